@@ -1,0 +1,49 @@
+// Build: type-check, bundle each node and credential into one CommonJS file (eventsource-parser
+// included, n8n-workflow left to n8n), and copy icons and codex files beside them.
+const { series, parallel, src, dest } = require('gulp');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const esbuild = require('esbuild');
+
+const entryPoints = ['nodes/Assistant/Assistant.node.ts', 'credentials/AssistantApi.credentials.ts'];
+
+function clean(done) {
+	fs.rmSync(path.join(__dirname, 'dist'), { recursive: true, force: true });
+	done();
+}
+
+function typecheck(done) {
+	execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.build.json'], {
+		stdio: 'inherit',
+	});
+	done();
+}
+
+async function bundle() {
+	await esbuild.build({
+		entryPoints,
+		outbase: '.',
+		outdir: 'dist',
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'node18',
+		// n8n provides n8n-workflow: a second copy would break `instanceof` checks on its errors.
+		external: ['n8n-workflow'],
+		keepNames: true,
+		sourcemap: false,
+		legalComments: 'inline',
+		logLevel: 'warning',
+	});
+}
+
+function copyAssets() {
+	return src(['nodes/**/*.svg', 'nodes/**/*.node.json'], { base: '.', encoding: false }).pipe(dest('dist'));
+}
+
+exports.clean = clean;
+exports.typecheck = typecheck;
+exports.bundle = bundle;
+exports.build = series(clean, parallel(typecheck, bundle, copyAssets));
+exports.default = exports.build;

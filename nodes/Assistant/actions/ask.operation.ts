@@ -1,0 +1,230 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import type { AskRequest, AskResponse } from '../api';
+import { StreamAnswerAssembler } from '../sse';
+import { apiRequest, DEFAULT_TIMEOUT_MS, streamRequest } from '../transport';
+import { apiError } from '../transport/errors';
+import { EXAMPLE_JSON_SCHEMA, modelLocator, personaLocator } from './descriptions';
+import {
+	readConversationId,
+	readInput,
+	readJsonSchema,
+	readLocatorId,
+	readTimeout,
+} from './parameters';
+
+const showForAsk = { show: { operation: ['ask'] } };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Input',
+		name: 'input',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Summarize my unread emails from today',
+		description: 'The message for the assistant',
+		typeOptions: { rows: 4 },
+		displayOptions: showForAsk,
+	},
+	{ ...modelLocator, displayOptions: showForAsk },
+	{ ...personaLocator, displayOptions: showForAsk },
+	{
+		displayName: 'Conversation ID',
+		name: 'conversationId',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.conversation_id }}',
+		description:
+			'Continues an earlier conversation, so the assistant remembers what was said. Leave empty to start a new one. Each answer carries its conversation_id.',
+		displayOptions: showForAsk,
+	},
+	{
+		displayName: 'Response Format',
+		name: 'responseFormat',
+		type: 'options',
+		default: 'text',
+		options: [
+			{ name: 'Text', value: 'text', description: 'The reply as text' },
+			{
+				name: 'JSON Schema',
+				value: 'jsonSchema',
+				description: 'The reply as an object matching a JSON Schema',
+			},
+		],
+		displayOptions: showForAsk,
+	},
+	{
+		displayName: 'JSON Schema',
+		name: 'jsonSchema',
+		type: 'json',
+		default: EXAMPLE_JSON_SCHEMA,
+		description:
+			'The shape of the object to return: an object schema whose properties are string (optionally with enum), number, boolean, array (with items) or object',
+		typeOptions: { rows: 10 },
+		displayOptions: { show: { operation: ['ask'], responseFormat: ['jsonSchema'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: showForAsk,
+		options: [
+			{
+				displayName: 'Stream',
+				name: 'stream',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same',
+			},
+			{
+				displayName: 'Timeout (Ms)',
+				name: 'timeout',
+				type: 'number',
+				default: DEFAULT_TIMEOUT_MS,
+				typeOptions: { minValue: 1 },
+				description:
+					'How long to wait for the answer, in milliseconds. Answers can take minutes while the assistant uses tools.',
+			},
+		],
+	},
+];
+
+interface AskOutput extends IDataObject {
+	output: string | IDataObject;
+	conversation_id: string | null;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const request = readAskRequest(this, itemIndex);
+	const stream = this.getNodeParameter('options.stream', itemIndex, false) as boolean;
+	const timeoutMs = readTimeout(this, itemIndex, DEFAULT_TIMEOUT_MS);
+
+	const answer = stream
+		? await askStreaming(this, request, timeoutMs, itemIndex)
+		: await askOnce(this, request, timeoutMs, itemIndex);
+	return [{ json: answer }];
+}
+
+/** Every parameter checked before anything is sent; optional fields are left out when empty. */
+function readAskRequest(ctx: IExecuteFunctions, itemIndex: number): AskRequest {
+	const request: AskRequest = { input: readInput(ctx, itemIndex) };
+	const model = readLocatorId(ctx, itemIndex, 'model');
+	if (model) request.model_name = model;
+	const persona = readLocatorId(ctx, itemIndex, 'persona');
+	if (persona) request.persona_id = persona;
+	const conversationId = readConversationId(ctx, itemIndex);
+	if (conversationId) request.conversation_id = conversationId;
+
+	const responseFormat = ctx.getNodeParameter('responseFormat', itemIndex, 'text') as unknown;
+	if (responseFormat === 'jsonSchema') {
+		request.output_format = readJsonSchema(ctx, itemIndex);
+	} else if (responseFormat !== 'text') {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Response Format ${JSON.stringify(responseFormat)} is not supported`,
+			{ itemIndex, description: 'Choose "Text" or "JSON Schema".' },
+		);
+	}
+	return request;
+}
+
+async function askOnce(
+	ctx: IExecuteFunctions,
+	request: AskRequest,
+	timeoutMs: number,
+	itemIndex: number,
+): Promise<AskOutput> {
+	const response = await apiRequest<AskResponse>(ctx, {
+		method: 'POST',
+		path: '/assistant/ask',
+		body: request,
+		authenticated: true,
+		timeoutMs,
+		itemIndex,
+	});
+	const output = response?.output;
+	const structured = request.output_format !== undefined;
+	const validOutput = structured
+		? typeof output === 'object' && output !== null && !Array.isArray(output)
+		: typeof output === 'string';
+	if (!validOutput) {
+		throw apiError(
+			ctx.getNode(),
+			{
+				message: structured
+					? 'The assistant did not return an object for the JSON Schema'
+					: 'The assistant sent an answer without text output',
+				description: `Received output of type ${output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output}.`,
+			},
+			itemIndex,
+		);
+	}
+	return {
+		output: output as string | IDataObject,
+		conversation_id: typeof response.conversation_id === 'string' ? response.conversation_id : null,
+	};
+}
+
+async function askStreaming(
+	ctx: IExecuteFunctions,
+	request: AskRequest,
+	timeoutMs: number,
+	itemIndex: number,
+): Promise<AskOutput> {
+	const opened = await streamRequest(ctx, {
+		method: 'POST',
+		path: '/assistant/ask',
+		body: { ...request, stream: true },
+		authenticated: true,
+		timeoutMs,
+		itemIndex,
+	});
+	const assembler = new StreamAnswerAssembler(request.output_format !== undefined);
+	for await (const event of opened.events) {
+		if (!assembler.accept(event)) break;
+	}
+	if (assembler.errorMessage !== undefined) {
+		throw apiError(
+			ctx.getNode(),
+			{
+				message: `The assistant reported an error: ${assembler.errorMessage}`,
+				description: 'The service sent an Error event in the stream; no answer was returned.',
+			},
+			itemIndex,
+		);
+	}
+	if (!assembler.complete) {
+		throw apiError(
+			ctx.getNode(),
+			{
+				message: 'The stream ended before the answer was complete',
+				description:
+					'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
+			},
+			itemIndex,
+		);
+	}
+	let result;
+	try {
+		result = assembler.result();
+	} catch (error) {
+		throw apiError(ctx.getNode(), { message: (error as Error).message }, itemIndex);
+	}
+	return {
+		output: result.output as string | IDataObject,
+		conversation_id: opened.conversationId ?? result.conversationId ?? null,
+	};
+}

@@ -1,0 +1,19 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { ModelsResponse } from '../api';
+import { apiRequest } from '../transport';
+import { listOf } from './listOf';
+import type { RunCache } from './runCache';
+
+export const description: INodeProperties[] = [];
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	cache: RunCache,
+): Promise<INodeExecutionData[]> {
+	const response = await cache.once('models', () =>
+		apiRequest<ModelsResponse>(this, { method: 'GET', path: '/models/available', authenticated: true }),
+	);
+	return listOf(this, response, 'models', itemIndex).map((model) => ({ json: { ...model } }));
+}

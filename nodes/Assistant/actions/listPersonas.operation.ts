@@ -1,0 +1,19 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { PersonasResponse } from '../api';
+import { apiRequest } from '../transport';
+import { listOf } from './listOf';
+import type { RunCache } from './runCache';
+
+export const description: INodeProperties[] = [];
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	cache: RunCache,
+): Promise<INodeExecutionData[]> {
+	const response = await cache.once('personas', () =>
+		apiRequest<PersonasResponse>(this, { method: 'GET', path: '/personas/available', authenticated: true }),
+	);
+	return listOf(this, response, 'personas', itemIndex).map((persona) => ({ json: { ...persona } }));
+}

@@ -1,0 +1,63 @@
+import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
+
+import * as ask from './ask.operation';
+import * as getCatalog from './getCatalog.operation';
+import * as listModels from './listModels.operation';
+import * as listPersonas from './listPersonas.operation';
+
+export const versionDescription: INodeTypeDescription = {
+	displayName: 'Assistant',
+	name: 'assistant',
+	icon: { light: 'file:assistant.svg', dark: 'file:assistant.dark.svg' },
+	group: ['transform'],
+	version: 1,
+	subtitle:
+		'={{ {"ask": "Ask", "listModels": "List Models", "getCatalog": "Get Catalog", "listPersonas": "List Personas"}[$parameter["operation"]] }}',
+	description:
+		'Ask your personal AI assistant (with your files, integrations and tools) and get its reply as text or as JSON matching a schema',
+	defaults: { name: 'Assistant' },
+	usableAsTool: true,
+	inputs: [NodeConnectionTypes.Main],
+	outputs: [NodeConnectionTypes.Main],
+	credentials: [{ name: 'assistantApi', required: true }],
+	properties: [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			default: 'ask',
+			options: [
+				{
+					name: 'Ask',
+					value: 'ask',
+					action: 'Ask the assistant',
+					description:
+						'Send a message to the assistant and get its reply, as text or as an object matching a JSON Schema',
+				},
+				{
+					name: 'Get Catalog',
+					value: 'getCatalog',
+					action: 'Get the public model catalog',
+					description: 'Get the public model catalog (sent without the access token)',
+				},
+				{
+					name: 'List Models',
+					value: 'listModels',
+					action: 'List available models',
+					description: 'List the models usable for a message, Bring Your Own Key models included',
+				},
+				{
+					name: 'List Personas',
+					value: 'listPersonas',
+					action: 'List personas',
+					description: 'List the configured personas',
+				},
+			],
+		},
+		...ask.description,
+		...listModels.description,
+		...getCatalog.description,
+		...listPersonas.description,
+	],
+};

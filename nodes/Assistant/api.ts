@@ -1,0 +1,144 @@
+/**
+ * Types of every request and response of the Assistant API
+ * (`shared/spec/assistant-api.md`, plus what the field notes say the live service does).
+ */
+
+/** A JSON Schema restricted to the subset the service accepts for `output_format`. */
+export interface OutputFormatSchema {
+	type: 'object';
+	properties: Record<string, OutputFormatProperty>;
+	required?: string[];
+	[keyword: string]: unknown;
+}
+
+export type OutputFormatProperty =
+	| { type: 'string'; enum?: string[]; description?: string }
+	| { type: 'number' | 'integer' | 'boolean'; description?: string }
+	| { type: 'array'; items: OutputFormatProperty; description?: string }
+	| {
+			type: 'object';
+			properties: Record<string, OutputFormatProperty>;
+			required?: string[];
+			description?: string;
+	  };
+
+/** Body of POST /assistant/ask. Optional fields are omitted rather than sent as null. */
+export interface AskRequest {
+	input: string;
+	conversation_id?: string;
+	model_name?: string;
+	persona_id?: string;
+	output_format?: OutputFormatSchema;
+	stream?: boolean;
+}
+
+/** Non-streaming answer of POST /assistant/ask. */
+export interface AskResponse {
+	output: string | Record<string, unknown>;
+	conversation_id: string;
+}
+
+/** What a 200 response may carry instead of an answer (field notes): a failure. */
+export interface InBandErrorResponse {
+	error: string;
+}
+
+/** Entry of GET /models/available. */
+export interface ModelEntry {
+	model_name: string;
+	label: string;
+	vendor: string;
+	description: string | null;
+	/** Documented as fast | capable | null; an OpenAPI revision says free | subscribers. */
+	type: string | null;
+	context_window: number | null;
+	is_byok: boolean;
+}
+
+export interface ModelsResponse {
+	models: ModelEntry[];
+}
+
+/** Entry of GET /personas/available. */
+export interface PersonaEntry {
+	id: string;
+	name: string;
+	prompt: string;
+	model: string | null;
+	image: string | null;
+}
+
+export interface PersonasResponse {
+	personas: PersonaEntry[];
+}
+
+export interface ReasoningLevelOption {
+	value: number;
+	label: string;
+	/** Older catalogs omit it. */
+	api_value?: string;
+}
+
+export type ReasoningConfig =
+	| { levels: ReasoningLevelOption[]; [field: string]: unknown }
+	| { min_tokens: number; max_tokens: number; [field: string]: unknown };
+
+export type MediaDomain = 'image' | 'video' | 'speech' | 'transcription';
+
+export interface MediaProfile {
+	operation: string;
+	request_variants: Array<Record<string, unknown>>;
+	price_rules: Array<Record<string, unknown>>;
+	output: Record<string, unknown>;
+	[field: string]: unknown;
+}
+
+/** Entry of GET /models/catalog's `models`; the service adds fields beyond these. */
+export interface CatalogModel {
+	/** The public model id (`vendor:model`). */
+	value: string;
+	label?: string;
+	vendor?: string;
+	description?: string | null;
+	type?: string | null;
+	context_window?: number | null;
+	reasoning: ReasoningConfig | null;
+	media_domain: MediaDomain | null;
+	media_profiles: MediaProfile[];
+	[field: string]: unknown;
+}
+
+/** GET /models/catalog (public, cached for a minute by the service). */
+export interface CatalogResponse {
+	models: CatalogModel[];
+	/** Deprecated, always false: never used to filter. */
+	media_gateway_public_discovery_enabled: boolean;
+	default_chat_model_id: string;
+	featured_model_ids: string[];
+	featured_models_are_free: boolean;
+	featured_model_labels: string[];
+	promo_end_date: string | null;
+	deprecation_map: Record<string, string>;
+	[field: string]: unknown;
+}
+
+/** Data of a `FrontendModelResponse` event: `content`, `parts`, or both. */
+export interface FrontendModelResponseData {
+	content?: string;
+	parts?: Array<{ part_kind: 'text' | 'thinking' | string; content?: string }>;
+}
+
+/** Data of an `End` event; `{}` is common. */
+export interface EndEventData {
+	output?: string | Record<string, unknown>;
+	conversation_id?: string;
+}
+
+export interface ErrorEventData {
+	message?: string;
+}
+
+/** FastAPI-style validation error (HTTP 422). */
+export interface ValidationErrorBody {
+	detail: Array<{ loc?: Array<string | number>; msg?: string; type?: string }>;
+}

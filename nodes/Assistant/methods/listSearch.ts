@@ -1,0 +1,85 @@
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
+
+import type { ModelEntry, ModelsResponse, PersonaEntry, PersonasResponse } from '../api';
+import { apiRequest } from '../transport';
+
+/** The pickers' lists, loaded live and filtered here (the API has no search parameter). */
+
+export async function searchModels(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const response = await apiRequest<ModelsResponse>(this, {
+		method: 'GET',
+		path: '/models/available',
+		authenticated: true,
+	});
+	return { results: filterModels(response.models ?? [], filter) };
+}
+
+export async function searchPersonas(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const response = await apiRequest<PersonasResponse>(this, {
+		method: 'GET',
+		path: '/personas/available',
+		authenticated: true,
+	});
+	return { results: filterPersonas(response.personas ?? [], filter) };
+}
+
+export function filterModels(models: ModelEntry[], filter?: string): INodeListSearchItems[] {
+	const terms = searchTerms(filter);
+	const results: INodeListSearchItems[] = [];
+	for (const model of models) {
+		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''}`;
+		if (!matches(haystack, terms)) continue;
+		results.push({ name: modelLabel(model), value: model.model_name, description: model.description ?? undefined });
+	}
+	return results;
+}
+
+/** e.g. "Claude Haiku 4.5 · Anthropic · fast · 200k tokens" or "My GPT key · Custom · BYOK". */
+export function modelLabel(model: ModelEntry): string {
+	const parts = [model.label || model.model_name, model.vendor];
+	if (model.type) parts.push(model.type);
+	if (model.context_window) parts.push(`${formatTokens(model.context_window)} tokens`);
+	if (model.is_byok) parts.push('BYOK');
+	return parts.filter(Boolean).join(' · ');
+}
+
+export function filterPersonas(personas: PersonaEntry[], filter?: string): INodeListSearchItems[] {
+	const terms = searchTerms(filter);
+	const results: INodeListSearchItems[] = [];
+	for (const persona of personas) {
+		if (!matches(`${persona.name} ${persona.id} ${persona.model ?? ''}`, terms)) continue;
+		results.push({
+			name: `${persona.name || persona.id} · ${persona.model ?? 'default model'}`,
+			value: persona.id,
+			description: persona.prompt,
+		});
+	}
+	return results;
+}
+
+function searchTerms(filter?: string): string[] {
+	return (filter ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** Every term must appear somewhere: "claude fast" finds fast Claude models. */
+function matches(haystack: string, terms: string[]): boolean {
+	if (terms.length === 0) return true;
+	const text = haystack.toLowerCase();
+	return terms.every((term) => text.includes(term));
+}
+
+function formatTokens(tokens: number): string {
+	if (tokens >= 1_000_000) return `${+(tokens / 1_000_000).toFixed(1)}M`;
+	if (tokens >= 1_000) return `${Math.round(tokens / 1_000)}k`;
+	return String(tokens);
+}
