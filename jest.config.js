@@ -4,8 +4,8 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: {
-		// isolatedModules: type-checking is `npm run typecheck`'s job; jest only strips types.
-		'^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+		// type-checking is `npm run typecheck`'s job; jest only strips types.
+		'^.+\\.ts$': ['ts-jest', { diagnostics: false }],
 	},
 	testTimeout: 30000,
 };

@@ -8,7 +8,7 @@ import {
 
 import type { AskRequest, AskResponse } from '../api';
 import { StreamAnswerAssembler } from '../sse';
-import { apiRequest, DEFAULT_TIMEOUT_MS, streamRequest } from '../transport';
+import { apiRequest, streamRequest } from '../transport';
 import { apiError } from '../transport/errors';
 import { EXAMPLE_JSON_SCHEMA, modelLocator, personaLocator } from './descriptions';
 import {
@@ -16,7 +16,8 @@ import {
 	readInput,
 	readJsonSchema,
 	readLocatorId,
-	readTimeout,
+	readRequestSettings,
+	type RequestSettings,
 } from './parameters';
 
 const showForAsk = { show: { operation: ['ask'] } };
@@ -70,33 +71,6 @@ export const description: INodeProperties[] = [
 		typeOptions: { rows: 10 },
 		displayOptions: { show: { operation: ['ask'], responseFormat: ['jsonSchema'] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: showForAsk,
-		options: [
-			{
-				displayName: 'Stream',
-				name: 'stream',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same',
-			},
-			{
-				displayName: 'Timeout (Ms)',
-				name: 'timeout',
-				type: 'number',
-				default: DEFAULT_TIMEOUT_MS,
-				typeOptions: { minValue: 1 },
-				description:
-					'How long to wait for the answer, in milliseconds. Answers can take minutes while the assistant uses tools.',
-			},
-		],
-	},
 ];
 
 interface AskOutput extends IDataObject {
@@ -110,11 +84,11 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const request = readAskRequest(this, itemIndex);
 	const stream = this.getNodeParameter('options.stream', itemIndex, false) as boolean;
-	const timeoutMs = readTimeout(this, itemIndex, DEFAULT_TIMEOUT_MS);
+	const settings = readRequestSettings(this, itemIndex);
 
 	const answer = stream
-		? await askStreaming(this, request, timeoutMs, itemIndex)
-		: await askOnce(this, request, timeoutMs, itemIndex);
+		? await askStreaming(this, request, settings, itemIndex)
+		: await askOnce(this, request, settings, itemIndex);
 	return [{ json: answer }];
 }
 
@@ -144,7 +118,7 @@ function readAskRequest(ctx: IExecuteFunctions, itemIndex: number): AskRequest {
 async function askOnce(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	timeoutMs: number,
+	settings: RequestSettings,
 	itemIndex: number,
 ): Promise<AskOutput> {
 	const response = await apiRequest<AskResponse>(ctx, {
@@ -152,7 +126,7 @@ async function askOnce(
 		path: '/assistant/ask',
 		body: request,
 		authenticated: true,
-		timeoutMs,
+		...settings,
 		itemIndex,
 	});
 	const output = response?.output;
@@ -181,7 +155,7 @@ async function askOnce(
 async function askStreaming(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	timeoutMs: number,
+	settings: RequestSettings,
 	itemIndex: number,
 ): Promise<AskOutput> {
 	const opened = await streamRequest(ctx, {
@@ -189,7 +163,7 @@ async function askStreaming(
 		path: '/assistant/ask',
 		body: { ...request, stream: true },
 		authenticated: true,
-		timeoutMs,
+		...settings,
 		itemIndex,
 	});
 	const assembler = new StreamAnswerAssembler(request.output_format !== undefined);

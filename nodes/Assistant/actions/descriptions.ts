@@ -1,5 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../transport';
+import { DEFAULT_RETRIES, MAX_RETRIES } from '../transport/retry';
+
 /** Resource locators for the pickers: a searchable list, or an ID typed or set by expression. */
 
 export const modelLocator: INodeProperties = {
@@ -92,3 +95,51 @@ export const EXAMPLE_JSON_SCHEMA = `{
   },
   "required": ["summary", "sentiment", "topics"]
 }`;
+
+/** Request options, for every operation; streaming ones only where Ask streams. */
+export const requestOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Idle Timeout (Ms)',
+			name: 'idleTimeout',
+			type: 'number',
+			default: DEFAULT_IDLE_TIMEOUT_MS,
+			typeOptions: { minValue: 1 },
+			displayOptions: { show: { '/operation': ['ask'], stream: [true] } },
+			description:
+				'How long a stream may stay silent between chunks before the item fails, in milliseconds',
+		},
+		{
+			displayName: 'Retries',
+			name: 'retries',
+			type: 'number',
+			default: DEFAULT_RETRIES,
+			typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
+			description:
+				'How many times to try again after a network error, a busy conversation (409), rate limiting (429) or a server error (5xx), with growing pauses. Other errors are never retried.',
+		},
+		{
+			displayName: 'Stream',
+			name: 'stream',
+			type: 'boolean',
+			default: false,
+			displayOptions: { show: { '/operation': ['ask'] } },
+			description:
+				'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same',
+		},
+		{
+			displayName: 'Timeout (Ms)',
+			name: 'timeout',
+			type: 'number',
+			default: DEFAULT_TIMEOUT_MS,
+			typeOptions: { minValue: 1 },
+			description:
+				'How long the whole call may take, retries included, in milliseconds. Answers can take minutes while the assistant uses tools.',
+		},
+	],
+};

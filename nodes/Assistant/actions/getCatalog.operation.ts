@@ -8,6 +8,7 @@ import type {
 import type { CatalogResponse } from '../api';
 import { apiRequest } from '../transport';
 import { listOf } from './listOf';
+import { readRequestSettings } from './parameters';
 import type { RunCache } from './runCache';
 
 export const description: INodeProperties[] = [];
@@ -19,7 +20,7 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const catalog = await cache.once('catalog', () =>
-		apiRequest<CatalogResponse>(this, { method: 'GET', path: '/models/catalog', authenticated: false }),
+		apiRequest<CatalogResponse>(this, { method: 'GET', path: '/models/catalog', authenticated: false, ...readRequestSettings(this, itemIndex) }),
 	);
 	listOf(this, catalog, 'models', itemIndex);
 	// A copy per item: a later node that edits one item must not change the others.

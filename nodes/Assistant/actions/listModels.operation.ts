@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { ModelsResponse } from '../api';
 import { apiRequest } from '../transport';
 import { listOf } from './listOf';
+import { readRequestSettings } from './parameters';
 import type { RunCache } from './runCache';
 
 export const description: INodeProperties[] = [];
@@ -13,7 +14,7 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const response = await cache.once('models', () =>
-		apiRequest<ModelsResponse>(this, { method: 'GET', path: '/models/available', authenticated: true }),
+		apiRequest<ModelsResponse>(this, { method: 'GET', path: '/models/available', authenticated: true, ...readRequestSettings(this, itemIndex) }),
 	);
 	return listOf(this, response, 'models', itemIndex).map((model) => ({ json: { ...model } }));
 }

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import type { PersonasResponse } from '../api';
 import { apiRequest } from '../transport';
 import { listOf } from './listOf';
+import { readRequestSettings } from './parameters';
 import type { RunCache } from './runCache';
 
 export const description: INodeProperties[] = [];
@@ -13,7 +14,7 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const response = await cache.once('personas', () =>
-		apiRequest<PersonasResponse>(this, { method: 'GET', path: '/personas/available', authenticated: true }),
+		apiRequest<PersonasResponse>(this, { method: 'GET', path: '/personas/available', authenticated: true, ...readRequestSettings(this, itemIndex) }),
 	);
 	return listOf(this, response, 'personas', itemIndex).map((persona) => ({ json: { ...persona } }));
 }

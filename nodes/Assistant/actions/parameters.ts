@@ -1,6 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { OutputFormatSchema } from '../api';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../transport';
+import { DEFAULT_RETRIES, MAX_RETRIES } from '../transport/retry';
 
 /**
  * Reads and checks Ask's parameters before any request is sent, so bad input fails with the
@@ -120,18 +122,42 @@ export function readJsonSchema(ctx: IExecuteFunctions, itemIndex: number): Outpu
 	return root as OutputFormatSchema;
 }
 
-export function readTimeout(ctx: IExecuteFunctions, itemIndex: number, fallback: number): number {
-	const value = ctx.getNodeParameter('options.timeout', itemIndex, fallback) as unknown;
-	const timeout = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
+export interface RequestSettings {
+	timeoutMs: number;
+	idleTimeoutMs: number;
+	retries: number;
+}
+
+/** Options > Timeout, Idle Timeout and Retries, checked. */
+export function readRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
+	return {
+		timeoutMs: readNumberOption(ctx, itemIndex, 'timeout', 'Timeout', DEFAULT_TIMEOUT_MS, 1),
+		idleTimeoutMs: readNumberOption(ctx, itemIndex, 'idleTimeout', 'Idle Timeout', DEFAULT_IDLE_TIMEOUT_MS, 1),
+		retries: readNumberOption(ctx, itemIndex, 'retries', 'Retries', DEFAULT_RETRIES, 0, MAX_RETRIES),
+	};
+}
+
+function readNumberOption(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	name: string,
+	label: string,
+	fallback: number,
+	min: number,
+	max = Number.MAX_SAFE_INTEGER,
+): number {
+	const value = ctx.getNodeParameter(`options.${name}`, itemIndex, fallback) as unknown;
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
+		const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
 		throw invalid(
 			ctx,
 			itemIndex,
-			`Timeout must be a positive number of milliseconds (got ${describe(value)})`,
-			`Set Options > Timeout, e.g. ${fallback} (${fallback / 60000} minutes).`,
+			`${label} must be a number ${range} (got ${describe(value)})`,
+			`Set Options > ${label}; the default is ${fallback}.`,
 		);
 	}
-	return Math.round(timeout);
+	return Math.round(number);
 }
 
 function invalid(

@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import * as ask from './ask.operation';
+import { requestOptions } from './descriptions';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
@@ -59,5 +60,6 @@ export const versionDescription: INodeTypeDescription = {
 		...listModels.description,
 		...getCatalog.description,
 		...listPersonas.description,
+		requestOptions,
 	],
 };

@@ -9,6 +9,9 @@ import { apiRequest } from '../transport';
 
 /** The pickers' lists, loaded live and filtered here (the API has no search parameter). */
 
+/** Someone is waiting in the editor: fail fast rather than after the ask's 10 minutes. */
+const PICKER_TIMEOUT_MS = 30_000;
+
 export async function searchModels(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -17,6 +20,7 @@ export async function searchModels(
 		method: 'GET',
 		path: '/models/available',
 		authenticated: true,
+		timeoutMs: PICKER_TIMEOUT_MS,
 	});
 	return { results: filterModels(response.models ?? [], filter) };
 }
@@ -29,6 +33,7 @@ export async function searchPersonas(
 		method: 'GET',
 		path: '/personas/available',
 		authenticated: true,
+		timeoutMs: PICKER_TIMEOUT_MS,
 	});
 	return { results: filterPersonas(response.personas ?? [], filter) };
 }

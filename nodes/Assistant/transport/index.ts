@@ -1,13 +1,17 @@
-import type {
-	IExecuteFunctions,
-	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type IHttpRequestMethods,
+	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
 import type { AskRequest, InBandErrorResponse } from '../api';
 import { parseAssistantStream, type AssistantStreamEvent } from '../sse';
 import { apiError, httpStatusError, redact, type FailedResponse } from './errors';
+import { RequestLifetime, StoppedError } from './lifetime';
+import { DEFAULT_RETRIES, isRetryableStatus, retryDelayMs } from './retry';
 
 /** The one place that does HTTP: base URL, auth, timeouts, cancellation and error mapping. */
 
@@ -15,6 +19,9 @@ export const CREDENTIAL_TYPE = 'assistantApi';
 
 /** Answers can take minutes while the assistant runs tools (n8n's usual 300 s is too short). */
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Silence allowed between stream chunks; the assistant can work a while between parts. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 export type AssistantContext = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -30,7 +37,11 @@ export interface RequestSpec {
 	body?: AskRequest;
 	/** False only for the public catalog: the token grants full access, so it is not sent there. */
 	authenticated: boolean;
+	/** For the whole call: every attempt, the pauses between them and, for a stream, its last byte. */
 	timeoutMs?: number;
+	/** For streams: the longest silence allowed between two chunks. */
+	idleTimeoutMs?: number;
+	retries?: number;
 	itemIndex?: number;
 }
 
@@ -39,6 +50,8 @@ interface RawResponse<TBody> {
 	headers: Record<string, string | string[] | undefined>;
 	body: TBody;
 }
+
+type ByteStream = AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => void };
 
 export async function getCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
 	const credentials = await ctx.getCredentials<{ baseUrl?: unknown; accessToken?: unknown }>(
@@ -58,7 +71,13 @@ export function joinUrl(baseUrl: string, path: string): string {
 /** A JSON request; resolves with the parsed body of a 2xx answer, throws NodeApiError otherwise. */
 export async function apiRequest<TResponse>(ctx: AssistantContext, spec: RequestSpec): Promise<TResponse> {
 	const credentials = await getCredentials(ctx);
-	const response = await send<string>(ctx, spec, credentials, 'text');
+	const lifetime = new RequestLifetime(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, cancelSignalOf(ctx));
+	let response: RawResponse<string>;
+	try {
+		response = await sendWithRetries<string>(ctx, spec, credentials, 'text', lifetime);
+	} finally {
+		lifetime.dispose();
+	}
 	const bodyText = typeof response.body === 'string' ? response.body : String(response.body ?? '');
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		throw httpStatusError(
@@ -102,12 +121,28 @@ export interface OpenedStream {
 	events: AsyncGenerator<AssistantStreamEvent>;
 }
 
-/** A streaming ask: checks the status, then hands back the typed events as they arrive. */
+/**
+ * A streaming ask: retried like any request until a 2xx arrives, then never again (the answer
+ * has started). The events come as they arrive; the call's deadline and idle limit run until
+ * the stream is consumed or abandoned.
+ */
 export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): Promise<OpenedStream> {
 	const credentials = await getCredentials(ctx);
-	const response = await send<AsyncIterable<Uint8Array>>(ctx, spec, credentials, 'stream');
+	const lifetime = new RequestLifetime(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, cancelSignalOf(ctx));
+	let response: RawResponse<ByteStream>;
+	try {
+		response = await sendWithRetries<ByteStream>(ctx, spec, credentials, 'stream', lifetime);
+	} catch (error) {
+		lifetime.dispose();
+		throw error;
+	}
 	if (response.statusCode < 200 || response.statusCode >= 300) {
-		const bodyText = await readAll(response.body);
+		let bodyText: string;
+		try {
+			bodyText = await readAll(response.body);
+		} finally {
+			lifetime.dispose();
+		}
 		throw httpStatusError(
 			ctx.getNode(),
 			{ status: response.statusCode, bodyText, headers: response.headers } satisfies FailedResponse,
@@ -115,23 +150,35 @@ export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): P
 			credentials.accessToken,
 		);
 	}
+	const body = response.body;
+	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
+	if (spec.idleTimeoutMs) lifetime.watchIdle(spec.idleTimeoutMs);
 	const header = response.headers['x-conversation-id'];
 	const conversationId = Array.isArray(header) ? header[0] : header;
 	return {
 		conversationId: conversationId || undefined,
-		events: withStreamErrors(ctx, parseAssistantStream(response.body), spec, credentials),
+		events: guardedEvents(ctx, parseAssistantStream(touching(body, lifetime)), spec, credentials, lifetime),
 	};
 }
 
+/** Every chunk proves the stream is alive. */
+async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGenerator<Uint8Array> {
+	for await (const chunk of body) {
+		lifetime.touch();
+		yield chunk;
+	}
+}
+
 /**
- * A connection lost mid-stream surfaces as a NodeApiError, never as the raw socket error;
- * the server's Error event text is redacted like any other server message.
+ * A connection lost mid-stream, a deadline or a cancellation surfaces as a NodeApiError, never
+ * as the raw socket error; the server's Error event text is redacted like any server message.
  */
-async function* withStreamErrors(
+async function* guardedEvents(
 	ctx: AssistantContext,
 	events: AsyncGenerator<AssistantStreamEvent>,
 	spec: RequestSpec,
 	credentials: AssistantCredentials,
+	lifetime: RequestLifetime,
 ): AsyncGenerator<AssistantStreamEvent> {
 	try {
 		for await (const event of events) {
@@ -140,6 +187,7 @@ async function* withStreamErrors(
 				: event;
 		}
 	} catch (error) {
+		if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
 		const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
 		const detail = redact(
 			[code, message].filter((part) => typeof part === 'string' && part).join(': '),
@@ -153,16 +201,77 @@ async function* withStreamErrors(
 			},
 			spec.itemIndex,
 		);
+	} finally {
+		lifetime.dispose();
 	}
 }
 
-async function send<TBody>(
+function cancelSignalOf(ctx: AssistantContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
+
+/**
+ * Sends until an answer is final: a status that is not worth retrying, or retries used up
+ * (that response is returned, for the caller to map). Pauses never outlast the deadline.
+ */
+async function sendWithRetries<TBody>(
 	ctx: AssistantContext,
 	spec: RequestSpec,
 	credentials: AssistantCredentials,
 	encoding: 'text' | 'stream',
+	lifetime: RequestLifetime,
 ): Promise<RawResponse<TBody>> {
-	const timeoutMs = spec.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	const retries = spec.retries ?? DEFAULT_RETRIES;
+	for (let attempt = 0; ; attempt++) {
+		let response: RawResponse<TBody>;
+		try {
+			response = await sendOnce<TBody>(ctx, spec, credentials, encoding, lifetime);
+		} catch (error) {
+			if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
+			if (isNodeError(error)) throw error;
+			const failure = networkError(ctx, error, credentials, spec);
+			const delay = retryDelayMs(attempt, undefined);
+			if (attempt >= retries || delay >= lifetime.remainingMs()) throw failure;
+			await pauseBeforeRetry(ctx, spec, lifetime, attempt, retries, delay, 'network error');
+			continue;
+		}
+		const { statusCode, headers } = response;
+		if (!isRetryableStatus(statusCode) || attempt >= retries) return response;
+		const delay = retryDelayMs(attempt, statusCode, headers);
+		// Waiting past the deadline cannot succeed: the caller reports this answer instead.
+		if (delay >= lifetime.remainingMs()) return response;
+		discard(response.body);
+		await pauseBeforeRetry(ctx, spec, lifetime, attempt, retries, delay, `HTTP ${statusCode}`);
+	}
+}
+
+async function pauseBeforeRetry(
+	ctx: AssistantContext,
+	spec: RequestSpec,
+	lifetime: RequestLifetime,
+	attempt: number,
+	retries: number,
+	delay: number,
+	cause: string,
+): Promise<void> {
+	ctx.logger.debug(
+		`Assistant: ${spec.method} ${spec.path} failed (${cause}); retry ${attempt + 1} of ${retries} in ${delay} ms`,
+		{ itemIndex: spec.itemIndex },
+	);
+	try {
+		await lifetime.pause(delay);
+	} catch {
+		throw stoppedError(ctx, lifetime, spec);
+	}
+}
+
+async function sendOnce<TBody>(
+	ctx: AssistantContext,
+	spec: RequestSpec,
+	credentials: AssistantCredentials,
+	encoding: 'text' | 'stream',
+	lifetime: RequestLifetime,
+): Promise<RawResponse<TBody>> {
 	const options: IHttpRequestOptions = {
 		method: spec.method,
 		url: joinUrl(credentials.baseUrl, spec.path),
@@ -171,25 +280,71 @@ async function send<TBody>(
 		returnFullResponse: true,
 		// Statuses are mapped here, so that errors carry the server's message and never the request.
 		ignoreHttpStatusErrors: true,
-		timeout: timeoutMs,
+		// The lifetime enforces the deadline; this only replaces the HTTP client's 300 s default.
+		timeout: lifetime.remainingMs() + 1000,
+		abortSignal: lifetime.signal,
 		json: false,
 	};
 	if (spec.body !== undefined) {
 		options.body = spec.body as unknown as IHttpRequestOptions['body'];
 		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
 	}
-	try {
-		if (!spec.authenticated) {
-			return (await ctx.helpers.httpRequest(options)) as RawResponse<TBody>;
-		}
-		return (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			CREDENTIAL_TYPE,
-			options,
-		)) as RawResponse<TBody>;
-	} catch (error) {
-		throw networkError(ctx, error, credentials, spec, timeoutMs);
+	if (!spec.authenticated) {
+		return (await ctx.helpers.httpRequest(options)) as RawResponse<TBody>;
 	}
+	// n8n sets the request's abort signal to the execution's cancel signal; this context hands it
+	// ours instead, which also fires on cancellation and adds the deadline.
+	const scoped = Object.create(ctx, {
+		getExecutionCancelSignal: { value: () => lifetime.signal },
+	}) as AssistantContext;
+	return (await ctx.helpers.httpRequestWithAuthentication.call(
+		scoped,
+		CREDENTIAL_TYPE,
+		options,
+	)) as RawResponse<TBody>;
+}
+
+function discard(body: unknown): void {
+	const stream = body as { destroy?: () => void } | undefined;
+	if (stream && typeof stream.destroy === 'function') stream.destroy();
+}
+
+function isNodeError(error: unknown): error is NodeApiError | NodeOperationError {
+	return error instanceof NodeApiError || error instanceof NodeOperationError;
+}
+
+function stoppedError(ctx: AssistantContext, lifetime: RequestLifetime, spec: RequestSpec): NodeApiError {
+	const where = `${spec.method} ${spec.path}`;
+	switch (lifetime.reason) {
+		case 'idle':
+			return apiError(
+				ctx.getNode(),
+				{
+					message: `The stream stalled: no data for ${seconds(spec.idleTimeoutMs ?? 0)}`,
+					description: `${where} stopped sending before the answer was complete. No partial answer was returned; raise Options > Idle Timeout if the assistant pauses longer while it works.`,
+				},
+				spec.itemIndex,
+			);
+		case 'timeout':
+			return apiError(
+				ctx.getNode(),
+				{
+					message: `The assistant did not answer within ${seconds(lifetime.timeoutMs)}`,
+					description: `${where} took longer than Options > Timeout (retries included). Raise it if answers take longer.`,
+				},
+				spec.itemIndex,
+			);
+		default:
+			return apiError(
+				ctx.getNode(),
+				{ message: 'The execution was cancelled', description: `${where} was stopped before it finished.` },
+				spec.itemIndex,
+			);
+	}
+}
+
+function seconds(ms: number): string {
+	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function networkError(
@@ -197,34 +352,18 @@ function networkError(
 	error: unknown,
 	credentials: AssistantCredentials,
 	spec: RequestSpec,
-	timeoutMs: number,
-): Error {
+): NodeApiError {
 	// The raw error (an AxiosError) holds the request config with the Authorization header:
 	// only its code and message are used.
 	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-	const codeText = typeof code === 'string' ? code : '';
-	const where = joinUrl(credentials.baseUrl, spec.path);
-	if (codeText === 'ECONNABORTED' || codeText === 'ETIMEDOUT' || /timeout/i.test(String(message))) {
-		return apiError(
-			ctx.getNode(),
-			{
-				message: `The assistant did not answer within ${Math.round(timeoutMs / 1000)} s`,
-				description: `No complete answer from ${where}. Raise the node's Timeout option if answers take longer.`,
-			},
-			spec.itemIndex,
-		);
-	}
-	if (codeText === 'ERR_CANCELED') {
-		return apiError(ctx.getNode(), { message: 'The request was cancelled' }, spec.itemIndex);
-	}
 	const detail = redact(
-		[codeText, typeof message === 'string' ? message : ''].filter(Boolean).join(': '),
+		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
 		credentials.accessToken,
 	);
 	return apiError(
 		ctx.getNode(),
 		{
-			message: `Could not reach the assistant at ${where}`,
+			message: `Could not reach the assistant at ${joinUrl(credentials.baseUrl, spec.path)}`,
 			description: `${detail || 'The connection failed.'} Check the credential's base URL and that the service is reachable from n8n.`,
 		},
 		spec.itemIndex,
@@ -242,6 +381,6 @@ function isInBandError(body: unknown): body is InBandErrorResponse {
 
 async function readAll(body: AsyncIterable<Uint8Array | string>): Promise<string> {
 	const parts: Buffer[] = [];
-	for await (const chunk of body) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+	for await (const chunk of body) parts.push(Buffer.from(chunk));
 	return Buffer.concat(parts).toString('utf8');
 }

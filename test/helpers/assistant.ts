@@ -1,0 +1,68 @@
+import path from 'node:path';
+
+import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import {
+	chain,
+	itemsNode,
+	loadPackage,
+	manualTrigger,
+	runWorkflow,
+	type EngineCredential,
+	type LoadedPackage,
+	type RunOptions,
+	type RunResult,
+} from './engine';
+
+/** The built package at the repository root (`npm test` builds it first). */
+export const PACKAGE_DIR = path.resolve(__dirname, '..', '..');
+
+export async function assistantPackage(): Promise<LoadedPackage> {
+	return await loadPackage(PACKAGE_DIR);
+}
+
+export function emulatorCredential(baseUrl: string, accessToken: string): EngineCredential {
+	return {
+		id: 'assistant-emulator',
+		name: 'Assistant (emulator)',
+		type: 'assistantApi',
+		data: { baseUrl, accessToken },
+	};
+}
+
+export function rl(value: string, mode: 'list' | 'id' = 'id'): IDataObject {
+	return { __rl: true, mode, value };
+}
+
+/** An Assistant node with the emulator credential; `extra` sets node-level fields (onError…). */
+export function assistantNode(
+	pkg: LoadedPackage,
+	name: string,
+	parameters: INodeParameters,
+	extra: Partial<INode> = {},
+): INode {
+	return {
+		id: name,
+		name,
+		type: pkg.nodeType('assistant'),
+		typeVersion: 1,
+		position: [400, 0],
+		parameters,
+		credentials: { assistantApi: { id: 'assistant-emulator', name: 'Assistant (emulator)' } },
+		...extra,
+	};
+}
+
+/** Trigger → items → the given nodes, run in the engine. */
+export async function runWithItems(
+	items: IDataObject[],
+	nodes: INode[],
+	options: RunOptions,
+): Promise<RunResult> {
+	const pkg = await assistantPackage();
+	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), options);
+}
+
+export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
+	return items.map((item) => item.json);
+}

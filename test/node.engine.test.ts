@@ -1,0 +1,381 @@
+/**
+ * The Assistant node inside the real n8n-core engine, against the emulator over real HTTP.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from './emulator/server';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	jsonOf,
+	rl,
+	runWithItems,
+} from './helpers/assistant';
+import { callListSearch, testCredential, type EngineCredential } from './helpers/engine';
+
+const TOKEN = 'secret-token-for-engine-tests-42';
+const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
+const DEFAULT_PERSONA = 'persona_general';
+
+let emulator: Emulator;
+let credential: EngineCredential;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+	// A trailing slash must work as well as none.
+	credential = emulatorCredential(`${emulator.baseUrl}/`, TOKEN);
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+async function ask(parameters: IDataObject, items: IDataObject[] = [{}]) {
+	const pkg = await assistantPackage();
+	const run = await runWithItems(items, [assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters })], {
+		credentials: [credential],
+	});
+	return run;
+}
+
+function expectNoToken(value: unknown) {
+	expect(JSON.stringify(value)).not.toContain(TOKEN);
+}
+
+describe('Ask', () => {
+	test('text answer with a new conversation id, paired to its item', async () => {
+		const run = await ask({ input: 'Hello there' });
+		const [item] = run.outputs('Ask');
+		expect(item.json).toEqual({
+			output: `[model=${DEFAULT_MODEL} persona=${DEFAULT_PERSONA}] You said: "Hello there".`,
+			conversation_id: expect.stringMatching(/\S+/),
+		});
+		expect(item.pairedItem).toEqual({ item: 0 });
+		const [request] = emulator.stats.requests;
+		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
+		// Empty optional fields are not sent at all.
+		expect(request.body).toEqual({ input: 'Hello there' });
+	});
+
+	test('model and persona overrides, from list mode and id mode, reach the service', async () => {
+		const run = await ask({
+			input: 'Which model?',
+			model: rl('openai:gpt-5-mini', 'list'),
+			persona: rl('persona_pirate', 'id'),
+		});
+		expect(run.outputs('Ask')[0].json.output).toMatch(/^\[model=openai:gpt-5-mini persona=persona_pirate\]/);
+	});
+
+	test('input from an expression, one answer per item, in order', async () => {
+		const questions = ['one', 'two', 'three'];
+		const run = await ask({ input: '={{ $json.q }}' }, questions.map((q) => ({ q })));
+		const outputs = run.outputs('Ask');
+		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		outputs.forEach((item, index) => expect(item.json.output).toContain(`You said: "${questions[index]}"`));
+	});
+
+	test('JSON Schema output: an object matching the schema, sent as output_format', async () => {
+		const schema = {
+			type: 'object',
+			properties: {
+				summary: { type: 'string' },
+				sentiment: { type: 'string', enum: ['positive', 'neutral', 'negative'] },
+				score: { type: 'number' },
+				topics: { type: 'array', items: { type: 'string' } },
+			},
+			required: ['summary', 'sentiment'],
+		};
+		const run = await ask({
+			input: 'Summarize: all good',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify(schema),
+		});
+		const { output, conversation_id } = run.outputs('Ask')[0].json as { output: IDataObject; conversation_id: string };
+		expect(conversation_id).toEqual(expect.any(String));
+		expect(output).toEqual({
+			summary: expect.any(String),
+			sentiment: 'positive',
+			score: expect.any(Number),
+			topics: [expect.any(String)],
+		});
+		expect((emulator.stats.requests[0].body as IDataObject).output_format).toEqual(schema);
+	});
+
+	test('the default JSON Schema of the parameter is accepted by the service', async () => {
+		const run = await ask({ input: 'Summarize anything', responseFormat: 'jsonSchema' });
+		expect(run.outputs('Ask')[0].json.output).toEqual({
+			summary: expect.any(String),
+			sentiment: expect.any(String),
+			topics: expect.any(Array),
+		});
+	});
+
+	test('a second Ask continues the first one’s conversation through {{ $json.conversation_id }}', async () => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems(
+			[{}],
+			[
+				assistantNode(pkg, 'Introduce', { operation: 'ask', input: 'Hi! My name is Ada.' }),
+				assistantNode(pkg, 'Follow Up', {
+					operation: 'ask',
+					input: 'What is my name?',
+					conversationId: '={{ $json.conversation_id }}',
+				}),
+			],
+			{ credentials: [credential] },
+		);
+		const first = run.outputs('Introduce')[0].json;
+		const second = run.outputs('Follow Up')[0].json;
+		expect(second.conversation_id).toBe(first.conversation_id);
+		expect(second.output).toContain('Your name is Ada.');
+		expect(second.output).toContain('Earlier you said: "Hi! My name is Ada."');
+	});
+});
+
+describe('Ask, streamed', () => {
+	const input = 'Tell me about café culture — briefly 😀';
+
+	async function plainAnswer(text: string): Promise<string> {
+		const run = await ask({ input: text });
+		return run.outputs('Ask')[0].json.output as string;
+	}
+
+	test('the same output shape and text as without streaming; id from x-conversation-id', async () => {
+		const expected = await plainAnswer(input);
+		const run = await ask({ input, options: { stream: true } });
+		const json = run.outputs('Ask')[0].json;
+		expect(json).toEqual({ output: expected, conversation_id: expect.any(String) });
+		expect((emulator.stats.requests.at(-1)?.body as IDataObject).stream).toBe(true);
+	});
+
+	test.each([
+		'crlf',
+		'parts',
+		'parts-and-content',
+		'end-extra',
+		'end-empty',
+		'no-header-id',
+		'unknown-events',
+		'split-bytes',
+		'all-variants',
+	])('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
+		const text = `${input} #fault=${variant}`;
+		const run = await ask({ input: text, options: { stream: true } });
+		const json = run.outputs('Ask')[0].json;
+		expect(json.output).toMatch(/^\[model=.*You said: ".*#fault=/);
+		expect(json.output).not.toContain('Let me think');
+		expect(json.conversation_id).toEqual(expect.stringMatching(/\S+/));
+		// The streamed text equals what the same conversation-less ask answers without streaming.
+		emulator.reset();
+		const nonStreamed = await plainAnswer(text);
+		expect(json.output).toBe(nonStreamed);
+	});
+
+	test('structured output arrives in End', async () => {
+		const run = await ask({
+			input: 'Summarize streamed',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] }),
+			options: { stream: true },
+		});
+		expect(run.outputs('Ask')[0].json.output).toEqual({ summary: expect.any(String) });
+	});
+
+	test('an Error event fails the item with the server message', async () => {
+		const run = await ask({ input: 'x #fault=error-event', options: { stream: true } });
+		expect(String(run.error()?.message)).toContain('Model provider overloaded');
+	});
+
+	test('a stream that ends without End fails as incomplete, with no partial answer', async () => {
+		const run = await ask({ input: 'x #fault=no-end', options: { stream: true } });
+		expect(run.error()?.message).toMatch(/ended before the answer was complete/);
+	});
+});
+
+describe('lists and catalog', () => {
+	test('List Models: one item per model, every field of the spec, BYOK included', async () => {
+		const run = await ask({ operation: 'listModels' });
+		const models = jsonOf(run.outputs('Ask'));
+		expect(models.length).toBeGreaterThanOrEqual(6);
+		for (const model of models) {
+			expect(Object.keys(model).sort()).toEqual(
+				['context_window', 'description', 'is_byok', 'label', 'model_name', 'type', 'vendor'].sort(),
+			);
+		}
+		const byok = models.filter((model) => model.is_byok);
+		expect(byok.length).toBeGreaterThanOrEqual(1);
+		expect(byok[0].model_name).toMatch(/^byok:/);
+	});
+
+	test('List Personas: one item per persona', async () => {
+		const run = await ask({ operation: 'listPersonas' });
+		const personas = jsonOf(run.outputs('Ask'));
+		expect(personas.map((p) => p.id)).toContain(DEFAULT_PERSONA);
+		for (const persona of personas) {
+			expect(Object.keys(persona).sort()).toEqual(['id', 'image', 'model', 'name', 'prompt']);
+		}
+	});
+
+	test('Get Catalog: the catalog as served, one per item, fetched once, without the token', async () => {
+		const served = await (await fetch(`${emulator.baseUrl}/models/catalog`)).json();
+		emulator.reset();
+		const run = await ask({ operation: 'getCatalog' }, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+		const items = run.outputs('Ask');
+		expect(items).toHaveLength(3);
+		items.forEach((item, index) => {
+			expect(item.json).toEqual(served);
+			expect(item.pairedItem).toEqual({ item: index });
+		});
+		const catalogRequests = emulator.stats.requests.filter((r) => r.path === '/models/catalog');
+		expect(catalogRequests).toHaveLength(1);
+		expect(catalogRequests[0].authorization).toBe(false);
+	});
+});
+
+describe('pickers (listSearch through n8n-core’s load-options context)', () => {
+	test('models: every entry labelled with vendor and traits, BYOK marked; search filters', async () => {
+		const pkg = await assistantPackage();
+		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
+			credentials: [credential],
+			path: 'parameters.model',
+		});
+		expect(all.results.length).toBeGreaterThanOrEqual(6);
+		const haiku = all.results.find((r) => r.value === DEFAULT_MODEL);
+		expect(haiku?.name).toMatch(/Anthropic/);
+		expect(all.results.filter((r) => /BYOK/.test(r.name)).length).toBeGreaterThanOrEqual(1);
+
+		const filtered = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
+			credentials: [credential],
+			filter: 'openai',
+		});
+		expect(filtered.results.length).toBeGreaterThan(0);
+		expect(filtered.results.length).toBeLessThan(all.results.length);
+		for (const result of filtered.results) expect(`${result.name} ${result.value}`.toLowerCase()).toContain('openai');
+	});
+
+	test('personas: name and model; search filters', async () => {
+		const pkg = await assistantPackage();
+		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
+			credentials: [credential],
+		});
+		expect(all.results.map((r) => r.value)).toEqual(expect.arrayContaining([DEFAULT_PERSONA, 'persona_pirate']));
+		const pirate = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
+			credentials: [credential],
+			filter: 'pirate',
+		});
+		expect(pirate.results.map((r) => r.value)).toEqual(['persona_pirate']);
+	});
+});
+
+describe('credential test', () => {
+	test('succeeds with the right token, fails clearly with a wrong one', async () => {
+		const pkg = await assistantPackage();
+		const ok = await testCredential(pkg, 'assistantApi', { baseUrl: emulator.baseUrl, accessToken: TOKEN });
+		expect(ok.status).toBe('OK');
+		const wrong = await testCredential(pkg, 'assistantApi', { baseUrl: emulator.baseUrl, accessToken: 'wrong-token' });
+		expect(wrong.status).toBe('Error');
+		expect(wrong.message).toMatch(/401|authoriz|token/i);
+		expect(emulator.stats.requests.length).toBeGreaterThanOrEqual(2);
+		for (const request of emulator.stats.requests) expect(request.path).toBe('/models/available');
+	});
+});
+
+describe('errors', () => {
+	test('a wrong token: HTTP 401, says to check the credential, never shows the token', async () => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems([{}], [assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })], {
+			credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token-123456')],
+		});
+		const error = run.error() as unknown as { message: string; description: string; httpCode: string };
+		expect(error.httpCode).toBe('401');
+		expect(error.message).toMatch(/access token was rejected/);
+		expect(error.description).toMatch(/credential/);
+		expect(JSON.stringify(run.data)).not.toContain('wrong-token-123456');
+	});
+
+	test.each([
+		['404', '404', /Not found \(HTTP 404\)/],
+		['409', '409', /conversation is busy/],
+		['422', '422', /HTTP 422\): body\./],
+		['429', '429', /Too many requests \(HTTP 429\)/],
+		['500', '500', /service failed \(HTTP 500\): Internal server error/],
+		['503', '503', /service failed \(HTTP 503\)/],
+		['error200', '200', /could not answer: The assistant could not complete the request/],
+		['garbage', '200', /not JSON/],
+	])('#fault=%s: HTTP %s with the server’s message', async (fault, status, message) => {
+		const run = await ask({ input: `x #fault=${fault}`, options: { retries: 0 } });
+		const error = run.error() as unknown as { message: string; httpCode: string; description?: string };
+		expect(error.message).toMatch(message);
+		expect(error.httpCode).toBe(status);
+		expectNoToken([error.message, error.description, run.logs]);
+	});
+
+	test('an unknown model: the 422 names the field and the server’s words', async () => {
+		const run = await ask({ input: 'hi', model: rl('nope:model') });
+		expect(run.error()?.message).toMatch(/HTTP 422\): body\.model_name: .*nope:model/);
+	});
+
+	test.each([
+		['empty input', { input: '   ' }, /Input is empty/],
+		['schema not JSON', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object",' }, /not valid JSON/],
+		['schema root not an object schema', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "array", "items": {"type": "string"}}' }, /root must have "type": "object"/],
+		['schema without properties', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object"}' }, /needs "properties"/],
+		['model id with spaces, from an expression', { input: 'x', model: rl('={{ "claude haiku" }}') }, /Model ID "claude haiku" is not valid/],
+		['persona id with spaces, from an expression', { input: 'x', persona: rl('={{ "my persona" }}') }, /Persona ID "my persona" is not valid/],
+		['model locator not text', { input: 'x', model: { __rl: true, mode: 'id', value: 42 } }, /Model must be an ID/],
+		['unknown response format', { input: 'x', responseFormat: 'xml' }, /Response Format "xml" is not supported/],
+		['timeout 0', { input: 'x', options: { timeout: 0 } }, /Timeout must be a number at least 1/],
+		['negative timeout', { input: 'x', options: { timeout: -5 } }, /Timeout must be a number at least 1/],
+	])('bad input (%s) fails before any request, naming the parameter', async (_name, parameters, message) => {
+		const run = await ask(parameters as IDataObject);
+		const error = run.error() as unknown as { message: string; description?: string; context?: IDataObject };
+		expect(error.message).toMatch(message);
+		expect(emulator.stats.requests).toHaveLength(0);
+	});
+
+	test('a typed model ID with spaces is refused by n8n itself (the field validation) before running', async () => {
+		await expect(ask({ input: 'x', model: rl('claude haiku') })).rejects.toThrow(/A model ID has no spaces/);
+		expect(emulator.stats.requests).toHaveLength(0);
+	});
+
+	test('Continue On Fail: good and bad items mixed, each yields one item with its pairedItem', async () => {
+		const pkg = await assistantPackage();
+		const items = [{ q: 'good one' }, { q: 'boom #fault=500' }, { q: '' }, { q: 'good two' }];
+		const run = await runWithItems(
+			items,
+			[
+				assistantNode(
+					pkg,
+					'Ask',
+					{ operation: 'ask', input: '={{ $json.q }}', options: { retries: 0 } },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			{ credentials: [credential] },
+		);
+		expect(run.error()).toBeUndefined();
+		const outputs = run.outputs('Ask');
+		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(outputs[0].json.output).toContain('good one');
+		expect(outputs[1].json).toEqual({
+			error: expect.stringMatching(/HTTP 500/),
+			description: expect.any(String),
+			httpCode: '500',
+		});
+		expect(outputs[2].json).toEqual({ error: 'Input is empty', description: expect.any(String) });
+		expect(outputs[3].json.output).toContain('good two');
+		expectNoToken(run.data);
+	});
+
+	test('without Continue On Fail the error names the failing item', async () => {
+		const run = await ask({ input: '={{ $json.q }}', options: { retries: 0 } }, [{ q: 'fine' }, { q: '' }]);
+		const error = run.error() as unknown as { message: string; context: IDataObject };
+		expect(error.message).toBe('Input is empty');
+		expect(error.context.itemIndex).toBe(1);
+	});
+
+	test('the token appears nowhere in a successful run or its logs', async () => {
+		const run = await ask({ input: 'hello', options: { stream: true } });
+		expectNoToken(run.data);
+		expectNoToken(run.logs);
+	});
+});
