@@ -56,5 +56,23 @@ export class AssistantApi implements ICredentialType {
 			url: '/models/available',
 			method: 'GET',
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The access token was rejected (HTTP 401). Copy it again from Settings > Advanced in the assistant app.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers at this base URL (HTTP 404). Check the address of the Assistant API.',
+				},
+			},
+		],
 	};
 }

@@ -379,3 +379,50 @@ describe('errors', () => {
 		expectNoToken(run.logs);
 	});
 });
+
+describe('live streaming into n8n (a streaming execution)', () => {
+	test('each text chunk is forwarded as it arrives: begin, items, end; they join to the answer', async () => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems(
+			[{}],
+			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'Stream this to me please', options: { stream: true } })],
+			{ credentials: [credential], streaming: true },
+		);
+		const output = run.outputs('Ask')[0].json.output as string;
+		const mine = run.chunks.filter((chunk) => (chunk.metadata as IDataObject)?.nodeName === 'Ask');
+		expect(mine[0].type).toBe('begin');
+		expect(mine.at(-1)?.type).toBe('end');
+		const pieces = mine.filter((chunk) => chunk.type === 'item').map((chunk) => chunk.content);
+		expect(pieces.length).toBeGreaterThan(3);
+		expect(pieces.join('')).toBe(output);
+	});
+
+	test('structured output is sent once, whole, at the end', async () => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems(
+			[{}],
+			[
+				assistantNode(pkg, 'Ask', {
+					operation: 'ask',
+					input: 'Summarize',
+					responseFormat: 'jsonSchema',
+					jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+					options: { stream: true },
+				}),
+			],
+			{ credentials: [credential], streaming: true },
+		);
+		const items = run.chunks.filter((chunk) => chunk.type === 'item');
+		expect(items).toHaveLength(1);
+		expect(JSON.parse(String(items[0].content))).toEqual(run.outputs('Ask')[0].json.output);
+	});
+
+	test('without the Stream option nothing is forwarded', async () => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems([{}], [assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })], {
+			credentials: [credential],
+			streaming: true,
+		});
+		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
+	});
+});

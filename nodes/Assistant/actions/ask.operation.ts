@@ -166,8 +166,11 @@ async function askStreaming(
 		...settings,
 		itemIndex,
 	});
-	const assembler = new StreamAnswerAssembler(request.output_format !== undefined);
+	const structured = request.output_format !== undefined;
+	const live = new LiveChunks(ctx, itemIndex, structured);
+	const assembler = new StreamAnswerAssembler(structured);
 	for await (const event of opened.events) {
+		if (event.type === 'text') live.text(event.content);
 		if (!assembler.accept(event)) break;
 	}
 	if (assembler.errorMessage !== undefined) {
@@ -197,8 +200,46 @@ async function askStreaming(
 	} catch (error) {
 		throw apiError(ctx.getNode(), { message: (error as Error).message }, itemIndex);
 	}
+	live.finish(result.output);
 	return {
 		output: result.output as string | IDataObject,
 		conversation_id: opened.conversationId ?? result.conversationId ?? null,
 	};
+}
+
+/**
+ * Forwards the answer to n8n's streaming response (a Webhook or Chat Trigger that streams), as
+ * it arrives. A structured answer is only useful whole, so it goes out once at the end.
+ * Outside a streaming execution this does nothing.
+ */
+class LiveChunks {
+	private readonly enabled: boolean;
+	private begun = false;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly itemIndex: number,
+		private readonly structured: boolean,
+	) {
+		this.enabled = typeof ctx.isStreaming === 'function' && ctx.isStreaming();
+	}
+
+	text(content: string): void {
+		if (!this.enabled || this.structured) return;
+		this.begin();
+		this.ctx.sendChunk('item', this.itemIndex, content);
+	}
+
+	finish(output: string | Record<string, unknown>): void {
+		if (!this.enabled) return;
+		this.begin();
+		if (this.structured) this.ctx.sendChunk('item', this.itemIndex, JSON.stringify(output));
+		this.ctx.sendChunk('end', this.itemIndex);
+	}
+
+	private begin(): void {
+		if (this.begun) return;
+		this.begun = true;
+		this.ctx.sendChunk('begin', this.itemIndex);
+	}
 }

@@ -1,0 +1,616 @@
+/**
+ * Runs real workflows through the real n8n-core engine (WorkflowExecute), with a community
+ * package loaded the way n8n loads it (PackageDirectoryLoader), credentials served from memory,
+ * streamed chunks and the engine's logs collected. Also calls a node's listSearch / loadOptions
+ * methods through n8n-core's LoadOptionsContext, and tests a credential the way n8n's
+ * CredentialsTester does (RoutingNode on a No Op node carrying the credential's `test` request).
+ *
+ * Usage (more in test/engine-harness.test.ts):
+ *   const pkg = await loadPackage(repoRoot);
+ *   const node: INode = { name: 'Ask', type: pkg.nodeType('assistant'), typeVersion: 1, ...,
+ *     credentials: { assistantApi: { id: 'c1', name: 'Assistant' } } };
+ *   const result = await runWorkflow(pkg, chain(manualTrigger(), itemsNode([{ q: 'hi' }]), node),
+ *     { credentials: [{ id: 'c1', type: 'assistantApi', data: { apiKey: 'k' } }] });
+ *   result.outputs('Ask'); // INodeExecutionData[]
+ */
+import './engine-env';
+
+import {
+	CredentialTestContext,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	ExternalSecretsProxy,
+	LoadOptionsContext,
+	PackageDirectoryLoader,
+	RoutingNode,
+	WorkflowExecute,
+} from 'n8n-core';
+import type {
+	ExecutionBaseError,
+	ICredentialDataDecryptedObject,
+	ICredentialTestFunction,
+	ICredentialTestRequest,
+	ICredentialType,
+	ICredentialsDecrypted,
+	IConnections,
+	IDataObject,
+	INode,
+	INodeCredentialTestResult,
+	INodeCredentials,
+	INodeExecutionData,
+	INodeListSearchResult,
+	INodeParameters,
+	INodePropertyOptions,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	IWorkflowSettings,
+	StructuredChunk,
+} from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	NodeHelpers,
+	Workflow,
+	createEmptyRunExecutionData,
+} from 'n8n-workflow';
+import path from 'node:path';
+
+import { type EngineCredential, HarnessCredentialsHelper } from './engine-credentials';
+import { logSinks } from './engine-env';
+import { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE, harnessNodeTypes } from './engine-nodes';
+
+export type { EngineCredential } from './engine-credentials';
+export { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE } from './engine-nodes';
+
+export interface RunOptions {
+	/**
+	 * Served by type + id (nodes reference `{ [type]: { id, name } }`); one given without an id
+	 * serves any reference to its type.
+	 */
+	credentials?: EngineCredential[];
+	/** Runs with `streamingEnabled` and a `sendChunk` hook; chunks land in `RunResult.chunks`. */
+	streaming?: boolean;
+	/** Aborting it cancels the execution (WorkflowExecute's PCancelable): status 'canceled'. */
+	signal?: AbortSignal;
+	/** Cancels the execution after this long, as n8n's execution timeout does. */
+	timeoutMs?: number;
+}
+
+export interface RunResult {
+	/** The raw run. */
+	data: IRun;
+	/** Main output 0 of the node's last run; throws if the node did not run or failed. */
+	outputs(nodeName: string): INodeExecutionData[];
+	/** The run's error (resultData.error), if any. */
+	error(): ExecutionBaseError | undefined;
+	/** The error of the node's last run, if any. */
+	nodeError(nodeName: string): unknown;
+	/** Streamed chunks (`sendChunk`), when `streaming`. */
+	chunks: Array<{ type: string; content?: unknown; metadata?: unknown }>;
+	/** Every line the engine logged during the run: `[level] message {metadata as JSON}`. */
+	logs: string[];
+}
+
+export interface LoadedPackage {
+	dir: string;
+	/** The package name, which prefixes its node types (`<name>.<node>`). */
+	name: string;
+	loader: PackageDirectoryLoader;
+	/** The package's node types plus the harness's (manual trigger, no-op, test.items). */
+	nodeTypes: INodeTypes;
+	credentialTypes: Record<string, ICredentialType>;
+	/** Full type name of one of the package's nodes: `nodeType('echo')` → `<package>.echo`. */
+	nodeType(name: string): string;
+}
+
+export interface DynamicParameterOptions {
+	credentials?: EngineCredential[];
+	filter?: string;
+	paginationToken?: string;
+	currentNodeParameters?: INodeParameters;
+	/** The parameter path the editor sends (e.g. `parameters.model`); defaults to `parameters`. */
+	path?: string;
+	typeVersion?: number;
+}
+
+/** Placeholder instance URLs: n8n-core builds URLs from these, so they must parse. */
+const BASE_URL = 'http://localhost:5678';
+
+class HarnessNodeTypes implements INodeTypes {
+	constructor(private readonly types: Record<string, INodeType | IVersionedNodeType>) {}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const type = this.types[nodeType];
+		if (!type) {
+			const known = Object.keys(this.types).join(', ');
+			throw new Error(`Engine harness: unknown node type "${nodeType}" (known: ${known})`);
+		}
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes(): IDataObject {
+		return {};
+	}
+}
+
+const packages = new Map<string, Promise<LoadedPackage>>();
+
+/**
+ * Loads a built community package (its package.json `n8n` field) with n8n-core's
+ * PackageDirectoryLoader; cached per folder.
+ */
+export async function loadPackage(packageDir: string): Promise<LoadedPackage> {
+	const dir = path.resolve(packageDir);
+	let loaded = packages.get(dir);
+	if (!loaded) {
+		loaded = readPackage(dir);
+		packages.set(dir, loaded);
+		loaded.catch(() => packages.delete(dir));
+	}
+	return await loaded;
+}
+
+async function readPackage(dir: string): Promise<LoadedPackage> {
+	const loader = new PackageDirectoryLoader(dir);
+	await loader.loadAll();
+	const name = loader.packageName;
+	const types: Record<string, INodeType | IVersionedNodeType> = harnessNodeTypes();
+	for (const [nodeName, { type }] of Object.entries(loader.nodeTypes)) {
+		types[`${name}.${nodeName}`] = type;
+	}
+	const credentialTypes: Record<string, ICredentialType> = {};
+	for (const [typeName, { type }] of Object.entries(loader.credentialTypes)) {
+		credentialTypes[typeName] = type;
+	}
+	return {
+		dir,
+		name,
+		loader,
+		nodeTypes: new HarnessNodeTypes(types),
+		credentialTypes,
+		nodeType: (nodeName) => `${name}.${nodeName}`,
+	};
+}
+
+function unsupported(what: string) {
+	return () => {
+		throw new Error(`Engine harness: ${what} is not supported`);
+	};
+}
+
+function createAdditionalData(
+	credentialsHelper: HarnessCredentialsHelper,
+	extra: Partial<IWorkflowExecuteAdditionalData> = {},
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		externalSecretsProxy: new ExternalSecretsProxy(),
+		currentNodeExecutionIndex: 0,
+		restApiUrl: `${BASE_URL}/rest`,
+		instanceBaseUrl: `${BASE_URL}/`,
+		formBaseUrl: `${BASE_URL}/form`,
+		formWaitingBaseUrl: `${BASE_URL}/form-waiting`,
+		formTestBaseUrl: `${BASE_URL}/form-test`,
+		webhookBaseUrl: `${BASE_URL}/webhook`,
+		webhookWaitingBaseUrl: `${BASE_URL}/webhook-waiting`,
+		webhookTestBaseUrl: `${BASE_URL}/webhook-test`,
+		mcpBaseUrl: `${BASE_URL}/mcp`,
+		mcpTestBaseUrl: `${BASE_URL}/mcp-test`,
+		variables: {},
+		userId: 'harness-user',
+		logAiEvent: () => {},
+		executeWorkflow: unsupported('executeWorkflow (sub-workflows)'),
+		getRunExecutionData: unsupported('getRunExecutionData'),
+		getRuntimeCredential: unsupported('getRuntimeCredential'),
+		startRunnerTask: unsupported('startRunnerTask (task runners, e.g. the Code node)'),
+		...extra,
+	};
+}
+
+/** A node type given in full (`<package>.<node>`, `test.items`) or by its name in the package. */
+function resolveNodeType(pkg: LoadedPackage, nodeType: string): string {
+	try {
+		pkg.nodeTypes.getByName(nodeType);
+		return nodeType;
+	} catch {
+		return pkg.nodeType(nodeType);
+	}
+}
+
+/** `{ [type]: { id, name } }` for the credentials the node type declares. */
+function nodeCredentials(type: INodeType, credentials: EngineCredential[]): INodeCredentials {
+	const result: INodeCredentials = {};
+	for (const { name } of type.description.credentials ?? []) {
+		const credential = credentials.find((candidate) => candidate.type === name);
+		if (credential) result[name] = { id: credential.id ?? null, name: credential.name ?? name };
+	}
+	return result;
+}
+
+let executionCounter = 0;
+
+/** Runs the workflow from its trigger with n8n-core's WorkflowExecute (mode 'manual'). */
+export async function runWorkflow(
+	pkg: LoadedPackage,
+	workflow: { nodes: INode[]; connections: IConnections; settings?: IWorkflowSettings },
+	options: RunOptions = {},
+): Promise<RunResult> {
+	const executionId = `harness-${++executionCounter}`;
+	const settings: IWorkflowSettings = { executionOrder: 'v1', ...workflow.settings };
+	const workflowData: IWorkflowBase = {
+		id: 'harness-workflow',
+		name: 'Engine harness workflow',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		settings,
+	};
+	const instance = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+		settings,
+	});
+
+	const chunks: StructuredChunk[] = [];
+	const logs: string[] = [];
+	let afterRun: IRun | undefined;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		afterRun = run;
+	});
+	if (options.streaming) {
+		hooks.addHandler('sendChunk', (chunk) => {
+			chunks.push(chunk);
+		});
+	}
+
+	const credentialsHelper = new HarnessCredentialsHelper(
+		pkg.credentialTypes,
+		pkg.nodeTypes,
+		options.credentials ?? [],
+	);
+	const additionalData = createAdditionalData(credentialsHelper, {
+		hooks,
+		executionId,
+		workflowId: workflowData.id,
+		streamingEnabled: options.streaming === true,
+		executionTimeoutTimestamp:
+			options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
+		workflowSettings: settings,
+	});
+	const workflowExecute = new WorkflowExecute(additionalData, 'manual');
+
+	logSinks.add(logs);
+	let timer: NodeJS.Timeout | undefined;
+	let onAbort: (() => void) | undefined;
+	try {
+		const execution = workflowExecute.run({ workflow: instance });
+		onAbort = () => execution.cancel();
+		if (options.signal?.aborted) onAbort();
+		else options.signal?.addEventListener('abort', onAbort, { once: true });
+		if (options.timeoutMs !== undefined) {
+			timer = setTimeout(() => {
+				workflowExecute.timedOut = true;
+				execution.cancel();
+			}, options.timeoutMs);
+		}
+		const returned = await execution;
+		return createResult(afterRun ?? returned, chunks, logs);
+	} finally {
+		clearTimeout(timer);
+		if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+		logSinks.delete(logs);
+	}
+}
+
+function createResult(data: IRun, chunks: StructuredChunk[], logs: string[]): RunResult {
+	const { runData } = data.data.resultData;
+	const lastRun = (nodeName: string) => runData[nodeName]?.at(-1);
+	return {
+		data,
+		chunks,
+		logs,
+		error: () => data.data.resultData.error,
+		nodeError: (nodeName) => lastRun(nodeName)?.error,
+		outputs(nodeName) {
+			const run = lastRun(nodeName);
+			if (!run) {
+				const ran = Object.keys(runData).join(', ') || 'none';
+				const runError = data.data.resultData.error?.message;
+				throw new Error(
+					`Node "${nodeName}" did not run (nodes that ran: ${ran})` +
+						(runError ? `; the run failed: ${runError}` : ''),
+				);
+			}
+			if (run.error && !run.data) {
+				throw new Error(`Node "${nodeName}" failed: ${run.error.message}`);
+			}
+			return run.data?.main?.[0] ?? [];
+		},
+	};
+}
+
+/**
+ * What n8n's DynamicNodeParametersService builds for the editor's dynamic parameter requests:
+ * a one-node workflow and a LoadOptionsContext, with `currentNodeParameters` in additionalData.
+ */
+function loadOptionsContext(
+	pkg: LoadedPackage,
+	nodeType: string,
+	options: DynamicParameterOptions,
+): { context: LoadOptionsContext; type: INodeType } {
+	const typeName = resolveNodeType(pkg, nodeType);
+	const type = pkg.nodeTypes.getByNameAndVersion(typeName, options.typeVersion);
+	const credentials = options.credentials ?? [];
+	const parameters = options.currentNodeParameters ?? {};
+	const node: INode = {
+		id: 'uuid-1234',
+		name: 'Temp-Node',
+		type: typeName,
+		typeVersion: options.typeVersion ?? type.description.defaultVersion ?? lastVersion(type),
+		position: [0, 0],
+		parameters,
+		credentials: nodeCredentials(type, credentials),
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+	});
+	const credentialsHelper = new HarnessCredentialsHelper(
+		pkg.credentialTypes,
+		pkg.nodeTypes,
+		credentials,
+	);
+	const additionalData = createAdditionalData(credentialsHelper, {
+		currentNodeParameters: parameters,
+	});
+	const parameterPath = options.path ?? 'parameters';
+	return { context: new LoadOptionsContext(workflow, node, additionalData, parameterPath), type };
+}
+
+function lastVersion(type: INodeType): number {
+	const { version } = type.description;
+	return Array.isArray(version) ? version[version.length - 1] : version;
+}
+
+/** Invokes `methods.listSearch[methodName]` as the editor's resource-locator picker does. */
+export async function callListSearch(
+	pkg: LoadedPackage,
+	nodeType: string,
+	methodName: string,
+	options: DynamicParameterOptions = {},
+): Promise<INodeListSearchResult> {
+	const { context, type } = loadOptionsContext(pkg, nodeType, options);
+	const method = type.methods?.listSearch?.[methodName];
+	if (typeof method !== 'function') {
+		throw new Error(`Engine harness: ${nodeType} has no listSearch method "${methodName}"`);
+	}
+	return await method.call(context, options.filter, options.paginationToken);
+}
+
+/** Invokes `methods.loadOptions[methodName]` as the editor's options dropdown does. */
+export async function callLoadOptions(
+	pkg: LoadedPackage,
+	nodeType: string,
+	methodName: string,
+	options: DynamicParameterOptions = {},
+): Promise<INodePropertyOptions[]> {
+	const { context, type } = loadOptionsContext(pkg, nodeType, options);
+	const method = type.methods?.loadOptions?.[methodName];
+	if (typeof method !== 'function') {
+		throw new Error(`Engine harness: ${nodeType} has no loadOptions method "${methodName}"`);
+	}
+	return await method.call(context);
+}
+
+interface RequestError {
+	message?: string;
+	cause?: { code?: string; response?: { status: number; statusText?: string } };
+}
+
+/** What n8n's CredentialsTester finds: the type's `test`, else a node's `testedBy`. */
+function findCredentialTest(
+	pkg: LoadedPackage,
+	credentialType: string,
+): { nodeType?: INodeType; test: ICredentialTestRequest | ICredentialTestFunction } | undefined {
+	const { test } = pkg.credentialTypes[credentialType];
+	if (test) return { test };
+	for (const { type } of Object.values(pkg.loader.nodeTypes)) {
+		const versions = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
+		for (const nodeType of versions) {
+			const { credentials = [] } = nodeType.description;
+			const { testedBy } = credentials.find((c) => c.name === credentialType) ?? {};
+			if (typeof testedBy === 'object') return { nodeType, test: testedBy };
+			const testFunction = testedBy ? nodeType.methods?.credentialTest?.[testedBy] : undefined;
+			if (testFunction) return { test: testFunction };
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Tests a credential the way n8n's CredentialsTester does: a `testedBy` function runs with a
+ * CredentialTestContext; a test request (the credential type's `test`, or a node's `testedBy`
+ * object) becomes the routing of a one-property copy of the node (No Op by default), run by
+ * n8n-core's RoutingNode with the credential's `authenticate` applied. A non-2xx answer or a
+ * matching `rules` entry is an Error.
+ */
+export async function testCredential(
+	pkg: LoadedPackage,
+	credentialType: string,
+	data: Record<string, unknown>,
+): Promise<INodeCredentialTestResult> {
+	if (!pkg.credentialTypes[credentialType]) {
+		throw new Error(`Engine harness: unknown credential type "${credentialType}"`);
+	}
+	const found = findCredentialTest(pkg, credentialType);
+	if (!found) return { status: 'Error', message: 'No testing function found for this credential.' };
+
+	const credential = { id: 'harness-credential', name: 'Test', type: credentialType, data };
+	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, pkg.nodeTypes, [
+		credential,
+	]);
+	const additionalData = createAdditionalData(credentialsHelper);
+	let decrypted: ICredentialsDecrypted;
+	try {
+		const stored = { ...data } as ICredentialDataDecryptedObject;
+		const withDefaults = credentialsHelper.applyDefaults(
+			additionalData,
+			credentialType,
+			stored,
+			'internal',
+		);
+		decrypted = { ...credential, data: withDefaults };
+	} catch (error) {
+		return { status: 'Error', message: String((error as Error).message) };
+	}
+	if (typeof found.test === 'function') {
+		return await found.test.call(new CredentialTestContext(), decrypted);
+	}
+	const testRequest = found.test;
+
+	const baseType = found.nodeType ?? pkg.nodeTypes.getByNameAndVersion(NO_OP_TYPE);
+	const tempType: INodeType = {
+		description: {
+			...baseType.description,
+			credentials: [{ name: credentialType, required: true }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
+			],
+		},
+	};
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: found.nodeType ? baseType.description.name : NO_OP_TYPE,
+		typeVersion: lastVersion(baseType),
+		position: [0, 0],
+		parameters: {},
+		credentials: { [credentialType]: { id: credential.id, name: credential.name } },
+	};
+	const tempNodeTypes: INodeTypes = {
+		getByName: () => tempType,
+		getByNameAndVersion: () => tempType,
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: tempNodeTypes,
+	});
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createEmptyRunExecutionData(),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		{ node, data: {}, source: null },
+		[],
+	);
+
+	let response: INodeExecutionData[][] | undefined;
+	try {
+		response = await new RoutingNode(context, tempType, decrypted).runNode();
+	} catch (caught) {
+		const error = caught as RequestError;
+		const status = error.cause?.response?.status;
+		if (status !== undefined) {
+			for (const rule of testRequest.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === status) {
+					return { status: 'Error', message: rule.properties.message };
+				}
+			}
+			if (status < 199 || status > 299) {
+				return {
+					status: 'Error',
+					message: error.cause?.response?.statusText || `Received HTTP status code: ${status}`,
+				};
+			}
+		} else if (error.cause?.code) {
+			return { status: 'Error', message: error.cause.code };
+		}
+		return { status: 'Error', message: String(error.message) };
+	}
+
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type === 'responseSuccessBody') {
+			const body = response?.[0]?.[0]?.json;
+			if (getPath(body, rule.properties.key) === rule.properties.value) {
+				return { status: 'Error', message: rule.properties.message };
+			}
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
+
+function getPath(value: unknown, key: string): unknown {
+	return key
+		.split('.')
+		.reduce<unknown>(
+			(current, part) =>
+				current !== null && typeof current === 'object' ? (current as IDataObject)[part] : undefined,
+			value,
+		);
+}
+
+/** A Manual Trigger node (the start of every harness workflow). */
+export function manualTrigger(name = 'Trigger'): INode {
+	return {
+		id: name,
+		name,
+		type: MANUAL_TRIGGER_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+}
+
+/** A `test.items` node emitting these items (its `items` may also be an `={{ ... }}` expression). */
+export function itemsNode(items: IDataObject[] | string, name = 'Items'): INode {
+	const value = typeof items === 'string' ? items : JSON.stringify(items);
+	return {
+		id: name,
+		name,
+		type: TEST_ITEMS_TYPE,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: { items: value },
+	};
+}
+
+/** Connects the nodes one after the other (main output 0 → main input 0). */
+export function chain(...nodes: INode[]): { nodes: INode[]; connections: IConnections } {
+	const connections: IConnections = {};
+	for (let i = 0; i < nodes.length - 1; i++) {
+		const next = { node: nodes[i + 1].name, type: NodeConnectionTypes.Main, index: 0 };
+		connections[nodes[i].name] = { main: [[next]] };
+	}
+	return { nodes, connections };
+}
