@@ -228,7 +228,8 @@ async function sendWithRetries<TBody>(
 			response = await sendOnce<TBody>(ctx, spec, credentials, encoding, lifetime);
 		} catch (error) {
 			if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
-			if (isNodeError(error)) throw error;
+			// A missing credential and the like; statuses never throw (ignoreHttpStatusErrors).
+			if (error instanceof NodeOperationError) throw error;
 			const failure = networkError(ctx, error, credentials, spec);
 			const delay = retryDelayMs(attempt, undefined);
 			if (attempt >= retries || delay >= lifetime.remainingMs()) throw failure;
@@ -309,10 +310,6 @@ function discard(body: unknown): void {
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
-function isNodeError(error: unknown): error is NodeApiError | NodeOperationError {
-	return error instanceof NodeApiError || error instanceof NodeOperationError;
-}
-
 function stoppedError(ctx: AssistantContext, lifetime: RequestLifetime, spec: RequestSpec): NodeApiError {
 	const where = `${spec.method} ${spec.path}`;
 	switch (lifetime.reason) {
@@ -353,9 +350,10 @@ function networkError(
 	credentials: AssistantCredentials,
 	spec: RequestSpec,
 ): NodeApiError {
-	// The raw error (an AxiosError) holds the request config with the Authorization header:
-	// only its code and message are used.
-	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+	// The raw error (an AxiosError, or n8n's NodeApiError around one) holds the request config
+	// with the Authorization header: only the underlying code and message are used.
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
 	const detail = redact(
 		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
 		credentials.accessToken,

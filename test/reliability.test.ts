@@ -1,0 +1,284 @@
+/**
+ * Under faults the node either gets the answer or fails the item clearly, in bounded time:
+ * never hangs, never loses or duplicates an item, never shows the token.
+ * Faults come from the emulator (a directive in the input, or a queued fault).
+ */
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from './emulator/server';
+import { prng } from './fuzz/sseFraming';
+import { assistantNode, assistantPackage, emulatorCredential, runWithItems } from './helpers/assistant';
+import type { EngineCredential, RunOptions, RunResult } from './helpers/engine';
+
+const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
+
+let emulator: Emulator;
+let credential: EngineCredential;
+/** Every run of this file, for the leak check at the end. */
+const runs: RunResult[] = [];
+
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+	credential = emulatorCredential(emulator.baseUrl, TOKEN);
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+interface ErrorShape {
+	message: string;
+	description?: string;
+	httpCode?: string | null;
+	stack?: string;
+	context?: IDataObject;
+}
+
+async function askNode(parameters: IDataObject, extra: Partial<INode> = {}): Promise<INode> {
+	const pkg = await assistantPackage();
+	return assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters }, extra);
+}
+
+async function run(
+	parameters: IDataObject,
+	items: IDataObject[] = [{}],
+	extra: Partial<INode> = {},
+	options: Partial<RunOptions> = {},
+): Promise<{ result: RunResult; error: ErrorShape | undefined; ms: number }> {
+	const started = Date.now();
+	const result = await runWithItems(items, [await askNode(parameters, extra)], { credentials: [credential], ...options });
+	runs.push(result);
+	return { result, error: result.error() as unknown as ErrorShape | undefined, ms: Date.now() - started };
+}
+
+const askRequests = () => emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+
+describe('retried statuses: the item succeeds after the fault clears', () => {
+	test.each([408, 409, 429, 500, 502, 503, 504])('HTTP %i once, then the answer', async (status) => {
+		emulator.queueFault({ name: 'status', status, path: '/assistant/ask', retryAfter: '0' }, 1);
+		const { result } = await run({ input: `retry after ${status}` });
+		expect(result.outputs('Ask')[0].json.output).toContain(`You said: "retry after ${status}"`);
+		expect(askRequests()).toHaveLength(2);
+		expect(emulator.stats.completedAsks.get(`retry after ${status}`)).toBe(1);
+	});
+
+	test('a connection reset before the response is retried', async () => {
+		emulator.queueFault({ name: 'reset', path: '/assistant/ask' }, 1);
+		const { result } = await run({ input: 'after a reset' });
+		expect(result.outputs('Ask')[0].json.output).toContain('after a reset');
+		expect(askRequests()).toHaveLength(2);
+	});
+
+	test('streams are retried too while no answer has started', async () => {
+		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' }, 1);
+		const { result } = await run({ input: 'stream after 503', options: { stream: true } });
+		expect(result.outputs('Ask')[0].json.output).toContain('stream after 503');
+		expect(askRequests()).toHaveLength(2);
+	});
+});
+
+describe('how long retries wait', () => {
+	test('Retry-After in seconds is honoured', async () => {
+		emulator.queueFault({ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '1' }, 1);
+		const { result, ms } = await run({ input: 'wait one second' });
+		expect(result.outputs('Ask')).toHaveLength(1);
+		expect(ms).toBeGreaterThanOrEqual(950);
+	});
+
+	test('Retry-After as an HTTP date is honoured', async () => {
+		const at = new Date(Date.now() + 2000).toUTCString();
+		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask', retryAfter: at }, 1);
+		const { result, ms } = await run({ input: 'wait until a date' });
+		expect(result.outputs('Ask')).toHaveLength(1);
+		expect(ms).toBeGreaterThanOrEqual(900);
+	});
+
+	test('retry-after-ms is preferred to Retry-After', async () => {
+		emulator.queueFault({ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '30', retryAfterMs: 50 }, 1);
+		const { result, ms } = await run({ input: 'wait 50 ms' });
+		expect(result.outputs('Ask')).toHaveLength(1);
+		expect(ms).toBeLessThan(3000);
+	});
+
+	test('a busy conversation (409) waits longer than other faults: at least 1.25 s', async () => {
+		emulator.queueFault({ name: 'status', status: 409, path: '/assistant/ask' }, 1);
+		const { result, ms } = await run({ input: 'busy, then fine' });
+		expect(result.outputs('Ask')).toHaveLength(1);
+		expect(ms).toBeGreaterThanOrEqual(1250);
+	});
+});
+
+describe('failures: the documented message, in bounded time', () => {
+	test('retries used up: the last status and the server message; 1 + retries requests', async () => {
+		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' }, 5);
+		const { error } = await run({ input: 'always down', options: { retries: 2 } });
+		expect(error?.message).toMatch(/^The assistant service failed \(HTTP 503\)/);
+		expect(error?.httpCode).toBe('503');
+		expect(askRequests()).toHaveLength(3);
+	});
+
+	test.each([
+		[408, /^The assistant timed out \(HTTP 408\): Request timeout/],
+		[409, /^The conversation is busy answering an earlier request \(HTTP 409\)/],
+		[429, /^Too many requests \(HTTP 429\): Rate limit exceeded/],
+		[500, /^The assistant service failed \(HTTP 500\): Internal server error/],
+		[502, /^The assistant service failed \(HTTP 502\)/],
+		[504, /^The assistant service failed \(HTTP 504\)/],
+	])('HTTP %i with no retries left: the documented message', async (status, message) => {
+		emulator.queueFault({ name: 'status', status, path: '/assistant/ask' }, 5);
+		const { error } = await run({ input: `fails with ${status}`, options: { retries: 0 } });
+		expect(error?.message).toMatch(message);
+		expect(error?.httpCode).toBe(String(status));
+		expect(error?.description).toEqual(expect.any(String));
+	});
+
+	test.each([
+		[401, /access token was rejected \(HTTP 401\)/],
+		[404, /Not found \(HTTP 404\)/],
+		[422, /rejected the request \(HTTP 422\)/],
+	])('HTTP %i is never retried', async (status, message) => {
+		emulator.queueFault({ name: 'status', status, path: '/assistant/ask' }, 5);
+		const { error } = await run({ input: `no retry for ${status}`, options: { retries: 3 } });
+		expect(error?.message).toMatch(message);
+		expect(askRequests()).toHaveLength(1);
+	});
+
+	test.each([
+		['error200', /^The assistant could not answer: /, false],
+		['garbage', /^The assistant sent a response that is not JSON \(HTTP 200\)/, false],
+		['no-end', /^The stream ended before the answer was complete/, true],
+		['error-event', /^The assistant reported an error: Model provider overloaded/, true],
+		['reset-mid-stream', /^The stream broke off before the answer was complete/, true],
+	])('#fault=%s fails at once (not retried)', async (fault, message, stream) => {
+		const { error, ms } = await run({ input: `x #fault=${fault}`, options: { stream, retries: 3 } });
+		expect(error?.message).toMatch(message);
+		expect(askRequests()).toHaveLength(1);
+		expect(ms).toBeLessThan(5000);
+	});
+
+	test('a connection reset with no retries left: could not reach the assistant', async () => {
+		emulator.queueFault({ name: 'reset', path: '/assistant/ask' }, 5);
+		const { error } = await run({ input: 'reset', options: { retries: 0 } });
+		expect(error?.message).toMatch(/^Could not reach the assistant at http:\/\/127\.0\.0\.1:\d+\/assistant\/ask/);
+	});
+
+	test('a slow first byte beyond the timeout fails within the timeout', async () => {
+		const { error, ms } = await run({ input: 'slow #fault=slow-first-byte&ms=4000', options: { timeout: 600 } });
+		expect(error?.message).toBe('The assistant did not answer within 0.6 s');
+		expect(ms).toBeLessThan(2500);
+	});
+
+	test('a stalled stream beyond the idle timeout fails soon after it stalls', async () => {
+		const { error, ms } = await run({
+			input: 'stall #fault=stall-stream&ms=5000',
+			options: { stream: true, idleTimeout: 400 },
+		});
+		expect(error?.message).toBe('The stream stalled: no data for 0.4 s');
+		expect(ms).toBeLessThan(2500);
+	});
+
+	test('the timeout bounds the retries as well', async () => {
+		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask' }, 50);
+		const { error, ms } = await run({ input: 'down for long', options: { retries: 10, timeout: 1500 } });
+		expect(error?.message).toMatch(/HTTP 503|did not answer within 1.5 s/);
+		expect(ms).toBeLessThan(3500);
+	});
+
+	test.each([false, true])('cancelling the execution aborts the request within a second (stream: %s)', async (stream) => {
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 300);
+		const started = Date.now();
+		const input = stream ? 'slow stream #fault=slow-chunks&ms=2000' : 'slow answer #delay=10000';
+		const { result } = await run({ input, options: { stream } }, [{}], {}, { signal: controller.signal });
+		expect(Date.now() - started).toBeLessThan(1300);
+		expect(result.data.status).toBe('canceled');
+		expect(emulator.stats.completedAsks.size).toBe(0);
+	});
+});
+
+describe('item accounting', () => {
+	function itemsWithFaults(count: number, seed: number) {
+		const random = prng(seed);
+		const failing = new Set<number>();
+		const items = Array.from({ length: count }, (_, index) => {
+			const roll = random();
+			if (roll < 0.1) {
+				failing.add(index);
+				return { q: `item ${index} #fault=500` };
+			}
+			if (roll < 0.15) {
+				failing.add(index);
+				return { q: `item ${index} #fault=422` };
+			}
+			return { q: `item ${index}` };
+		});
+		return { items, failing };
+	}
+
+	test('Continue On Fail: every item yields exactly one output, paired, errors where the faults were', async () => {
+		const { items, failing } = itemsWithFaults(80, 7);
+		expect(failing.size).toBeGreaterThan(5);
+		const { result, error } = await run(
+			{ input: '={{ $json.q }}', options: { retries: 0 } },
+			items,
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(error).toBeUndefined();
+		const outputs = result.outputs('Ask');
+		expect(outputs).toHaveLength(items.length);
+		outputs.forEach((output, index) => {
+			expect(output.pairedItem).toEqual({ item: index });
+			if (failing.has(index)) expect(output.json.error).toMatch(/HTTP (500|422)/);
+			else expect(output.json.output).toContain(`You said: "item ${index}"`);
+		});
+		for (const [index] of items.entries()) {
+			expect(emulator.stats.completedAsks.get(`item ${index}`) ?? 0).toBe(failing.has(index) ? 0 : 1);
+		}
+	});
+
+	test('without Continue On Fail: the error names the first failing item and later items are not sent', async () => {
+		const { items, failing } = itemsWithFaults(40, 11);
+		const first = Math.min(...failing);
+		const { error } = await run({ input: '={{ $json.q }}', options: { retries: 0 } }, items);
+		expect(error?.context?.itemIndex).toBe(first);
+		expect(askRequests()).toHaveLength(first + 1);
+	});
+
+	test('load with faults: 1,000 items, 5 % 503 and 2 % 429 injected: all answered once, none lost', async () => {
+		const random = prng(2024);
+		let injected = 0;
+		const items = Array.from({ length: 1000 }, (_, index) => {
+			const roll = random();
+			const fault = roll < 0.05 ? '503' : roll < 0.07 ? '429' : undefined;
+			if (fault) injected++;
+			return { q: fault ? `load ${index} #fault=${fault}&times=1&retryAfterMs=1` : `load ${index}` };
+		});
+		const { result, error } = await run({ input: '={{ $json.q }}' }, items);
+		expect(error).toBeUndefined();
+		expect(injected).toBeGreaterThan(40);
+		const outputs = result.outputs('Ask');
+		expect(outputs).toHaveLength(1000);
+		outputs.forEach((output, index) => {
+			expect(output.pairedItem).toEqual({ item: index });
+			expect(output.json.output).toContain(`You said: "load ${index}`);
+		});
+		expect(emulator.stats.completedAsks.size).toBe(1000);
+		for (const count of emulator.stats.completedAsks.values()) expect(count).toBe(1);
+		expect(askRequests()).toHaveLength(1000 + injected);
+	}, 60_000);
+});
+
+describe('no secret leaks', () => {
+	test('across every run above, the token is in no output, error, description, stack or log line', () => {
+		expect(runs.length).toBeGreaterThan(25);
+		for (const result of runs) {
+			const error = result.error() as unknown as ErrorShape | undefined;
+			const seen = JSON.stringify({
+				data: result.data,
+				message: error?.message,
+				description: error?.description,
+				stack: error?.stack,
+				logs: result.logs,
+			});
+			expect(seen).not.toContain(TOKEN);
+		}
+	});
+});
