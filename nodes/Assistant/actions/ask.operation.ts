@@ -7,10 +7,12 @@ import {
 } from 'n8n-workflow';
 
 import type { AskRequest, AskResponse } from '../api';
+import { successorOf } from '../catalog';
 import { StreamAnswerAssembler } from '../sse';
 import { apiRequest, streamRequest } from '../transport';
 import { apiError } from '../transport/errors';
 import { EXAMPLE_JSON_SCHEMA, modelLocator, personaLocator } from './descriptions';
+import { catalogOfExecution } from './executionCatalog';
 import {
 	readConversationId,
 	readInput,
@@ -19,6 +21,7 @@ import {
 	readRequestSettings,
 	type RequestSettings,
 } from './parameters';
+import type { RunCache } from './runCache';
 
 const showForAsk = { show: { operation: ['ask'] } };
 
@@ -81,8 +84,10 @@ interface AskOutput extends IDataObject {
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
+	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const request = readAskRequest(this, itemIndex);
+	if (request.model_name) request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
 	const stream = this.getNodeParameter('options.stream', itemIndex, false) as boolean;
 	const settings = readRequestSettings(this, itemIndex);
 
@@ -90,6 +95,38 @@ export async function execute(
 		? await askStreaming(this, request, settings, itemIndex)
 		: await askOnce(this, request, settings, itemIndex);
 	return [{ json: answer }];
+}
+
+/**
+ * A deprecated model id is answered by its successor (by default), with a hint either way, so
+ * that workflows keep working when the service retires a model. The catalog is only an aid
+ * here: when it cannot be read, the model is sent as chosen.
+ */
+async function activeModel(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	cache: RunCache,
+	modelId: string,
+): Promise<string> {
+	let successor: string | undefined;
+	try {
+		successor = successorOf(await catalogOfExecution(ctx, itemIndex, cache), modelId);
+	} catch (error) {
+		ctx.logger.debug(`Assistant: catalog not available for the deprecation check: ${(error as Error).message}`);
+		return modelId;
+	}
+	if (!successor) return modelId;
+	const follow = ctx.getNodeParameter('options.useSuccessor', itemIndex, true) as boolean;
+	await cache.once(`deprecation hint ${modelId}`, async () =>
+		ctx.addExecutionHints({
+			message: follow
+				? `Model "${modelId}" is deprecated: asked its successor "${successor}" instead. Choose "${successor}" in Model to make this permanent.`
+				: `Model "${modelId}" is deprecated; its successor is "${successor}". Choose it in Model, or turn on Options > Use Successor of Deprecated Model.`,
+			type: 'warning',
+			location: 'outputPane',
+		}),
+	);
+	return follow ? successor : modelId;
 }
 
 /** Every parameter checked before anything is sent; optional fields are left out when empty. */

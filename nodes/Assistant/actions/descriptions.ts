@@ -96,6 +96,8 @@ export const EXAMPLE_JSON_SCHEMA = `{
   "required": ["summary", "sentiment", "topics"]
 }`;
 
+export const MAX_CONCURRENCY = 20;
+
 /** Request options, for every operation; streaming ones only where Ask streams. */
 export const requestOptions: INodeProperties = {
 	displayName: 'Options',
@@ -104,6 +106,16 @@ export const requestOptions: INodeProperties = {
 	placeholder: 'Add Option',
 	default: {},
 	options: [
+		{
+			displayName: 'Concurrency',
+			name: 'concurrency',
+			type: 'number',
+			default: 1,
+			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+			displayOptions: { show: { '/operation': ['ask'] } },
+			description:
+				'How many items to ask at once. Output order and pairing stay those of the input; items that continue the same conversation still run one after another.',
+		},
 		{
 			displayName: 'Idle Timeout (Ms)',
 			name: 'idleTimeout',
@@ -131,6 +143,15 @@ export const requestOptions: INodeProperties = {
 			displayOptions: { show: { '/operation': ['ask'] } },
 			description:
 				'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same',
+		},
+		{
+			displayName: 'Use Successor of Deprecated Model',
+			name: 'useSuccessor',
+			type: 'boolean',
+			default: true,
+			displayOptions: { show: { '/operation': ['ask'] } },
+			description:
+				"Whether to ask with the successor when the chosen model is deprecated in the service's catalog. A hint names the successor either way.",
 		},
 		{
 			displayName: 'Timeout (Ms)',

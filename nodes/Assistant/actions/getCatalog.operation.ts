@@ -5,24 +5,105 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { CatalogResponse } from '../api';
-import { apiRequest } from '../transport';
+import type { CatalogModel, CatalogResponse } from '../api';
+import { successorOf } from '../catalog';
+import { catalogOfExecution } from './executionCatalog';
 import { listOf } from './listOf';
-import { readRequestSettings } from './parameters';
 import type { RunCache } from './runCache';
 
-export const description: INodeProperties[] = [];
+const showForCatalog = { show: { operation: ['getCatalog'] } };
 
-/** The public catalog, as served. The token is not sent: the endpoint needs none. */
+const MEDIA_DOMAINS = ['chat', 'image', 'video', 'speech', 'transcription'] as const;
+type DomainFilter = (typeof MEDIA_DOMAINS)[number];
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Return Models as Separate Items',
+		name: 'splitModels',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to output one item per catalog model instead of one item holding the whole catalog',
+		displayOptions: showForCatalog,
+	},
+	{
+		displayName: 'Filters',
+		name: 'catalogFilters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showForCatalog,
+		options: [
+			{
+				displayName: 'Featured Only',
+				name: 'featuredOnly',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to keep only the models listed in featured_model_ids',
+			},
+			{
+				displayName: 'Media Domains',
+				name: 'mediaDomains',
+				type: 'multiOptions',
+				default: [],
+				description: 'Keep only models of these kinds; chat models are those without a media domain',
+				options: [
+					{ name: 'Chat', value: 'chat' },
+					{ name: 'Image', value: 'image' },
+					{ name: 'Speech', value: 'speech' },
+					{ name: 'Transcription', value: 'transcription' },
+					{ name: 'Video', value: 'video' },
+				],
+			},
+			{
+				displayName: 'Add Deprecation Info',
+				name: 'addDeprecationInfo',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add to each model "deprecated" (true or false) and "successor" (the model to use instead, from deprecation_map, or null)',
+			},
+		],
+	},
+];
+
+interface CatalogFilters {
+	featuredOnly?: boolean;
+	mediaDomains?: DomainFilter[];
+	addDeprecationInfo?: boolean;
+}
+
+/** The public catalog, as served unless filters ask otherwise. The token is not sent. */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
-	const catalog = await cache.once('catalog', () =>
-		apiRequest<CatalogResponse>(this, { method: 'GET', path: '/models/catalog', authenticated: false, ...readRequestSettings(this, itemIndex) }),
-	);
+	const catalog = await catalogOfExecution(this, itemIndex, cache);
 	listOf(this, catalog, 'models', itemIndex);
-	// A copy per item: a later node that edits one item must not change the others.
-	return [{ json: structuredClone(catalog) as IDataObject }];
+	const split = this.getNodeParameter('splitModels', itemIndex, false) as boolean;
+	const filters = this.getNodeParameter('catalogFilters', itemIndex, {}) as CatalogFilters;
+
+	const filtering = Boolean(filters.featuredOnly || filters.mediaDomains?.length || filters.addDeprecationInfo);
+	// Copies: a later node that edits one item must not change the others, nor the cache.
+	const models = filtering ? selectModels(catalog, filters) : structuredClone(catalog.models);
+	if (split) return models.map((model) => ({ json: model as IDataObject }));
+	return [{ json: { ...structuredClone(catalog), models } as IDataObject }];
+}
+
+function selectModels(catalog: CatalogResponse, filters: CatalogFilters): CatalogModel[] {
+	const featured = new Set(catalog.featured_model_ids ?? []);
+	const domains = new Set(filters.mediaDomains ?? []);
+	return catalog.models
+		.filter((model) => !filters.featuredOnly || featured.has(model.value))
+		.filter((model) => domains.size === 0 || domains.has(model.media_domain ?? 'chat'))
+		.map((model) => {
+			const copy = structuredClone(model);
+			if (filters.addDeprecationInfo) {
+				const successor = successorOf(catalog, model.value);
+				copy.deprecated = successor !== undefined;
+				copy.successor = successor ?? null;
+			}
+			return copy;
+		});
 }

@@ -10,6 +10,7 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
+import { MAX_CONCURRENCY } from './descriptions';
 import { RunCache } from './runCache';
 
 type OperationExecute = (
@@ -40,20 +41,94 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const cache = new RunCache();
-	const returnData: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		try {
 			const results = await execute.call(this, itemIndex, cache);
-			for (const result of results) {
-				returnData.push({ ...result, pairedItem: { item: itemIndex } });
-			}
+			return results.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
 			if (!this.continueOnFail()) throw error;
-			returnData.push({ json: errorJson(error), pairedItem: { item: itemIndex } });
+			return [{ json: errorJson(error), pairedItem: { item: itemIndex } }];
 		}
+	};
+
+	const concurrency = operation === 'ask' ? readConcurrency(this) : 1;
+	const perItem =
+		concurrency > 1
+			? await runConcurrently(items.length, concurrency, runItem, (itemIndex) =>
+					conversationOf(this, itemIndex),
+				)
+			: await runInOrder(items.length, runItem);
+	return [perItem.flat()];
+}
+
+async function runInOrder(
+	count: number,
+	runItem: (itemIndex: number) => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[][]> {
+	const perItem: INodeExecutionData[][] = [];
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) perItem.push(await runItem(itemIndex));
+	return perItem;
+}
+
+/**
+ * Up to `concurrency` items at once, taken in input order; results are placed by item index,
+ * so output order is input order. Items of one conversation wait for the one before them
+ * (the service answers 409 to a second request on a busy conversation). After a failure
+ * (without Continue On Fail) no new item starts, and the failure of the lowest item is thrown,
+ * as it would have been one at a time.
+ */
+async function runConcurrently(
+	count: number,
+	concurrency: number,
+	runItem: (itemIndex: number) => Promise<INodeExecutionData[]>,
+	conversationOfItem: (itemIndex: number) => string | undefined,
+): Promise<INodeExecutionData[][]> {
+	const perItem: INodeExecutionData[][] = new Array(count);
+	const conversationTails = new Map<string, Promise<unknown>>();
+	const failures = new Map<number, unknown>();
+	let next = 0;
+
+	const worker = async () => {
+		while (next < count && failures.size === 0) {
+			const itemIndex = next++;
+			const conversation = conversationOfItem(itemIndex);
+			const previous = conversation ? conversationTails.get(conversation) : undefined;
+			const run = (async () => {
+				if (previous) await previous.catch(() => undefined);
+				perItem[itemIndex] = await runItem(itemIndex);
+			})();
+			if (conversation) conversationTails.set(conversation, run);
+			try {
+				await run;
+			} catch (error) {
+				failures.set(itemIndex, error);
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
+	return perItem;
+}
+
+/** The conversation an item continues, or undefined for a new one (or a bad value: its own error). */
+function conversationOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	try {
+		const value = ctx.getNodeParameter('conversationId', itemIndex, '') as unknown;
+		return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+	} catch {
+		return undefined;
 	}
-	return [returnData];
+}
+
+function readConcurrency(ctx: IExecuteFunctions): number {
+	const value = ctx.getNodeParameter('options.concurrency', 0, 1) as unknown;
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
+		throw new NodeOperationError(ctx.getNode(), `Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(value)})`, {
+			description: 'Set Options > Concurrency; 1 asks one item at a time.',
+		});
+	}
+	return value;
 }
 
 function withItemIndex(

@@ -4,7 +4,14 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import type { ModelEntry, ModelsResponse, PersonaEntry, PersonasResponse } from '../api';
+import type {
+	CatalogResponse,
+	ModelEntry,
+	ModelsResponse,
+	PersonaEntry,
+	PersonasResponse,
+} from '../api';
+import { readCatalog, successorOf } from '../catalog';
 import { apiRequest } from '../transport';
 
 /** The pickers' lists, loaded live and filtered here (the API has no search parameter). */
@@ -16,13 +23,17 @@ export async function searchModels(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const response = await apiRequest<ModelsResponse>(this, {
-		method: 'GET',
-		path: '/models/available',
-		authenticated: true,
-		timeoutMs: PICKER_TIMEOUT_MS,
-	});
-	return { results: filterModels(response.models ?? [], filter) };
+	const [response, catalog] = await Promise.all([
+		apiRequest<ModelsResponse>(this, {
+			method: 'GET',
+			path: '/models/available',
+			authenticated: true,
+			timeoutMs: PICKER_TIMEOUT_MS,
+		}),
+		// Only to mark deprecated models: the list still shows when the catalog is unavailable.
+		readCatalog(this, 'picker', { timeoutMs: PICKER_TIMEOUT_MS, retries: 0 }).catch(() => undefined),
+	]);
+	return { results: filterModels(response.models ?? [], filter, catalog) };
 }
 
 export async function searchPersonas(
@@ -38,23 +49,36 @@ export async function searchPersonas(
 	return { results: filterPersonas(response.personas ?? [], filter) };
 }
 
-export function filterModels(models: ModelEntry[], filter?: string): INodeListSearchItems[] {
+export function filterModels(
+	models: ModelEntry[],
+	filter?: string,
+	catalog?: CatalogResponse,
+): INodeListSearchItems[] {
 	const terms = searchTerms(filter);
 	const results: INodeListSearchItems[] = [];
 	for (const model of models) {
-		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''}`;
+		const successor = catalog ? successorOf(catalog, model.model_name) : undefined;
+		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''} ${successor ? 'deprecated' : ''}`;
 		if (!matches(haystack, terms)) continue;
-		results.push({ name: modelLabel(model), value: model.model_name, description: model.description ?? undefined });
+		results.push({
+			name: modelLabel(model, successor),
+			value: model.model_name,
+			description: model.description ?? undefined,
+		});
 	}
 	return results;
 }
 
-/** e.g. "Claude Haiku 4.5 · Anthropic · fast · 200k tokens" or "My GPT key · Custom · BYOK". */
-export function modelLabel(model: ModelEntry): string {
+/**
+ * e.g. "Claude Haiku 4.5 · Anthropic · fast · 200k tokens", "My GPT key · Custom · BYOK",
+ * "Claude 3.5 Sonnet · Anthropic · deprecated, use anthropic:claude-sonnet-4-5".
+ */
+export function modelLabel(model: ModelEntry, successor?: string): string {
 	const parts = [model.label || model.model_name, model.vendor];
 	if (model.type) parts.push(model.type);
 	if (model.context_window) parts.push(`${formatTokens(model.context_window)} tokens`);
 	if (model.is_byok) parts.push('BYOK');
+	if (successor) parts.push(`deprecated, use ${successor}`);
 	return parts.filter(Boolean).join(' · ');
 }
 

@@ -53,7 +53,20 @@ interface RawResponse<TBody> {
 
 type ByteStream = AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => void };
 
+/** Per node run: the credential does not change between items, and reading it decrypts it. */
+const credentialsOfRun = new WeakMap<AssistantContext, Promise<AssistantCredentials>>();
+
 export async function getCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
+	let credentials = credentialsOfRun.get(ctx);
+	if (!credentials) {
+		credentials = readCredentials(ctx);
+		credentialsOfRun.set(ctx, credentials);
+		credentials.catch(() => credentialsOfRun.delete(ctx));
+	}
+	return await credentials;
+}
+
+async function readCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
 	const credentials = await ctx.getCredentials<{ baseUrl?: unknown; accessToken?: unknown }>(
 		CREDENTIAL_TYPE,
 	);

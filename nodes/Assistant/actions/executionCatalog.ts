@@ -1,0 +1,19 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { CatalogResponse } from '../api';
+import { readCatalog } from '../catalog';
+import { readRequestSettings } from './parameters';
+import type { RunCache } from './runCache';
+
+/** Read once per execution (and per node run when the engine has no execution id). */
+export async function catalogOfExecution(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	cache: RunCache,
+): Promise<CatalogResponse> {
+	const settings = readRequestSettings(ctx, itemIndex);
+	const executionId = ctx.getExecutionId();
+	return await cache.once('catalog', () =>
+		readCatalog(ctx, executionId ? { executionId } : 'uncached', settings),
+	);
+}
