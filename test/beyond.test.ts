@@ -2,7 +2,7 @@
  * Concurrency for many items, and catalog intelligence (deprecated models, catalog options,
  * one catalog read per execution), in the real engine against the emulator.
  */
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential, jsonOf, rl } from './helpers/assistant';
@@ -31,7 +31,7 @@ async function runNodes(items: IDataObject[], nodes: INode[], signal?: AbortSign
 	});
 }
 
-async function node(name: string, parameters: IDataObject, extra: Partial<INode> = {}): Promise<INode> {
+async function node(name: string, parameters: INodeParameters, extra: Partial<INode> = {}): Promise<INode> {
 	return assistantNode(await assistantPackage(), name, parameters, extra);
 }
 

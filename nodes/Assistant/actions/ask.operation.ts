@@ -33,7 +33,8 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. Summarize my unread emails from today',
-		description: 'The message for the assistant',
+		description:
+			'The message for the assistant: a question or an instruction. Make it self-contained: the assistant sees only this message (and the earlier messages of the conversation, if you continue one).',
 		typeOptions: { rows: 4 },
 		displayOptions: showForAsk,
 	},
@@ -46,7 +47,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. {{ $json.conversation_id }}',
 		description:
-			'Continues an earlier conversation, so the assistant remembers what was said. Leave empty to start a new one. Each answer carries its conversation_id.',
+			'The conversation_id of an earlier answer, to continue that conversation: the assistant remembers what was said. Leave empty to start a new conversation.',
 		displayOptions: showForAsk,
 	},
 	{

@@ -14,8 +14,9 @@ export const versionDescription: INodeTypeDescription = {
 	version: 1,
 	subtitle:
 		'={{ {"ask": "Ask", "listModels": "List Models", "getCatalog": "Get Catalog", "listPersonas": "List Personas"}[$parameter["operation"]] }}',
+	// Also what an AI Agent reads about the node used as a tool: say what to send and how to continue.
 	description:
-		'Ask your personal AI assistant (with your files, integrations and tools) and get its reply as text or as JSON matching a schema',
+		"Ask the user's personal AI assistant, which can use their files, integrations and tools, and get its answer. Send a complete, self-contained question or instruction. Each answer includes a conversation_id: pass it back as the conversation ID to ask a follow-up in the same conversation, or leave it empty to start a new one.",
 	defaults: { name: 'Assistant' },
 	usableAsTool: true,
 	inputs: [NodeConnectionTypes.Main],
@@ -32,9 +33,9 @@ export const versionDescription: INodeTypeDescription = {
 				{
 					name: 'Ask',
 					value: 'ask',
-					action: 'Ask the assistant',
+					action: 'Ask the assistant a question',
 					description:
-						'Send a message to the assistant and get its reply, as text or as an object matching a JSON Schema',
+						'Send a message to the assistant and get its answer, as text or as an object matching a JSON Schema; can continue an earlier conversation',
 				},
 				{
 					name: 'Get Catalog',

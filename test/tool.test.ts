@@ -1,0 +1,301 @@
+/**
+ * The Assistant node as an AI Agent tool (`usableAsTool`), called the way n8n's AI Agent calls
+ * it, in the real n8n-core engine, against the emulator over real HTTP.
+ *
+ * n8n-core 2.41 has two ways to call a tool node, both exercised here (test/helpers/tool.ts):
+ * - engine request (the AI Agent node v3, n8n 2.x's default): the agent takes its tools from
+ *   `getInputConnectionData('ai_tool')` (createNodeAsTool: name, description, $fromAI schema),
+ *   returns an EngineRequest for the model's tool calls, WorkflowExecute runs the tool node with
+ *   the call's arguments as its input, and resumes the agent with the node's output;
+ * - LangChain `tool.invoke(args)` (AI Agent v1/v2 and other LangChain consumers): the schema
+ *   is validated, then makeHandleToolInvocation runs the node in a SupplyDataContext.
+ */
+import type { IDataObject, INode, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
+import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from './emulator/server';
+import { assistantNode, assistantPackage, emulatorCredential } from './helpers/assistant';
+import type { EngineCredential, LoadedPackage } from './helpers/engine';
+import {
+	runAgent,
+	toolDescriptionFor,
+	toolTypeDescription,
+	withAiTools,
+	type AgentRunOptions,
+	type AgentToolCall,
+} from './helpers/tool';
+
+const TOKEN = 'secret-token-for-tool-tests-7';
+const TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';
+const TOOL_NODE = 'Personal Assistant';
+const QUESTION = 'What is on my calendar?';
+
+/** The parameters the brief asks for: Input and Conversation ID filled by the model. */
+const FROM_AI_PARAMETERS: INodeParameters = {
+	operation: 'ask',
+	input: "={{ $fromAI('question', 'The question for the personal assistant', 'string') }}",
+	conversationId:
+		"={{ $fromAI('conversationId', 'Continue an earlier conversation; empty for a new one', 'string') }}",
+};
+
+let emulator: Emulator;
+let credential: EngineCredential;
+let pkg: LoadedPackage;
+let nodeDescription: string;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+	credential = emulatorCredential(emulator.baseUrl, TOKEN);
+	pkg = await assistantPackage();
+	nodeDescription = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')).description
+		.description;
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+function toolNode(parameters: INodeParameters = FROM_AI_PARAMETERS, name = TOOL_NODE): INode {
+	return assistantNode(pkg, name, parameters, { type: TOOL_TYPE });
+}
+
+async function callTool(
+	calls: AgentToolCall[],
+	options: AgentRunOptions = {},
+	node: INode = toolNode(),
+) {
+	return await runAgent(pkg, [node], calls, {
+		credentials: [credential],
+		agentInput: { chatInput: 'Check my calendar, please' },
+		...options,
+	});
+}
+
+interface Answer extends IDataObject {
+	output: string;
+	conversation_id: string;
+}
+
+/** The observation is what the agent's model reads: the JSON of the tool's output items. */
+function answersOf(observation: string | undefined): Answer[] {
+	expect(typeof observation).toBe('string');
+	return JSON.parse(observation as string) as Answer[];
+}
+
+function expectNoToken(value: unknown) {
+	expect(JSON.stringify(value)).not.toContain(TOKEN);
+}
+
+describe('the tool variant n8n derives from usableAsTool', () => {
+	test('assistantTool: an ai_tool sub-node running the node’s own code, with a tool description', () => {
+		const base = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'));
+		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
+		const description = toolTypeDescription(pkg, TOOL_TYPE);
+
+		expect(base.description.usableAsTool).toBe(true);
+		expect(description).toMatchObject({
+			name: 'assistantTool',
+			displayName: 'Assistant Tool',
+			inputs: [],
+			outputs: [NodeConnectionTypes.AiTool],
+			codex: { categories: ['AI'], subcategories: { AI: ['Tools'], Tools: ['Other Tools'] } },
+		});
+		// Nodes with an `operation` get "Set Automatically / Set Manually", then the manual text,
+		// whose default is the node's description.
+		const [descriptionType, toolDescription, ...rest] = description.properties;
+		expect(descriptionType).toMatchObject({ name: 'descriptionType', default: 'auto' });
+		expect(toolDescription).toMatchObject({
+			name: 'toolDescription',
+			default: nodeDescription,
+			displayOptions: { show: { descriptionType: ['manual'] } },
+		});
+		expect(rest.map((p: INodeProperties) => p.name)).toEqual(
+			base.description.properties.map((p) => p.name),
+		);
+		// Same execute and methods as the node; the node's own type is left as it was.
+		expect(tool.execute).toBe(base.execute);
+		expect(tool.methods).toBe((base as INodeType).methods);
+		expect(base.description.name).toBe('assistant');
+		expect(base.description.outputs).toEqual([NodeConnectionTypes.Main]);
+		expect(base.description.properties.map((p) => p.name)).not.toContain('toolDescription');
+	});
+});
+
+describe('AI Agent v3: the engine runs the tool node for the agent’s tool call', () => {
+	test('the agent sees the node name, the node description and a schema of the $fromAI keys', async () => {
+		const { agent } = await callTool([{ args: { question: QUESTION } }]);
+		expect(agent.tools).toEqual([
+			{
+				name: 'Personal_Assistant',
+				description: nodeDescription,
+				parameters: {
+					$schema: 'http://json-schema.org/draft-07/schema#',
+					type: 'object',
+					properties: {
+						question: { type: 'string', description: 'The question for the personal assistant' },
+						conversationId: {
+							type: 'string',
+							description: 'Continue an earlier conversation; empty for a new one',
+						},
+					},
+					// n8n makes every $fromAI key required unless it has a default (4th argument).
+					required: ['question', 'conversationId'],
+					additionalProperties: false,
+				},
+				sourceNodeName: TOOL_NODE,
+				kind: 'DynamicStructuredTool',
+			},
+		]);
+	});
+
+	test('asks the assistant over HTTP with the agent’s arguments and hands the answer back', async () => {
+		const { run, agent, toolRuns } = await callTool([{ args: { question: QUESTION } }]);
+
+		expect(run.error()).toBeUndefined();
+		expect(agent.steps).toHaveLength(1);
+		const [step] = agent.steps;
+		expect(step).toMatchObject({ id: 'call_1', tool: 'Personal_Assistant', args: { question: QUESTION } });
+		expect(step.error).toBeUndefined();
+		expect(answersOf(step.observation)).toEqual([
+			{
+				output: expect.stringContaining(`You said: "${QUESTION}"`),
+				conversation_id: expect.stringMatching(/\S+/),
+			},
+		]);
+
+		// The request the emulator got: the question, nothing else (no conversation id sent).
+		expect(emulator.stats.requests).toHaveLength(1);
+		const [request] = emulator.stats.requests;
+		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
+		expect(request.body).toEqual({ input: QUESTION });
+
+		// The engine ran the tool node as its own run under the agent, logged as an ai_tool call.
+		const [toolRun] = toolRuns(TOOL_NODE);
+		expect(toolRuns(TOOL_NODE)).toHaveLength(1);
+		expect(toolRun.executionStatus).toBe('success');
+		expect(toolRun.source).toEqual([expect.objectContaining({ previousNode: 'Agent' })]);
+		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({ question: QUESTION });
+		expect(toolRun.data?.ai_tool?.[0]?.map((item) => item.json)).toEqual(answersOf(step.observation));
+		expectNoToken(run.data);
+	});
+
+	test('the agent continues the conversation by passing back the conversation_id it was given', async () => {
+		const first = await callTool([{ args: { question: 'Hi! My name is Ada.', conversationId: '' } }]);
+		const [firstAnswer] = answersOf(first.agent.steps[0].observation);
+
+		const second = await callTool([
+			{ args: { question: 'What is my name?', conversationId: firstAnswer.conversation_id } },
+		]);
+		const [secondAnswer] = answersOf(second.agent.steps[0].observation);
+		expect(secondAnswer.conversation_id).toBe(firstAnswer.conversation_id);
+		expect(secondAnswer.output).toContain('Your name is Ada.');
+		expect(secondAnswer.output).toContain('Earlier you said: "Hi! My name is Ada."');
+		expect(emulator.stats.requests.map((r) => r.body)).toEqual([
+			{ input: 'Hi! My name is Ada.' },
+			{ input: 'What is my name?', conversation_id: firstAnswer.conversation_id },
+		]);
+	});
+
+	test('two tool calls in one turn: each tool run reads its own $fromAI arguments', async () => {
+		const questions = ['First question?', 'Second question?'];
+		const { agent, toolRuns } = await callTool(
+			questions.map((question, index) => ({ id: `call_${index}`, args: { question } })),
+		);
+		expect(agent.steps.map((step) => step.id)).toEqual(['call_0', 'call_1']);
+		agent.steps.forEach((step, index) => {
+			expect(answersOf(step.observation)[0].output).toContain(`You said: "${questions[index]}"`);
+		});
+		expect(toolRuns(TOOL_NODE)).toHaveLength(2);
+		expect(emulator.stats.requests.map((r) => (r.body as IDataObject).input).sort()).toEqual(questions);
+	});
+
+	test('a failing call goes to the agent as an error it can read; the workflow goes on', async () => {
+		const wrongToken = 'not-the-right-token-123';
+		const { run, agent, toolRuns } = await callTool([{ args: { question: QUESTION } }], {
+			credentials: [emulatorCredential(emulator.baseUrl, wrongToken)],
+		});
+		expect(run.error()).toBeUndefined();
+		const [step] = agent.steps;
+		// The engine turns the tool node's error into its ai_tool output: only the message, which
+		// is therefore all the model learns (not the error's description).
+		const message = 'The access token was rejected (HTTP 401): Invalid or missing access token';
+		expect(step.error).toBe(message);
+		expect(JSON.parse(step.observation as string)).toEqual([{ error: message }]);
+		expect(toolRuns(TOOL_NODE)[0].executionStatus).toBe('error');
+		expect(JSON.stringify(run.data)).not.toContain(wrongToken);
+	});
+});
+
+describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent’s call', () => {
+	test('with the arguments the schema asks for, it returns the answer as JSON text', async () => {
+		const { agent, toolRuns } = await callTool(
+			[{ args: { question: QUESTION, conversationId: '' } }],
+			{ mode: 'invoke' },
+		);
+		const [step] = agent.steps;
+		expect(step.argsMatchSchema).toBe(true);
+		expect(answersOf(step.observation)).toEqual([
+			{ output: expect.stringContaining(`You said: "${QUESTION}"`), conversation_id: expect.any(String) },
+		]);
+		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION }]);
+		const [toolRun] = toolRuns(TOOL_NODE);
+		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({ question: QUESTION, conversationId: '' });
+		expect(toolRun.data?.ai_tool?.[0]?.[0]?.json).toEqual({ response: answersOf(step.observation) });
+	});
+
+	test('without a $fromAI default, {question} alone is refused before anything is sent; with one it works', async () => {
+		const refused = await callTool([{ args: { question: QUESTION } }], { mode: 'invoke' });
+		expect(refused.agent.steps[0]).toMatchObject({ argsMatchSchema: false });
+		expect(refused.agent.steps[0].error).toMatch(/did not match expected schema[\s\S]*conversationId/);
+		expect(emulator.stats.requests).toHaveLength(0);
+
+		const optional = toolNode({
+			...FROM_AI_PARAMETERS,
+			conversationId:
+				"={{ $fromAI('conversationId', 'Continue an earlier conversation; empty for a new one', 'string', '') }}",
+		});
+		const { agent } = await callTool([{ args: { question: QUESTION } }], { mode: 'invoke' }, optional);
+		expect(agent.tools[0].parameters).toMatchObject({
+			properties: { conversationId: { type: 'string', default: '' } },
+			required: ['question'],
+		});
+		expect(agent.steps[0].argsMatchSchema).toBe(true);
+		expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
+	});
+});
+
+describe('what the agent is told about the tool', () => {
+	test('the description is the node’s description whatever the operation; a manual one replaces it', () => {
+		// Without a `resource` parameter, n8n's makeDescription never uses an operation's `action`.
+		for (const operation of ['ask', 'listModels', 'listPersonas', 'getCatalog']) {
+			expect(toolDescriptionFor(pkg, toolNode({ operation }))).toBe(nodeDescription);
+		}
+		const manual = toolNode({
+			operation: 'ask',
+			descriptionType: 'manual',
+			toolDescription: 'Ask my assistant',
+		});
+		expect(toolDescriptionFor(pkg, manual)).toBe('Ask my assistant');
+	});
+
+	test('the editor’s "let the model define this" button: display-name keys, no descriptions', async () => {
+		// What n8n's editor writes when the ✨ button is used on Input and Conversation ID.
+		const generated = (key: string) =>
+			`={{ ${FROM_AI_AUTO_GENERATED_MARKER} $fromAI('${key}', \`\`, 'string') }}`;
+		const node = toolNode({
+			operation: 'ask',
+			input: generated('Input'),
+			conversationId: generated('Conversation_ID'),
+		});
+		const { agent } = await callTool(
+			[{ args: { Input: QUESTION, Conversation_ID: '' } }],
+			{},
+			node,
+		);
+		// The node's parameter descriptions never reach the model: only the tool description does.
+		expect(agent.tools[0].parameters).toMatchObject({
+			properties: { Input: { type: 'string' }, Conversation_ID: { type: 'string' } },
+			required: ['Input', 'Conversation_ID'],
+		});
+		expect(agent.tools[0].parameters.properties).not.toHaveProperty('Input.description');
+		expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
+	});
+});
