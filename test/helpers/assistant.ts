@@ -1,6 +1,12 @@
 import path from 'node:path';
 
-import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameterResourceLocator,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import {
 	chain,
@@ -30,7 +36,7 @@ export function emulatorCredential(baseUrl: string, accessToken: string): Engine
 	};
 }
 
-export function rl(value: string, mode: 'list' | 'id' = 'id'): IDataObject {
+export function rl(value: string, mode: 'list' | 'id' = 'id'): INodeParameterResourceLocator {
 	return { __rl: true, mode, value };
 }
 
