@@ -1,0 +1,128 @@
+// @ts-check
+'use strict';
+
+const { normalizeFault } = require('./faults');
+
+/** @typedef {import('./faults').FaultSpec} FaultSpec */
+
+/**
+ * @typedef {object} FaultDirective
+ * @property {string} raw  the directive as written, e.g. '#fault=429&retryAfter=1'
+ * @property {FaultSpec} fault
+ * @property {number | null} times  only the first `times` asks with the same input get it
+ */
+
+/**
+ * @typedef {object} Directives
+ * @property {FaultDirective[]} faults
+ * @property {number | null} delayMs  `#delay=<ms>`: overrides answerDelayMs
+ * @property {number | null} longChars  `#long=<N>`: pad the answer to about N characters
+ * @property {string[]} errors  problems with the directives, answered as 422
+ */
+
+// A directive runs up to the next whitespace or '#', so several can share an input.
+const DIRECTIVE_RE = /#(fault|delay|long)=([^\s#]*)/g;
+const MAX_DELAY_MS = 10 * 60 * 1000;
+const MAX_LONG_CHARS = 20_000_000;
+
+/**
+ * Reads the emulator directives (`#fault=...`, `#delay=...`, `#long=...`) out of an ask input.
+ * @param {string} input
+ * @returns {Directives}
+ */
+function parseDirectives(input) {
+	/** @type {Directives} */
+	const result = { faults: [], delayMs: null, longChars: null, errors: [] };
+	for (const match of input.matchAll(DIRECTIVE_RE)) {
+		const [raw, kind, value] = match;
+		if (kind === 'fault') addFaultDirective(result, raw, value);
+		else if (kind === 'delay') result.delayMs = parseBounded(result, raw, value, MAX_DELAY_MS);
+		else result.longChars = parseBounded(result, raw, value, MAX_LONG_CHARS);
+	}
+	return result;
+}
+
+/**
+ * @param {Directives} result
+ * @param {string} raw
+ * @param {string} value
+ * @param {number} max
+ * @returns {number | null}
+ */
+function parseBounded(result, raw, value, max) {
+	const n = Number(value);
+	if (value === '' || !Number.isInteger(n) || n < 0 || n > max) {
+		result.errors.push(`Directive ${raw}: expected a whole number from 0 to ${max}`);
+		return null;
+	}
+	return n;
+}
+
+/**
+ * `#fault=<name>[&key=value...]`, keys: status, retryAfter, retryAfterMs, ms, message, times.
+ * @param {Directives} result
+ * @param {string} raw
+ * @param {string} value
+ */
+function addFaultDirective(result, raw, value) {
+	const [name, ...params] = value.split('&');
+	/** @type {FaultSpec} */
+	const spec = { name };
+	let times = null;
+	try {
+		for (const param of params) {
+			const [key, text] = splitParam(param);
+			if (key === 'times') times = parseTimes(text);
+			else setFaultParam(spec, key, text);
+		}
+		result.faults.push({ raw, fault: normalizeFault(spec), times });
+	} catch (error) {
+		result.errors.push(`Directive ${raw}: ${error instanceof Error ? error.message : String(error)}`);
+	}
+}
+
+/**
+ * @param {string} param
+ * @returns {[string, string]}
+ */
+function splitParam(param) {
+	const eq = param.indexOf('=');
+	if (eq <= 0) throw new TypeError(`parameter '${param}' is not key=value`);
+	const text = param.slice(eq + 1);
+	try {
+		return [param.slice(0, eq), decodeURIComponent(text)];
+	} catch {
+		return [param.slice(0, eq), text];
+	}
+}
+
+/** @param {string} text */
+function parseTimes(text) {
+	const n = Number(text);
+	if (!Number.isInteger(n) || n < 1) throw new TypeError('times must be a whole number >= 1');
+	return n;
+}
+
+/**
+ * @param {FaultSpec} spec
+ * @param {string} key
+ * @param {string} text
+ */
+function setFaultParam(spec, key, text) {
+	switch (key) {
+		case 'status':
+		case 'retryAfterMs':
+		case 'ms':
+			if (text === '' || !Number.isFinite(Number(text))) throw new TypeError(`${key} must be a number`);
+			spec[key] = Number(text);
+			return;
+		case 'retryAfter':
+		case 'message':
+			spec[key] = text;
+			return;
+		default:
+			throw new TypeError(`unknown parameter '${key}'`);
+	}
+}
+
+module.exports = { parseDirectives };

@@ -1,0 +1,301 @@
+// @ts-check
+'use strict';
+
+const http = require('node:http');
+
+/**
+ * A fault to inject into a response.
+ * @typedef {object} FaultSpec
+ * @property {string} name  one of FAULT_NAMES, or a status shorthand such as '429' or '503'
+ * @property {string} [path]  queueFault only: the exact request path to hit (default: any path)
+ * @property {number} [status]  for 'status': the HTTP status to answer
+ * @property {string} [retryAfter]  429/503: Retry-After value, seconds or an HTTP date (429 default '1')
+ * @property {number} [retryAfterMs]  429/503: also send a retry-after-ms header
+ * @property {number} [ms]  slow-first-byte (default 5000), slow-chunks (250), stall-stream (60000)
+ * @property {string} [message]  body text for error200, status faults and error-event
+ */
+
+/**
+ * What the server does with the faults that apply to one request.
+ * @typedef {object} FaultPlan
+ * @property {FaultSpec | null} terminal  a fault that replaces the whole response
+ * @property {number} slowFirstByteMs  wait before sending anything (0 = no wait)
+ * @property {number | null} chunkDelayMs  overrides the emulator's chunk delay
+ * @property {number | null} stallMs  pause in the middle of a stream
+ * @property {boolean} resetMidStream
+ * @property {string | null} errorEvent  message of an Error event that cuts the stream short
+ * @property {boolean} noEnd
+ * @property {boolean} crlf
+ * @property {boolean} parts
+ * @property {boolean} partsAndContent
+ * @property {boolean} endExtra
+ * @property {boolean} noHeaderId
+ * @property {boolean} unknownEvents
+ * @property {boolean} splitBytes
+ */
+
+const FAULT_NAMES = Object.freeze([
+	'status',
+	'error200',
+	'garbage',
+	'reset',
+	'reset-mid-stream',
+	'slow-first-byte',
+	'slow-chunks',
+	'stall-stream',
+	'crlf',
+	'parts',
+	'parts-and-content',
+	'end-extra',
+	'end-empty',
+	'no-header-id',
+	'unknown-events',
+	'split-bytes',
+	'no-end',
+	'error-event',
+	'all-variants',
+]);
+
+// These replace the response entirely, so nothing else about the request matters.
+const TERMINAL_FAULTS = new Set(['status', 'error200', 'garbage', 'reset']);
+
+const DEFAULT_MS = { 'slow-first-byte': 5000, 'slow-chunks': 250, 'stall-stream': 60000 };
+const DEFAULT_ERROR200 = 'The assistant could not complete the request: upstream tool failed';
+const DEFAULT_ERROR_EVENT = 'Model provider overloaded';
+const BUSY_DETAIL = 'Conversation is busy answering an earlier request';
+const UNAUTHORIZED_DETAIL = 'Invalid or missing access token';
+
+/**
+ * Checks a fault and turns status shorthands ('429') into { name: 'status', status: 429 }.
+ * @param {FaultSpec} spec
+ * @returns {FaultSpec}
+ */
+function normalizeFault(spec) {
+	if (!spec || typeof spec !== 'object' || typeof spec.name !== 'string') {
+		throw new TypeError('A fault needs a string name');
+	}
+	const fault = { ...spec };
+	if (/^\d{3}$/.test(fault.name)) {
+		fault.status = Number(fault.name);
+		fault.name = 'status';
+	}
+	if (!FAULT_NAMES.includes(fault.name)) {
+		throw new TypeError(`Unknown fault '${fault.name}'. Known: ${FAULT_NAMES.join(', ')}, or a status like 429`);
+	}
+	if (fault.name === 'status' && !isHttpErrorStatus(fault.status)) {
+		throw new TypeError(`Fault 'status' needs a status between 400 and 599, got ${String(fault.status)}`);
+	}
+	for (const key of /** @type {const} */ (['ms', 'retryAfterMs'])) {
+		const value = fault[key];
+		if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+			throw new TypeError(`Fault parameter ${key} must be a number >= 0`);
+		}
+	}
+	return fault;
+}
+
+/** @param {unknown} status */
+function isHttpErrorStatus(status) {
+	return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599;
+}
+
+/**
+ * Merges the faults that hit one request into a plan. The first terminal fault wins.
+ * @param {FaultSpec[]} faults  normalized faults
+ * @returns {FaultPlan}
+ */
+function planFaults(faults) {
+	/** @type {FaultPlan} */
+	const plan = {
+		terminal: null,
+		slowFirstByteMs: 0,
+		chunkDelayMs: null,
+		stallMs: null,
+		resetMidStream: false,
+		errorEvent: null,
+		noEnd: false,
+		crlf: false,
+		parts: false,
+		partsAndContent: false,
+		endExtra: false,
+		noHeaderId: false,
+		unknownEvents: false,
+		splitBytes: false,
+	};
+	for (const fault of faults) addToPlan(plan, fault);
+	return plan;
+}
+
+/**
+ * @param {FaultPlan} plan
+ * @param {FaultSpec} fault
+ */
+function addToPlan(plan, fault) {
+	const ms = fault.ms ?? /** @type {Record<string, number>} */ (DEFAULT_MS)[fault.name];
+	switch (fault.name) {
+		case 'slow-first-byte':
+			plan.slowFirstByteMs += ms;
+			return;
+		case 'slow-chunks':
+			plan.chunkDelayMs = ms;
+			return;
+		case 'stall-stream':
+			plan.stallMs = ms;
+			return;
+		case 'reset-mid-stream':
+			plan.resetMidStream = true;
+			return;
+		case 'error-event':
+			plan.errorEvent = fault.message ?? DEFAULT_ERROR_EVENT;
+			return;
+		case 'all-variants':
+			Object.assign(plan, { crlf: true, parts: true, unknownEvents: true, splitBytes: true, endExtra: true });
+			return;
+		case 'end-empty':
+			return; // an empty End is what the emulator sends anyway
+		default:
+			if (TERMINAL_FAULTS.has(fault.name)) {
+				plan.terminal = plan.terminal ?? fault;
+				return;
+			}
+			setFlag(plan, fault.name);
+	}
+}
+
+/** @type {Record<string, keyof FaultPlan>} */
+const FLAG_BY_NAME = {
+	'no-end': 'noEnd',
+	crlf: 'crlf',
+	parts: 'parts',
+	'parts-and-content': 'partsAndContent',
+	'end-extra': 'endExtra',
+	'no-header-id': 'noHeaderId',
+	'unknown-events': 'unknownEvents',
+	'split-bytes': 'splitBytes',
+};
+
+/**
+ * @param {FaultPlan} plan
+ * @param {string} name
+ */
+function setFlag(plan, name) {
+	const flag = FLAG_BY_NAME[name];
+	if (flag) /** @type {Record<string, unknown>} */ (plan)[flag] = true;
+}
+
+/**
+ * @typedef {object} CannedResponse
+ * @property {number} status
+ * @property {Record<string, string>} headers
+ * @property {string} body
+ */
+
+/**
+ * The response a `status` fault answers with: the bodies the live service and the proxies in
+ * front of it send (JSON from the service, plain text or HTML from the proxies for 502-504).
+ * @param {FaultSpec} fault
+ * @returns {CannedResponse}
+ */
+function statusFaultResponse(fault) {
+	const status = fault.status ?? 500;
+	const response = proxyResponse(status) ?? jsonResponse(status, serviceErrorBody(status, fault.message));
+	if (status === 401) response.headers['www-authenticate'] = 'Bearer';
+	if (status === 429 || (status === 503 && fault.retryAfter !== undefined)) {
+		response.headers['retry-after'] = String(fault.retryAfter ?? '1');
+	}
+	if ((status === 429 || status === 503) && fault.retryAfterMs !== undefined) {
+		response.headers['retry-after-ms'] = String(fault.retryAfterMs);
+	}
+	return response;
+}
+
+/**
+ * @param {number} status
+ * @param {string | undefined} message
+ * @returns {unknown}
+ */
+function serviceErrorBody(status, message) {
+	if (status === 422) {
+		return {
+			detail: [
+				{ loc: ['body', 'input'], msg: message ?? 'Field required', type: 'missing' },
+				{ loc: ['body', 'model_name'], msg: "Unknown model 'emulated-fault'", type: 'value_error' },
+			],
+		};
+	}
+	/** @type {Record<number, string>} */
+	const details = {
+		401: UNAUTHORIZED_DETAIL,
+		404: 'Not Found',
+		408: 'Request timeout',
+		409: BUSY_DETAIL,
+		429: 'Rate limit exceeded',
+		500: 'Internal server error',
+	};
+	return { detail: message ?? details[status] ?? http.STATUS_CODES[status] ?? `HTTP ${status}` };
+}
+
+/**
+ * @param {number} status
+ * @returns {CannedResponse | null}
+ */
+function proxyResponse(status) {
+	if (status === 502) {
+		return htmlResponse(502, 'Bad Gateway');
+	}
+	if (status === 503) {
+		return {
+			status,
+			headers: { 'content-type': 'text/plain' },
+			body: 'upstream connect error or disconnect/reset before headers. reset reason: overflow',
+		};
+	}
+	if (status === 504) {
+		return htmlResponse(504, 'Gateway Time-out');
+	}
+	return null;
+}
+
+/**
+ * @param {number} status
+ * @param {string} title
+ * @returns {CannedResponse}
+ */
+function htmlResponse(status, title) {
+	const body =
+		`<html>\r\n<head><title>${status} ${title}</title></head>\r\n<body>\r\n` +
+		`<center><h1>${status} ${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+	return { status, headers: { 'content-type': 'text/html' }, body };
+}
+
+/**
+ * @param {number} status
+ * @param {unknown} value
+ * @returns {CannedResponse}
+ */
+function jsonResponse(status, value) {
+	return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
+}
+
+/**
+ * The response of an `error200` or `garbage` fault.
+ * @param {FaultSpec} fault
+ * @returns {CannedResponse}
+ */
+function fakeSuccessResponse(fault) {
+	if (fault.name === 'garbage') {
+		return { status: 200, headers: { 'content-type': 'application/json' }, body: '<html>oops' };
+	}
+	return jsonResponse(200, { error: fault.message ?? DEFAULT_ERROR200 });
+}
+
+module.exports = {
+	FAULT_NAMES,
+	BUSY_DETAIL,
+	UNAUTHORIZED_DETAIL,
+	normalizeFault,
+	planFaults,
+	statusFaultResponse,
+	fakeSuccessResponse,
+	jsonResponse,
+};
