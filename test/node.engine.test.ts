@@ -426,3 +426,29 @@ describe('live streaming into n8n (a streaming execution)', () => {
 		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
 	});
 });
+
+describe('a service that answers a stream request with plain JSON', () => {
+	test('the JSON answer is used as it is, in the same output shape', async () => {
+		const http = await import('node:http');
+		const server = http.createServer((request, response) => {
+			request.resume();
+			request.on('end', () => {
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ output: 'plain JSON answer', conversation_id: 'conv_json' }));
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		try {
+			const pkg = await assistantPackage();
+			const run = await runWithItems(
+				[{}],
+				[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi', options: { stream: true } })],
+				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
+			);
+			expect(run.outputs('Ask')[0].json).toEqual({ output: 'plain JSON answer', conversation_id: 'conv_json' });
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+});

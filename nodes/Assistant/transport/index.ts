@@ -7,9 +7,9 @@ import {
 	type ILoadOptionsFunctions,
 } from 'n8n-workflow';
 
-import type { AskRequest, InBandErrorResponse } from '../api';
+import type { AskRequest, AskResponse, InBandErrorResponse } from '../api';
 import { parseAssistantStream, type AssistantStreamEvent } from '../sse';
-import { apiError, httpStatusError, redact, type FailedResponse } from './errors';
+import { apiError, headerValue, httpStatusError, redact, type FailedResponse } from './errors';
 import { RequestLifetime, StoppedError } from './lifetime';
 import { DEFAULT_RETRIES, isRetryableStatus, retryDelayMs } from './retry';
 
@@ -92,10 +92,22 @@ export async function apiRequest<TResponse>(ctx: AssistantContext, spec: Request
 		lifetime.dispose();
 	}
 	const bodyText = typeof response.body === 'string' ? response.body : String(response.body ?? '');
-	if (response.statusCode < 200 || response.statusCode >= 300) {
+	return parseAnswer<TResponse>(ctx, response.statusCode, response.headers, bodyText, spec, credentials);
+}
+
+/** The JSON of an answer; statuses, non-JSON bodies and in-band errors become NodeApiErrors. */
+function parseAnswer<TResponse>(
+	ctx: AssistantContext,
+	statusCode: number,
+	headers: RawResponse<unknown>['headers'],
+	bodyText: string,
+	spec: RequestSpec,
+	credentials: AssistantCredentials,
+): TResponse {
+	if (statusCode < 200 || statusCode >= 300) {
 		throw httpStatusError(
 			ctx.getNode(),
-			{ status: response.statusCode, bodyText, headers: response.headers },
+			{ status: statusCode, bodyText, headers } satisfies FailedResponse,
 			spec.itemIndex,
 			credentials.accessToken,
 		);
@@ -107,9 +119,9 @@ export async function apiRequest<TResponse>(ctx: AssistantContext, spec: Request
 		throw apiError(
 			ctx.getNode(),
 			{
-				message: `The assistant sent a response that is not JSON (HTTP ${response.statusCode})`,
+				message: `The assistant sent a response that is not JSON (HTTP ${statusCode})`,
 				description: `Received: ${redact(bodyText.slice(0, 200), credentials.accessToken) || '(empty body)'}. Check that the credential's base URL points at the Assistant API.`,
-				httpCode: String(response.statusCode),
+				httpCode: String(statusCode),
 			},
 			spec.itemIndex,
 		);
@@ -120,7 +132,7 @@ export async function apiRequest<TResponse>(ctx: AssistantContext, spec: Request
 			{
 				message: `The assistant could not answer: ${redact(parsed.error, credentials.accessToken)}`,
 				description: 'The service reported this failure inside a successful (HTTP 200) response.',
-				httpCode: String(response.statusCode),
+				httpCode: String(statusCode),
 			},
 			spec.itemIndex,
 		);
@@ -149,28 +161,38 @@ export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): P
 		lifetime.dispose();
 		throw error;
 	}
-	if (response.statusCode < 200 || response.statusCode >= 300) {
+	const header = response.headers['x-conversation-id'];
+	const conversationId = (Array.isArray(header) ? header[0] : header) || undefined;
+	const contentType = headerValue(response.headers, 'content-type') ?? '';
+	const isEventStream = /text\/event-stream/i.test(contentType);
+	// A failure, or a service that answered the stream request with plain JSON: read it whole.
+	if (response.statusCode < 200 || response.statusCode >= 300 || (!isEventStream && /json/i.test(contentType))) {
 		let bodyText: string;
 		try {
 			bodyText = await readAll(response.body);
 		} finally {
 			lifetime.dispose();
 		}
-		throw httpStatusError(
-			ctx.getNode(),
-			{ status: response.statusCode, bodyText, headers: response.headers } satisfies FailedResponse,
-			spec.itemIndex,
-			credentials.accessToken,
-		);
+		const answer = parseAnswer<AskResponse>(ctx, response.statusCode, response.headers, bodyText, spec, credentials);
+		return { conversationId, events: answerAsEvents(answer) };
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
 	if (spec.idleTimeoutMs) lifetime.watchIdle(spec.idleTimeoutMs);
-	const header = response.headers['x-conversation-id'];
-	const conversationId = Array.isArray(header) ? header[0] : header;
 	return {
-		conversationId: conversationId || undefined,
+		conversationId,
 		events: guardedEvents(ctx, parseAssistantStream(touching(body, lifetime)), spec, credentials, lifetime),
+	};
+}
+
+/** A whole JSON answer told as the events a stream would have carried. */
+async function* answerAsEvents(answer: AskResponse): AsyncGenerator<AssistantStreamEvent> {
+	const output = answer?.output;
+	if (typeof output === 'string') yield { type: 'text', content: output };
+	yield {
+		type: 'end',
+		output: typeof output === 'object' && output !== null ? output : undefined,
+		conversationId: typeof answer?.conversation_id === 'string' ? answer.conversation_id : undefined,
 	};
 }
 
