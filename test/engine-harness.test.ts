@@ -16,6 +16,7 @@ import {
 	chain,
 	itemsNode,
 	loadPackage,
+	n8nCoreMajor,
 	manualTrigger,
 	runWorkflow,
 	testCredential,
@@ -212,12 +213,23 @@ describe('engine harness', () => {
 			authorization: `Bearer ${TOKEN}`,
 		});
 
+		// n8n 1.x's credential tester does not see the HTTP status of a failed test request (its
+		// RoutingNode error has no `cause`): it shows n8n's own message, and `rules` do not apply.
 		const wrong = await testCredential(pkg, 'echoApi', { baseUrl, accessToken: 'wrong' });
-		expect(wrong).toEqual({ status: 'Error', message: 'Unauthorized' });
+		expect(wrong).toEqual({
+			status: 'Error',
+			message: n8nCoreMajor === 1 ? 'Authorization failed - please check your credentials' : 'Unauthorized',
+		});
 
 		// A `rules` entry of the credential's test maps the status code to its message.
 		const forbidden = await testCredential(pkg, 'echoApi', { baseUrl, accessToken: 'forbidden' });
-		expect(forbidden).toEqual({ status: 'Error', message: 'The token is not allowed to do that' });
+		expect(forbidden).toEqual({
+			status: 'Error',
+			message:
+				n8nCoreMajor === 1
+					? 'Forbidden - perhaps check your credentials?'
+					: 'The token is not allowed to do that',
+		});
 	});
 
 	test('a credential tested by a node method runs it, with the type defaults applied', async () => {

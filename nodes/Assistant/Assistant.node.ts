@@ -14,7 +14,8 @@ const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-assistant/n8n-nodes-assi
 
 export class Assistant implements INodeType {
 	// The node's own fields stay here, in the class, where n8n's community-node lint rules and
-	// its package scanner look for them; the parameters come from actions/.
+	// its package scanner look for them; the parameters (and the description text) come from
+	// actions/versionDescription.ts.
 	description: INodeTypeDescription = {
 		displayName: 'Assistant',
 		name: 'assistant',
@@ -23,8 +24,8 @@ export class Assistant implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ {"ask": "Ask", "listModels": "List Models", "getCatalog": "Get Catalog", "listPersonas": "List Personas"}[$parameter["operation"]] }}',
-		description:
-			'Ask your personal AI assistant (with your files, integrations and tools) and get its reply as text or as JSON matching a schema',
+		// Also what an AI Agent reads about the node used as a tool: kept beside the parameters.
+		description: versionDescription.description,
 		documentationUrl: DOCUMENTATION_URL,
 		defaults: { name: 'Assistant' },
 		usableAsTool: true,

@@ -162,8 +162,12 @@ async function readStreamedWebhook(url, body, probe) {
 		}
 	};
 	if (response.body) {
-		for await (const chunk of response.body) {
-			buffer += decoder.decode(chunk, { stream: true });
+		// Read with a reader: @types/node 20 does not declare web streams async-iterable.
+		const reader = response.body.getReader();
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (done) break;
+			buffer += decoder.decode(value, { stream: true });
 			take(false);
 		}
 	}

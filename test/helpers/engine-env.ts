@@ -11,6 +11,8 @@
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import { InstanceSettings } from 'n8n-core';
+// Not exported from the package's index, in 1.x as in 2.x.
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,4 +69,14 @@ Container.set(Logger, captureLogger as unknown as Logger);
 		else process.env.N8N_USER_FOLDER = previous;
 		rmSync(userFolder, { recursive: true, force: true });
 	}
+}
+
+/**
+ * n8n-core 1.x: the SSHClientsManager singleton (created with the first node execution or
+ * load-options context) starts a 60 s cleanup interval that is not unref'd, so jest never exits;
+ * 2.x unrefs it. Create it now and unref its timer when it holds the process.
+ */
+{
+	const manager = Container.get(SSHClientsManager) as unknown as { cleanupTimer?: NodeJS.Timeout };
+	if (manager.cleanupTimer?.hasRef()) manager.cleanupTimer.unref();
 }

@@ -13,7 +13,8 @@
  *     { credentials: [{ id: 'c1', type: 'assistantApi', data: { apiKey: 'k' } }] });
  *   result.outputs('Ask'); // INodeExecutionData[]
  */
-import './engine-env';
+// First: sets up the process for n8n-core (user folder, loggers) before anything else loads.
+import { logSinks } from './engine-env';
 
 import {
 	CredentialTestContext,
@@ -56,14 +57,26 @@ import {
 	Workflow,
 	createEmptyRunExecutionData,
 } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { type EngineCredential, HarnessCredentialsHelper } from './engine-credentials';
-import { logSinks } from './engine-env';
 import { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE, harnessNodeTypes } from './engine-nodes';
 
 export type { EngineCredential } from './engine-credentials';
 export { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE } from './engine-nodes';
+
+/**
+ * The major version of the n8n-core the harness runs on: 2, or 1 under `npm run test:n8n1`
+ * (jest.n8n1.config.js), for the few assertions where n8n 1.x itself behaves differently.
+ */
+export const n8nCoreMajor = Number(
+	(
+		JSON.parse(
+			readFileSync(path.join(path.dirname(require.resolve('n8n-core')), '..', 'package.json'), 'utf8'),
+		) as { version: string }
+	).version.split('.')[0],
+);
 
 export interface RunOptions {
 	/**
@@ -299,7 +312,7 @@ export async function runWorkflow(
 	let timer: NodeJS.Timeout | undefined;
 	let onAbort: (() => void) | undefined;
 	try {
-		const execution = workflowExecute.run({ workflow: instance });
+		const execution = startRun(workflowExecute, instance);
 		onAbort = () => execution.cancel();
 		if (options.signal?.aborted) onAbort();
 		else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -316,6 +329,45 @@ export async function runWorkflow(
 		if (onAbort) options.signal?.removeEventListener('abort', onAbort);
 		logSinks.delete(logs);
 	}
+}
+
+type Execution = ReturnType<WorkflowExecute['run']>;
+
+/**
+ * `WorkflowExecute.run`: n8n-core 2.x takes one options object (`{ workflow, startNode, … }`);
+ * 1.x took positional arguments (`workflow, startNode, …`). Told apart by the declared arity.
+ */
+function startRun(workflowExecute: WorkflowExecute, workflow: Workflow): Execution {
+	const run = workflowExecute.run as unknown as (...args: unknown[]) => Execution;
+	if (run.length <= 1) return workflowExecute.run({ workflow });
+	try {
+		return run.call(workflowExecute, workflow);
+	} catch (error) {
+		throw withIssueDetails(error, workflowExecute, workflow);
+	}
+}
+
+/**
+ * n8n-core 1.x refuses a workflow whose nodes have issues (a required parameter missing, a value
+ * failing its field validation) with a bare "The workflow has issues…" (its editor shows the
+ * issues on the nodes); 2.x puts them in the message. On 1.x, add them from the same check
+ * (`checkReadyForExecution`), worded as 2.x does, so a test can see why the run was refused.
+ */
+function withIssueDetails(error: unknown, workflowExecute: WorkflowExecute, workflow: Workflow) {
+	if (!(error instanceof Error) || error.constructor.name !== 'WorkflowHasIssuesError') return error;
+	const startNode = workflow.getStartNode()?.name;
+	const issues = workflowExecute.checkReadyForExecution(workflow, { startNode }) ?? {};
+	const lines = Object.entries(issues).map(([nodeName, nodeIssues]) => {
+		const messages: string[] = [];
+		if (nodeIssues.execution !== undefined) messages.push('Execution Error.');
+		for (const byName of [nodeIssues.parameters, nodeIssues.credentials, nodeIssues.input]) {
+			for (const list of Object.values(byName ?? {})) messages.push(...list);
+		}
+		if (nodeIssues.typeUnknown !== undefined) messages.push('Node Type is not known.');
+		return `- '${nodeName}': ${messages.join(' ')}`;
+	});
+	if (lines.length > 0) error.message = `${error.message}\n${lines.join('\n')}`;
+	return error;
 }
 
 function createResult(data: IRun, chunks: StructuredChunk[], logs: string[]): RunResult {

@@ -145,15 +145,6 @@ export const requestOptions: INodeProperties = {
 				'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same',
 		},
 		{
-			displayName: 'Use Successor of Deprecated Model',
-			name: 'useSuccessor',
-			type: 'boolean',
-			default: true,
-			displayOptions: { show: { '/operation': ['ask'] } },
-			description:
-				"Whether to ask with the successor when the chosen model is deprecated in the service's catalog. A hint names the successor either way.",
-		},
-		{
 			displayName: 'Timeout (Ms)',
 			name: 'timeout',
 			type: 'number',
@@ -161,6 +152,15 @@ export const requestOptions: INodeProperties = {
 			typeOptions: { minValue: 1 },
 			description:
 				'How long the whole call may take, retries included, in milliseconds. Answers can take minutes while the assistant uses tools.',
+		},
+		{
+			displayName: 'Use Successor of Deprecated Model',
+			name: 'useSuccessor',
+			type: 'boolean',
+			default: true,
+			displayOptions: { show: { '/operation': ['ask'] } },
+			description:
+				"Whether to ask with the successor when the chosen model is deprecated in the service's catalog. A hint names the successor either way.",
 		},
 	],
 };

@@ -13,8 +13,7 @@ import type { RunCache } from './runCache';
 
 const showForCatalog = { show: { operation: ['getCatalog'] } };
 
-const MEDIA_DOMAINS = ['chat', 'image', 'video', 'speech', 'transcription'] as const;
-type DomainFilter = (typeof MEDIA_DOMAINS)[number];
+type DomainFilter = 'chat' | 'image' | 'video' | 'speech' | 'transcription';
 
 export const description: INodeProperties[] = [
 	{

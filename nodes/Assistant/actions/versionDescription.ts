@@ -1,4 +1,4 @@
-import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
+import type { INodeTypeDescription } from 'n8n-workflow';
 
 import * as ask from './ask.operation';
 import { requestOptions } from './descriptions';
@@ -6,22 +6,15 @@ import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
 
-export const versionDescription: INodeTypeDescription = {
-	displayName: 'Assistant',
-	name: 'assistant',
-	icon: { light: 'file:assistant.svg', dark: 'file:assistant.dark.svg' },
-	group: ['transform'],
-	version: 1,
-	subtitle:
-		'={{ {"ask": "Ask", "listModels": "List Models", "getCatalog": "Get Catalog", "listPersonas": "List Personas"}[$parameter["operation"]] }}',
+/**
+ * The node's parameters, and its description (also what an AI Agent reads about the node used as
+ * a tool). The rest of the node's description is in Assistant.node.ts, where n8n's lint rules and
+ * package scanner look for it.
+ */
+export const versionDescription: Pick<INodeTypeDescription, 'description' | 'properties'> = {
 	// Also what an AI Agent reads about the node used as a tool: say what to send and how to continue.
 	description:
 		"Ask the user's personal AI assistant, which can use their files, integrations and tools, and get its answer. Send a complete, self-contained question or instruction. Each answer includes a conversation_id: pass it back as the conversation ID to ask a follow-up in the same conversation, or leave it empty to start a new one.",
-	defaults: { name: 'Assistant' },
-	usableAsTool: true,
-	inputs: [NodeConnectionTypes.Main],
-	outputs: [NodeConnectionTypes.Main],
-	credentials: [{ name: 'assistantApi', required: true }],
 	properties: [
 		{
 			displayName: 'Operation',

@@ -154,12 +154,11 @@ export interface OpenedStream {
 export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): Promise<OpenedStream> {
 	const credentials = await getCredentials(ctx);
 	const lifetime = new RequestLifetime(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, cancelSignalOf(ctx));
-	let response: RawResponse<ByteStream>;
+	let response: RawResponse<ByteStream> | undefined;
 	try {
 		response = await sendWithRetries<ByteStream>(ctx, spec, credentials, 'stream', lifetime);
-	} catch (error) {
-		lifetime.dispose();
-		throw error;
+	} finally {
+		if (!response) lifetime.dispose();
 	}
 	const header = response.headers['x-conversation-id'];
 	const conversationId = (Array.isArray(header) ? header[0] : header) || undefined;
@@ -264,7 +263,8 @@ async function sendWithRetries<TBody>(
 		} catch (error) {
 			if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
 			// A missing credential and the like; statuses never throw (ignoreHttpStatusErrors).
-			if (error instanceof NodeOperationError) throw error;
+			// (`new NodeOperationError` of a NodeOperationError returns that same error.)
+			if (error instanceof NodeOperationError) throw new NodeOperationError(ctx.getNode(), error);
 			const failure = networkError(ctx, error, credentials, spec);
 			const delay = retryDelayMs(attempt, undefined);
 			if (attempt >= retries || delay >= lifetime.remainingMs()) throw failure;

@@ -5,22 +5,29 @@ export type StopReason = 'timeout' | 'idle' | 'cancelled';
  * The time a call may take, over all its attempts and, for a stream, until its last byte:
  * an overall deadline, an optional idle limit between stream bytes, and the execution's cancel
  * signal, all folded into one AbortSignal for the HTTP client.
+ *
+ * Timers are `AbortSignal.timeout()` signals: community nodes may not use setTimeout and
+ * clearTimeout (n8n Cloud restricts them; @n8n/community-nodes/no-restricted-globals).
  */
 export class RequestLifetime {
 	private readonly controller = new AbortController();
 	private readonly deadline: number;
-	private readonly deadlineTimer: ReturnType<typeof setTimeout>;
-	private idleTimer: ReturnType<typeof setTimeout> | undefined;
+	private readonly deadlineSignal: AbortSignal;
+	private idleSignal: AbortSignal | undefined;
 	private idleMs = 0;
+	private lastActivity = 0;
 	private stopReason: StopReason | undefined;
 	private readonly onCancel = () => this.stop('cancelled');
+	private readonly onDeadline = () => this.stop('timeout');
+	private readonly onIdleCheck = () => this.checkIdle();
 
 	constructor(
 		readonly timeoutMs: number,
 		private readonly cancelSignal?: AbortSignal,
 	) {
 		this.deadline = Date.now() + timeoutMs;
-		this.deadlineTimer = setTimeout(() => this.stop('timeout'), timeoutMs);
+		this.deadlineSignal = timeoutSignal(timeoutMs);
+		this.deadlineSignal.addEventListener('abort', this.onDeadline, { once: true });
 		if (cancelSignal?.aborted) this.stop('cancelled');
 		else cancelSignal?.addEventListener('abort', this.onCancel, { once: true });
 	}
@@ -47,26 +54,28 @@ export class RequestLifetime {
 	watchIdle(idleMs: number): void {
 		this.idleMs = idleMs;
 		this.touch();
+		if (idleMs > 0 && !this.signal.aborted) this.armIdle(idleMs);
 	}
 
 	touch(): void {
 		if (this.idleMs <= 0 || this.signal.aborted) return;
-		if (this.idleTimer) clearTimeout(this.idleTimer);
-		this.idleTimer = setTimeout(() => this.stop('idle'), this.idleMs);
+		this.lastActivity = Date.now();
 	}
 
 	/** A pause between attempts that ends early, with the reason, when the call is stopped. */
 	async pause(ms: number): Promise<void> {
 		if (this.signal.aborted) throw new StoppedError(this.stopReason ?? 'cancelled');
+		const elapsed = timeoutSignal(ms);
 		await new Promise<void>((resolve, reject) => {
-			const timer = setTimeout(() => {
+			const onElapsed = () => {
 				this.signal.removeEventListener('abort', onAbort);
 				resolve();
-			}, ms);
+			};
 			const onAbort = () => {
-				clearTimeout(timer);
+				elapsed.removeEventListener('abort', onElapsed);
 				reject(new StoppedError(this.stopReason ?? 'cancelled'));
 			};
+			elapsed.addEventListener('abort', onElapsed, { once: true });
 			this.signal.addEventListener('abort', onAbort, { once: true });
 		});
 	}
@@ -78,10 +87,29 @@ export class RequestLifetime {
 	}
 
 	dispose(): void {
-		clearTimeout(this.deadlineTimer);
-		if (this.idleTimer) clearTimeout(this.idleTimer);
+		this.deadlineSignal.removeEventListener('abort', this.onDeadline);
+		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
 		this.cancelSignal?.removeEventListener('abort', this.onCancel);
 	}
+
+	/** One timer per idle window, not one per chunk: when it rings, stop or wait the rest. */
+	private armIdle(ms: number): void {
+		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
+		this.idleSignal = timeoutSignal(ms);
+		this.idleSignal.addEventListener('abort', this.onIdleCheck, { once: true });
+	}
+
+	private checkIdle(): void {
+		if (this.signal.aborted) return;
+		const quietMs = Date.now() - this.lastActivity;
+		if (quietMs >= this.idleMs) this.stop('idle');
+		else this.armIdle(this.idleMs - quietMs);
+	}
+}
+
+/** Whole milliseconds up to 2^31-1, as timers take them (AbortSignal.timeout refuses fractions). */
+function timeoutSignal(ms: number): AbortSignal {
+	return AbortSignal.timeout(Math.min(Math.max(Math.ceil(ms), 0), 2 ** 31 - 1));
 }
 
 export class StoppedError extends Error {

@@ -1,0 +1,27 @@
+// The engine suites again, against n8n 1.x: n8n-core, n8n-workflow and the two n8n packages the
+// harness uses directly (@n8n/di, @n8n/backend-common) resolve to the copies that
+// `node scripts/n8n1.js install` puts in .cache/n8n1 (pinned in compat/n8n1/). The mapping holds
+// for every module jest loads, so the built node (dist/, loaded by n8n-core's
+// PackageDirectoryLoader through jest's require) gets the 1.x n8n-workflow too.
+// Run with `npm run test:n8n1`.
+const path = require('node:path');
+const base = require('./jest.config');
+
+const n8n1Modules = path.join(__dirname, '.cache', 'n8n1', 'node_modules');
+const mapped = ['n8n-core', 'n8n-workflow', '@n8n/di', '@n8n/backend-common'];
+const names = mapped.map((name) => name.replace('/', '\\/')).join('|');
+
+/** @type {import('jest').Config} */
+module.exports = {
+	...base,
+	displayName: 'n8n 1.x',
+	testMatch: [
+		'**/test/node.engine.test.ts',
+		'**/test/reliability.test.ts',
+		'**/test/engine-harness.test.ts',
+	],
+	moduleNameMapper: {
+		[`^(${names})$`]: `${n8n1Modules}/$1`,
+		[`^(${names})/(.*)$`]: `${n8n1Modules}/$1/$2`,
+	},
+};
