@@ -1,0 +1,207 @@
+/**
+ * Row 1: per-item overhead. Ask over N items in the real n8n-core engine against the emulator
+ * answering at once, versus a plain loop of fetch calls sending the same requests (same bodies,
+ * same headers, same bearer token) to the same emulator, one after another as the node does.
+ *
+ * Two more sides split the added time into what n8n itself costs per item and what the Assistant
+ * node's code adds: a minimal n8n node (bench/lib/bareNode.ts) that only POSTs the input, once
+ * with n8n's authenticated helper (httpRequestWithAuthentication, which the node uses: n8n
+ * applies the credential to every request) and once with the plain helper and the bearer header
+ * set from credentials read once (the least an n8n node can do). Two Input variants: an
+ * expression (`{{ $json.q }}`, the usual case; n8n evaluates it per item) and a fixed text.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startEmulator } from '../../test/emulator/server';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../../test/helpers/assistant';
+import { chain, itemsNode, manualTrigger, runWorkflow } from '../../test/helpers/engine';
+import { BARE_NODE_TYPE, withBareNode } from '../lib/bareNode';
+import type { Row } from '../lib/report';
+import { fmtMs, fmtRatio, fmtSpreadMs, spread, timed, type Spread } from '../lib/stats';
+
+const TOKEN = 'bench-token-0123456789abcdef';
+const TARGET_RATIO = 1.3;
+
+export interface OverheadOptions {
+	items: number;
+	runs: number;
+}
+
+interface Variant {
+	key: string;
+	label: string;
+	/** The Input parameter of both n8n nodes. */
+	input: string;
+	/** What the fetch loop sends for item i. */
+	body(i: number): string;
+}
+
+const VARIANTS: Variant[] = [
+	{
+		key: '1',
+		label: 'Input `{{ $json.q }}`',
+		input: '={{ $json.q }}',
+		body: (i) => `Benchmark question number ${i}`,
+	},
+	{
+		key: '1b',
+		label: 'fixed Input',
+		input: 'Benchmark question',
+		body: () => 'Benchmark question',
+	},
+];
+
+const us = (ms: number, items: number) => `${((ms / items) * 1000).toFixed(0)} µs`;
+
+export async function overheadRows({ items, runs }: OverheadOptions): Promise<Row[]> {
+	const emulator = await startEmulator({ token: TOKEN });
+	const rows: Row[] = [];
+	try {
+		const pkg = await assistantPackage();
+		const barePkg = withBareNode(pkg);
+		const credential = emulatorCredential(emulator.baseUrl, TOKEN);
+		const url = `${emulator.baseUrl}/assistant/ask`;
+		const inputs: IDataObject[] = Array.from({ length: items }, (_, i) => ({
+			q: `Benchmark question number ${i}`,
+		}));
+
+		for (const variant of VARIANTS) {
+			const expected = (i: number) => `You said: "${variant.body(i)}"`;
+			const checkLast = (side: string, last: unknown) => {
+				if (typeof last !== 'string' || !last.includes(expected(items - 1))) {
+					throw new Error(`${side}: unexpected answer ${JSON.stringify(last)}`);
+				}
+			};
+			const bodies = () => JSON.stringify(emulator.stats.requests.map((r) => r.body));
+
+			const node = assistantNode(pkg, 'Ask', { operation: 'ask', input: variant.input });
+			const runNode = async () => {
+				emulator.reset();
+				const outputs = (await runWithItems(inputs, [node], { credentials: [credential] })).outputs(
+					'Ask',
+				);
+				if (outputs.length !== items)
+					throw new Error(`node: ${outputs.length} outputs for ${items} items`);
+				checkLast('node', outputs[items - 1].json.output);
+				return bodies();
+			};
+
+			const bareRun = (auth: 'helper' | 'header') => {
+				const bare = {
+					...assistantNode(pkg, 'Bare', { input: variant.input, url, auth }),
+					type: BARE_NODE_TYPE,
+				};
+				return async () => {
+					emulator.reset();
+					const workflow = chain(manualTrigger(), itemsNode(inputs), bare);
+					const outputs = (
+						await runWorkflow(barePkg, workflow, { credentials: [credential] })
+					).outputs('Bare');
+					if (outputs.length !== items)
+						throw new Error(`bare node: ${outputs.length} outputs for ${items} items`);
+					checkLast(`bare node (${auth})`, outputs[items - 1].json.output);
+					return bodies();
+				};
+			};
+			const runBare = bareRun('helper');
+			const runBareHeader = bareRun('header');
+
+			const runFetch = async () => {
+				emulator.reset();
+				let last: unknown;
+				for (let i = 0; i < items; i++) {
+					const response = await fetch(url, {
+						method: 'POST',
+						headers: {
+							Accept: 'application/json',
+							'Content-Type': 'application/json',
+							Authorization: `Bearer ${TOKEN}`,
+						},
+						body: JSON.stringify({ input: variant.body(i) }),
+					});
+					if (response.status !== 200) throw new Error(`fetch: HTTP ${response.status}`);
+					last = ((await response.json()) as { output: unknown }).output;
+				}
+				checkLast('fetch', last);
+				return bodies();
+			};
+
+			// Warm-up (JIT, the package load), and a check that all sides send the same requests.
+			const sides = [runNode, runBare, runBareHeader, runFetch];
+			const sent: string[] = [];
+			for (const side of sides) sent.push(await side());
+			if (sent.some((bodies) => bodies !== sent[sent.length - 1])) {
+				throw new Error(
+					'The node, the bare nodes and the fetch loop did not send the same request bodies',
+				);
+			}
+			const times: number[][] = sides.map(() => []);
+			const cpu: number[][] = sides.map(() => []);
+			for (let i = 0; i < runs; i++) {
+				// Rotate the order so drift (load, GC, thermal) does not favour one side.
+				for (let k = 0; k < sides.length; k++) {
+					const side = (i + k) % sides.length;
+					const cpuBefore = process.cpuUsage();
+					times[side].push((await timed(sides[side])).ms);
+					const used = process.cpuUsage(cpuBefore);
+					cpu[side].push((used.user + used.system) / 1000);
+				}
+			}
+			const [nodeS, bareS, headerS, fetchS] = times.map(spread) as [Spread, Spread, Spread, Spread];
+			const cpuPerItem = cpu.map((values) => us(spread(values).median, items));
+			const roundRatios = times[0].map((ms, round) => ms / times[3][round]);
+			const row = overheadRow(variant, items, runs, nodeS, bareS, headerS, fetchS);
+			row.details.push(
+				`Process CPU time per item (user + system, all threads; less sensitive to other load on the machine than wall time): node ${cpuPerItem[0]}, minimal (authenticated helper) ${cpuPerItem[1]}, minimal (plain helper) ${cpuPerItem[2]}, fetch ${cpuPerItem[3]}. The emulator runs in this process, so its CPU time is in every figure.`,
+				`Node / fetch per round (both measured back to back): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; median ${fmtRatio(spread(roundRatios).median)}.`,
+			);
+			rows.push(row);
+		}
+	} finally {
+		await emulator.close();
+	}
+	return rows;
+}
+
+function overheadRow(
+	variant: Variant,
+	items: number,
+	runs: number,
+	node: Spread,
+	bare: Spread,
+	bareHeader: Spread,
+	base: Spread,
+): Row {
+	const ratio = node.median / base.median;
+	const added = node.median - base.median;
+	const floor = Math.min(bare.median, bareHeader.median);
+	const n8nPart = floor - base.median;
+	const nodePart = node.median - floor;
+	const verdict = ratio <= TARGET_RATIO ? 'met' : 'missed';
+	const x = (s: Spread) => fmtRatio(s.median / base.median);
+	return {
+		name: `${variant.key}. Per-item overhead`,
+		measure: `Ask ×${items}, ${variant.label}, engine vs fetch`,
+		figure: `${fmtSpreadMs(node)}; +${us(added, items)}/item`,
+		baseline: fmtSpreadMs(base),
+		ratio: fmtRatio(ratio),
+		target: `≤ ${TARGET_RATIO}×`,
+		verdict,
+		why:
+			verdict === 'missed'
+				? `${fmtRatio(ratio)} the fetch loop's time, ${us(added, items)} more per item, of which ${us(n8nPart, items)} is n8n itself (the least an n8n node can do, bench/lib/bareNode.ts, takes ${fmtRatio(floor / base.median)}) and ${us(nodePart, items)} the node's code; see "Targets missed"`
+				: undefined,
+		details: [
+			`Node: one Ask node (${variant.label}, text answer, no streaming) over ${items} items in n8n-core's WorkflowExecute (Manual Trigger → test.items → Ask), emulator answering at once (answerDelayMs 0); wall time of the whole workflow run, ${runs} runs, the order of the sides rotated each run.`,
+			`Baseline: a sequential loop of \`fetch\` (Node's built-in undici) POSTing the same JSON bodies with the same Accept, Content-Type and \`Authorization: Bearer\` headers to the same emulator, reading each JSON answer. The bodies the emulator received were checked identical for all sides before timing.`,
+			`Minimal n8n node (bench/lib/bareNode.ts: reads Input, POSTs it, returns the answer) with \`helpers.httpRequestWithAuthentication\` (as the node calls it): ${fmtSpreadMs(bare)}, ${x(bare)}; with \`helpers.httpRequest\` and the bearer header set from credentials read once: ${fmtSpreadMs(bareHeader)}, ${x(bareHeader)}.`,
+			`Per item: fetch ${us(base.median, items)}, minimal n8n node ${us(bare.median, items)} (authenticated helper) / ${us(bareHeader.median, items)} (plain helper), Assistant node ${us(node.median, items)}. Added by n8n (fastest minimal node − fetch) ${us(n8nPart, items)}, by the node's code (node − fastest minimal node) ${us(nodePart, items)}.`,
+			`Per run: node ${node.values.map(fmtMs).join(', ')}; minimal (authenticated helper) ${bare.values.map(fmtMs).join(', ')}; minimal (plain helper) ${bareHeader.values.map(fmtMs).join(', ')}; fetch ${base.values.map(fmtMs).join(', ')}.`,
+		],
+	};
+}
