@@ -66,7 +66,13 @@ function pack(dir) {
 	const [info] = JSON.parse(out);
 	const unpacked = path.join(dir, 'package');
 	fs.mkdirSync(unpacked);
-	execFileSync('tar', ['-xzf', path.join(dir, info.filename), '-C', unpacked, '--strip-components=1']);
+	execFileSync('tar', [
+		'-xzf',
+		path.join(dir, info.filename),
+		'-C',
+		unpacked,
+		'--strip-components=1',
+	]);
 	return { info, unpacked };
 }
 
@@ -75,10 +81,13 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 function checkFiles(info, dir) {
 	console.log(`${info.name}@${info.version}: ${info.filename}`);
 	for (const { path: file, size } of info.files) console.log(`  ${kb(size).padStart(9)}  ${file}`);
-	console.log(`${info.entryCount} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`);
+	console.log(
+		`${info.entryCount} files, ${kb(info.size)} packed, ${kb(info.unpackedSize)} unpacked`,
+	);
 
 	for (const { path: file } of info.files) {
-		if (!ALLOWED.some((re) => re.test(file))) problem(`${file}: not dist/, README, LICENSE, CHANGELOG or package.json`);
+		if (!ALLOWED.some((re) => re.test(file)))
+			problem(`${file}: not dist/, README, LICENSE, CHANGELOG or package.json`);
 		if (TEST_FILE.test(file)) problem(`${file}: a test file`);
 		if (file.endsWith('.map')) {
 			const map = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
@@ -92,20 +101,29 @@ function checkFiles(info, dir) {
 		}
 	}
 	for (const required of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) {
-		if (!info.files.some((f) => f.path === required)) problem(`${required}: missing from the tarball`);
+		if (!info.files.some((f) => f.path === required))
+			problem(`${required}: missing from the tarball`);
 	}
-	if (info.size >= MAX_TARBALL_BYTES) problem(`tarball is ${kb(info.size)}: the limit is ${kb(MAX_TARBALL_BYTES)}`);
+	if (info.size >= MAX_TARBALL_BYTES)
+		problem(`tarball is ${kb(info.size)}: the limit is ${kb(MAX_TARBALL_BYTES)}`);
 }
 
 function checkManifest(pkg) {
-	for (const field of ['dependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
+	for (const field of [
+		'dependencies',
+		'optionalDependencies',
+		'bundleDependencies',
+		'bundledDependencies',
+	]) {
 		const value = pkg[field];
 		const count = Array.isArray(value) ? value.length : Object.keys(value ?? {}).length;
 		if (count > 0) problem(`package.json: "${field}" must be empty (found ${count})`);
 	}
 	const peers = pkg.peerDependencies ?? {};
 	if (JSON.stringify(peers) !== JSON.stringify({ 'n8n-workflow': '*' })) {
-		problem(`package.json: peerDependencies must be exactly {"n8n-workflow": "*"}, found ${JSON.stringify(peers)}`);
+		problem(
+			`package.json: peerDependencies must be exactly {"n8n-workflow": "*"}, found ${JSON.stringify(peers)}`,
+		);
 	}
 	if (!pkg.keywords?.includes('n8n-community-node-package')) {
 		problem('package.json: the keyword "n8n-community-node-package" is missing');
@@ -114,7 +132,15 @@ function checkManifest(pkg) {
 		if (!pkg[field]) problem(`package.json: "${field}" is missing`);
 	}
 	const scripts = pkg.scripts ?? {};
-	for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish', 'preprepare', 'postprepare']) {
+	for (const hook of [
+		'preinstall',
+		'install',
+		'postinstall',
+		'prepare',
+		'prepublish',
+		'preprepare',
+		'postprepare',
+	]) {
 		if (scripts[hook]) problem(`package.json: lifecycle script "${hook}" runs on users' machines`);
 	}
 }
@@ -124,7 +150,11 @@ function loadClass(dir, file) {
 	const modules = path.join(path.dirname(dir), 'node_modules');
 	if (!fs.existsSync(path.join(modules, 'n8n-workflow'))) {
 		fs.mkdirSync(modules, { recursive: true });
-		fs.symlinkSync(path.join(root, 'node_modules', 'n8n-workflow'), path.join(modules, 'n8n-workflow'), 'dir');
+		fs.symlinkSync(
+			path.join(root, 'node_modules', 'n8n-workflow'),
+			path.join(modules, 'n8n-workflow'),
+			'dir',
+		);
 	}
 	const exported = require(path.join(dir, file));
 	const classes = Object.values(exported).filter((value) => typeof value === 'function');
@@ -144,7 +174,8 @@ function checkIcon(dir, file, where, icon) {
 			continue;
 		}
 		const iconPath = path.join(dir, path.dirname(file), match[1]);
-		if (!fs.existsSync(iconPath)) problem(`${where}: ${theme} icon ${path.relative(dir, iconPath)} is not in the tarball`);
+		if (!fs.existsSync(iconPath))
+			problem(`${where}: ${theme} icon ${path.relative(dir, iconPath)} is not in the tarball`);
 	}
 	if (icon.light === icon.dark) problem(`${where}: light and dark icons are the same file`);
 }
@@ -157,18 +188,27 @@ function checkCodex(dir, nodeFile, packageName, description) {
 	}
 	const codex = JSON.parse(fs.readFileSync(path.join(dir, codexFile), 'utf8'));
 	const expectedNode = `${packageName}.${description.name}`;
-	if (codex.node !== expectedNode) problem(`${codexFile}: "node" is "${codex.node}", expected "${expectedNode}"`);
+	if (codex.node !== expectedNode)
+		problem(`${codexFile}: "node" is "${codex.node}", expected "${expectedNode}"`);
 	if (codex.codexVersion !== '1.0') problem(`${codexFile}: "codexVersion" must be "1.0"`);
-	const versions = [].concat(description.version).map((v) => (Number.isInteger(v) ? `${v}.0` : String(v)));
-	if (!versions.includes(codex.nodeVersion)) problem(`${codexFile}: "nodeVersion" ${codex.nodeVersion} is not a version of the node (${versions.join(', ')})`);
-	if (!Array.isArray(codex.categories) || codex.categories.length === 0) problem(`${codexFile}: "categories" is empty`);
+	const versions = []
+		.concat(description.version)
+		.map((v) => (Number.isInteger(v) ? `${v}.0` : String(v)));
+	if (!versions.includes(codex.nodeVersion))
+		problem(
+			`${codexFile}: "nodeVersion" ${codex.nodeVersion} is not a version of the node (${versions.join(', ')})`,
+		);
+	if (!Array.isArray(codex.categories) || codex.categories.length === 0)
+		problem(`${codexFile}: "categories" is empty`);
 	for (const category of codex.categories ?? []) {
 		if (!CODEX_CATEGORIES.has(category)) problem(`${codexFile}: unknown category "${category}"`);
 	}
 	for (const [category, subcategories] of Object.entries(codex.subcategories ?? {})) {
-		if (!codex.categories?.includes(category)) problem(`${codexFile}: subcategories of "${category}", which is not among its categories`);
+		if (!codex.categories?.includes(category))
+			problem(`${codexFile}: subcategories of "${category}", which is not among its categories`);
 		if (category === 'AI') {
-			for (const sub of subcategories) if (!AI_SUBCATEGORIES.has(sub)) problem(`${codexFile}: unknown AI subcategory "${sub}"`);
+			for (const sub of subcategories)
+				if (!AI_SUBCATEGORIES.has(sub)) problem(`${codexFile}: unknown AI subcategory "${sub}"`);
 		}
 	}
 	for (const kind of ['primaryDocumentation', 'credentialDocumentation']) {
@@ -176,14 +216,16 @@ function checkCodex(dir, nodeFile, packageName, description) {
 			if (!/^https:\/\//.test(url)) problem(`${codexFile}: ${kind} URL "${url}" is not https`);
 		}
 	}
-	if (!codex.resources?.primaryDocumentation?.length) problem(`${codexFile}: no primaryDocumentation`);
+	if (!codex.resources?.primaryDocumentation?.length)
+		problem(`${codexFile}: no primaryDocumentation`);
 }
 
 function checkN8nEntries(dir, pkg) {
 	const { nodes = [], credentials = [] } = pkg.n8n ?? {};
 	if (nodes.length === 0) problem('package.json: n8n.nodes is empty');
 	for (const file of [...nodes, ...credentials]) {
-		if (!fs.existsSync(path.join(dir, file))) problem(`${file}: listed in package.json's n8n field, not in the tarball`);
+		if (!fs.existsSync(path.join(dir, file)))
+			problem(`${file}: listed in package.json's n8n field, not in the tarball`);
 	}
 	const summary = [];
 	for (const file of credentials) {
@@ -191,7 +233,8 @@ function checkN8nEntries(dir, pkg) {
 		try {
 			const credential = loadClass(dir, file);
 			checkIcon(dir, file, file, credential.icon);
-			if (!/^https:\/\//.test(credential.documentationUrl ?? '')) problem(`${file}: documentationUrl is not an https URL`);
+			if (!/^https:\/\//.test(credential.documentationUrl ?? ''))
+				problem(`${file}: documentationUrl is not an https URL`);
 			summary.push(`credential ${credential.name}: docs ${credential.documentationUrl}`);
 		} catch (error) {
 			problem(`${file}: does not load: ${error.message}`);
@@ -202,11 +245,14 @@ function checkN8nEntries(dir, pkg) {
 		try {
 			const { description } = loadClass(dir, file);
 			checkIcon(dir, file, file, description.icon);
-			if (!/^https:\/\//.test(description.documentationUrl ?? '')) problem(`${file}: description.documentationUrl is not an https URL`);
+			if (!/^https:\/\//.test(description.documentationUrl ?? ''))
+				problem(`${file}: description.documentationUrl is not an https URL`);
 			if (!description.usableAsTool) problem(`${file}: usableAsTool is not set`);
 			checkCodex(dir, file, pkg.name, description);
 			const hints = (description.hints ?? []).map((h) => h.location ?? 'ndv').join(', ') || 'none';
-			summary.push(`node ${description.name}: docs ${description.documentationUrl}; hints: ${hints}`);
+			summary.push(
+				`node ${description.name}: docs ${description.documentationUrl}; hints: ${hints}`,
+			);
 		} catch (error) {
 			problem(`${file}: does not load: ${error.message}`);
 		}
@@ -216,7 +262,8 @@ function checkN8nEntries(dir, pkg) {
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'check-package-'));
 try {
-	if (!fs.existsSync(path.join(root, 'dist'))) throw new Error('No dist/: run `npm run build` first.');
+	if (!fs.existsSync(path.join(root, 'dist')))
+		throw new Error('No dist/: run `npm run build` first.');
 	const { info, unpacked } = pack(temp);
 	const pkg = JSON.parse(fs.readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
 	checkFiles(info, unpacked);

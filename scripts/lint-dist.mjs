@@ -27,7 +27,13 @@ function packInto(dir) {
 	const [info] = JSON.parse(out);
 	const unpacked = path.join(dir, 'package');
 	fs.mkdirSync(unpacked);
-	execFileSync('tar', ['-xzf', path.join(dir, info.filename), '-C', unpacked, '--strip-components=1']);
+	execFileSync('tar', [
+		'-xzf',
+		path.join(dir, info.filename),
+		'-C',
+		unpacked,
+		'--strip-components=1',
+	]);
 	return unpacked;
 }
 
@@ -44,7 +50,9 @@ function collect(dir, patterns) {
 		}
 	};
 	walk('');
-	return all.filter((file) => regexps.some((re) => re.test(file))).map((file) => path.join(dir, file));
+	return all
+		.filter((file) => regexps.some((re) => re.test(file)))
+		.map((file) => path.join(dir, file));
 }
 
 /** `{a,b}/x.{c,d}` → the four plain patterns. */
@@ -90,13 +98,16 @@ async function lintLeg(label, dir, patterns) {
 
 const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lint-dist-'));
 try {
-	if (!fs.existsSync(path.join(root, 'dist'))) throw new Error('No dist/: run `npm run build` first.');
+	if (!fs.existsSync(path.join(root, 'dist')))
+		throw new Error('No dist/: run `npm run build` first.');
 	const packageDir = packInto(temp);
 	const errors =
 		(await lintLeg('Packed tarball (as published)', packageDir, TARBALL_FILE_PATTERNS)) +
 		(await lintLeg('Source (as the scanner reads the repository)', root, SOURCE_FILE_PATTERNS));
 	if (errors > 0) {
-		console.error(`\nlint:dist failed: ${errors} errors (n8n's scanner would reject this package).`);
+		console.error(
+			`\nlint:dist failed: ${errors} errors (n8n's scanner would reject this package).`,
+		);
 		process.exitCode = 1;
 	} else {
 		console.log('\nlint:dist passed: no errors in the tarball or the source.');

@@ -5,8 +5,21 @@
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
-import { assistantNode, assistantPackage, emulatorCredential, jsonOf, rl } from './helpers/assistant';
-import { chain, itemsNode, manualTrigger, runWorkflow, type EngineCredential, type RunResult } from './helpers/engine';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	jsonOf,
+	rl,
+} from './helpers/assistant';
+import {
+	chain,
+	itemsNode,
+	manualTrigger,
+	runWorkflow,
+	type EngineCredential,
+	type RunResult,
+} from './helpers/engine';
 
 const TOKEN = 'tok_beyond_tests_5a4b3c2d1e';
 
@@ -18,12 +31,19 @@ beforeAll(async () => {
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 	// Load the engine's lazily required modules once, as a running n8n has: timings below are
 	// of the steady state.
-	await runNodes([{ q: 'warm up' }], [await node('Ask', { operation: 'ask', input: '={{ $json.q }}', options: { concurrency: 2 } })]);
+	await runNodes(
+		[{ q: 'warm up' }],
+		[await node('Ask', { operation: 'ask', input: '={{ $json.q }}', options: { concurrency: 2 } })],
+	);
 });
 afterAll(async () => await emulator.close());
 beforeEach(() => emulator.reset());
 
-async function runNodes(items: IDataObject[], nodes: INode[], signal?: AbortSignal): Promise<RunResult> {
+async function runNodes(
+	items: IDataObject[],
+	nodes: INode[],
+	signal?: AbortSignal,
+): Promise<RunResult> {
 	const pkg = await assistantPackage();
 	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), {
 		credentials: [credential],
@@ -31,7 +51,11 @@ async function runNodes(items: IDataObject[], nodes: INode[], signal?: AbortSign
 	});
 }
 
-async function node(name: string, parameters: INodeParameters, extra: Partial<INode> = {}): Promise<INode> {
+async function node(
+	name: string,
+	parameters: INodeParameters,
+	extra: Partial<INode> = {},
+): Promise<INode> {
 	return assistantNode(await assistantPackage(), name, parameters, extra);
 }
 
@@ -40,7 +64,11 @@ describe('concurrency', () => {
 		const items = Array.from({ length: 200 }, (_, index) => ({ q: `question ${index}` }));
 		const started = Date.now();
 		const run = await runNodes(items, [
-			await node('Ask', { operation: 'ask', input: '={{ $json.q }}', options: { concurrency: 10 } }),
+			await node('Ask', {
+				operation: 'ask',
+				input: '={{ $json.q }}',
+				options: { concurrency: 10 },
+			}),
 		]);
 		const elapsed = Date.now() - started;
 		const outputs = run.outputs('Ask');
@@ -56,11 +84,15 @@ describe('concurrency', () => {
 
 	test('items of one conversation never overlap, and keep their input order', async () => {
 		// Three conversations, then 30 items continuing them, interleaved.
-		const starts = await runNodes([{ q: 'A' }, { q: 'B' }, { q: 'C' }], [
-			await node('Start', { operation: 'ask', input: '=start {{ $json.q }}' }),
-		]);
+		const starts = await runNodes(
+			[{ q: 'A' }, { q: 'B' }, { q: 'C' }],
+			[await node('Start', { operation: 'ask', input: '=start {{ $json.q }}' })],
+		);
 		const ids = jsonOf(starts.outputs('Start')).map((json) => json.conversation_id as string);
-		const items = Array.from({ length: 30 }, (_, index) => ({ conversation: ids[index % 3], n: index }));
+		const items = Array.from({ length: 30 }, (_, index) => ({
+			conversation: ids[index % 3],
+			n: index,
+		}));
 		const run = await runNodes(items, [
 			await node('Continue', {
 				operation: 'ask',
@@ -78,14 +110,18 @@ describe('concurrency', () => {
 		// The last answer of each conversation lists its earlier messages in input order.
 		for (const last of outputs.slice(-3)) {
 			const [, earlierPart] = String(last.json.output).split('Earlier you said:');
-			const earlier = [...earlierPart.matchAll(/"message (\d+)"/g)].map((match) => Number(match[1]));
+			const earlier = [...earlierPart.matchAll(/"message (\d+)"/g)].map((match) =>
+				Number(match[1]),
+			);
 			expect(earlier).toEqual([...earlier].sort((a, b) => a - b));
 			expect(earlier.length).toBe(9);
 		}
 	});
 
 	test('Continue On Fail: failures in place, every item once, in order', async () => {
-		const items = Array.from({ length: 40 }, (_, index) => ({ q: index % 7 === 3 ? `bad ${index} #fault=500` : `good ${index}` }));
+		const items = Array.from({ length: 40 }, (_, index) => ({
+			q: index % 7 === 3 ? `bad ${index} #fault=500` : `good ${index}`,
+		}));
 		const run = await runNodes(items, [
 			await node(
 				'Ask',
@@ -103,9 +139,15 @@ describe('concurrency', () => {
 	});
 
 	test('without Continue On Fail: the lowest failing item is reported, no new items start after it', async () => {
-		const items = Array.from({ length: 40 }, (_, index) => ({ q: index === 5 || index === 9 ? `bad ${index} #fault=422` : `good ${index}` }));
+		const items = Array.from({ length: 40 }, (_, index) => ({
+			q: index === 5 || index === 9 ? `bad ${index} #fault=422` : `good ${index}`,
+		}));
 		const run = await runNodes(items, [
-			await node('Ask', { operation: 'ask', input: '={{ $json.q }}', options: { concurrency: 4, retries: 0 } }),
+			await node('Ask', {
+				operation: 'ask',
+				input: '={{ $json.q }}',
+				options: { concurrency: 4, retries: 0 },
+			}),
 		]);
 		const error = run.error() as unknown as { message: string; context: IDataObject };
 		expect(error.message).toMatch(/HTTP 422/);
@@ -120,7 +162,13 @@ describe('concurrency', () => {
 		const items = Array.from({ length: 20 }, (_, index) => ({ q: `slow ${index} #delay=5000` }));
 		const run = await runNodes(
 			items,
-			[await node('Ask', { operation: 'ask', input: '={{ $json.q }}', options: { concurrency: 5 } })],
+			[
+				await node('Ask', {
+					operation: 'ask',
+					input: '={{ $json.q }}',
+					options: { concurrency: 5 },
+				}),
+			],
 			controller.signal,
 		);
 		expect(Date.now() - started).toBeLessThan(1300);
@@ -129,7 +177,10 @@ describe('concurrency', () => {
 	});
 
 	test('a concurrency out of range is refused before any request', async () => {
-		const run = await runNodes([{}], [await node('Ask', { operation: 'ask', input: 'x', options: { concurrency: 50 } })]);
+		const run = await runNodes(
+			[{}],
+			[await node('Ask', { operation: 'ask', input: 'x', options: { concurrency: 50 } })],
+		);
 		expect(run.error()?.message).toMatch(/Concurrency must be a whole number from 1 to 20/);
 		expect(emulator.stats.requests).toHaveLength(0);
 	});
@@ -137,31 +188,45 @@ describe('concurrency', () => {
 
 describe('catalog intelligence', () => {
 	function hintsOf(run: RunResult, nodeName: string): Array<{ message: string }> {
-		const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as { hints?: Array<{ message: string }> };
+		const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as {
+			hints?: Array<{ message: string }>;
+		};
 		return taskData?.hints ?? [];
 	}
 
 	test('a deprecated model is answered by its successor, with a hint naming it', async () => {
-		const run = await runNodes([{}, {}], [
-			await node('Ask', { operation: 'ask', input: 'old model', model: rl('openai:gpt-4o-mini') }),
-		]);
+		const run = await runNodes(
+			[{}, {}],
+			[
+				await node('Ask', {
+					operation: 'ask',
+					input: 'old model',
+					model: rl('openai:gpt-4o-mini'),
+				}),
+			],
+		);
 		for (const output of run.outputs('Ask')) {
 			expect(output.json.output).toMatch(/^\[model=openai:gpt-5-mini /);
 		}
 		const hints = hintsOf(run, 'Ask');
 		expect(hints).toHaveLength(1);
-		expect(hints[0].message).toMatch(/"openai:gpt-4o-mini" is deprecated: asked its successor "openai:gpt-5-mini"/);
+		expect(hints[0].message).toMatch(
+			/"openai:gpt-4o-mini" is deprecated: asked its successor "openai:gpt-5-mini"/,
+		);
 	});
 
 	test('with Use Successor off, the chosen model is sent, and the hint still names the successor', async () => {
-		const run = await runNodes([{}], [
-			await node('Ask', {
-				operation: 'ask',
-				input: 'old model',
-				model: rl('openai:gpt-4o-mini'),
-				options: { useSuccessor: false },
-			}),
-		]);
+		const run = await runNodes(
+			[{}],
+			[
+				await node('Ask', {
+					operation: 'ask',
+					input: 'old model',
+					model: rl('openai:gpt-4o-mini'),
+					options: { useSuccessor: false },
+				}),
+			],
+		);
 		expect(run.outputs('Ask')[0].json.output).toMatch(/^\[model=openai:gpt-4o-mini /);
 		expect(hintsOf(run, 'Ask')[0].message).toMatch(/its successor is "openai:gpt-5-mini"/);
 	});
@@ -174,17 +239,22 @@ describe('catalog intelligence', () => {
 			await node('Catalog Again', { operation: 'getCatalog', splitModels: true }),
 		]);
 		expect(run.outputs('Catalog')).toHaveLength(5);
-		expect(emulator.stats.requests.filter((request) => request.path === '/models/catalog')).toHaveLength(1);
+		expect(
+			emulator.stats.requests.filter((request) => request.path === '/models/catalog'),
+		).toHaveLength(1);
 	});
 
 	test('Get Catalog: models as items, filtered by media domain, with deprecation info', async () => {
-		const run = await runNodes([{}], [
-			await node('Images', {
-				operation: 'getCatalog',
-				splitModels: true,
-				catalogFilters: { mediaDomains: ['image'], addDeprecationInfo: true },
-			}),
-		]);
+		const run = await runNodes(
+			[{}],
+			[
+				await node('Images', {
+					operation: 'getCatalog',
+					splitModels: true,
+					catalogFilters: { mediaDomains: ['image'], addDeprecationInfo: true },
+				}),
+			],
+		);
 		const models = jsonOf(run.outputs('Images'));
 		expect(models.length).toBeGreaterThan(0);
 		for (const model of models) {
@@ -197,14 +267,21 @@ describe('catalog intelligence', () => {
 		const served = (await (await fetch(`${emulator.baseUrl}/models/catalog`)).json()) as {
 			featured_model_ids: string[];
 		};
-		const run = await runNodes([{}], [
-			await node('Featured', {
-				operation: 'getCatalog',
-				catalogFilters: { mediaDomains: ['chat'], featuredOnly: true },
-			}),
-		]);
-		const catalog = run.outputs('Featured')[0].json as { models: Array<{ value: string; media_domain: unknown }> };
-		expect(catalog.models.map((model) => model.value).sort()).toEqual([...served.featured_model_ids].sort());
+		const run = await runNodes(
+			[{}],
+			[
+				await node('Featured', {
+					operation: 'getCatalog',
+					catalogFilters: { mediaDomains: ['chat'], featuredOnly: true },
+				}),
+			],
+		);
+		const catalog = run.outputs('Featured')[0].json as {
+			models: Array<{ value: string; media_domain: unknown }>;
+		};
+		expect(catalog.models.map((model) => model.value).sort()).toEqual(
+			[...served.featured_model_ids].sort(),
+		);
 		for (const model of catalog.models) expect(model.media_domain).toBeNull();
 	});
 });

@@ -33,9 +33,12 @@ function show(items: INodeExecutionData[]): string {
 	const shown = items.slice(0, 3).map((item) => {
 		const text = JSON.stringify(item.json, null, 2);
 		const lines = text.split('\n');
-		return lines.length > 24 ? `${lines.slice(0, 24).join('\n')}\n  … (${lines.length - 24} more lines)` : text;
+		return lines.length > 24
+			? `${lines.slice(0, 24).join('\n')}\n  … (${lines.length - 24} more lines)`
+			: text;
 	});
-	const more = items.length > 3 ? `\n… and ${items.length - 3} more items (${items.length} in all)` : '';
+	const more =
+		items.length > 3 ? `\n… and ${items.length - 3} more items (${items.length} in all)` : '';
 	return shown.join('\n') + more;
 }
 
@@ -47,8 +50,12 @@ async function main(): Promise<void> {
 	try {
 		const pkg = await assistantPackage();
 		for (const file of ORDER) {
-			const workflow = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8')) as ExampleWorkflow;
-			const streaming = workflow.nodes.some((node) => (node.parameters.options as { stream?: boolean })?.stream);
+			const workflow = JSON.parse(
+				fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'),
+			) as ExampleWorkflow;
+			const streaming = workflow.nodes.some(
+				(node) => (node.parameters.options as { stream?: boolean })?.stream,
+			);
 			console.log(`=== ${workflow.name}  (examples/${file})`);
 			const run = await runWorkflow(pkg, workflow, { credentials: [credential], streaming });
 			for (const node of workflow.nodes) {
@@ -62,8 +69,12 @@ async function main(): Promise<void> {
 				console.log(`--- ${node.name}:\n${show(run.outputs(node.name))}`);
 			}
 			if (streaming) {
-				const pieces = run.chunks.filter((chunk) => chunk.type === 'item').map((chunk) => String(chunk.content));
-				console.log(`--- streamed chunks (${run.chunks.length}: begin, ${pieces.length} items, end):`);
+				const pieces = run.chunks
+					.filter((chunk) => chunk.type === 'item')
+					.map((chunk) => String(chunk.content));
+				console.log(
+					`--- streamed chunks (${run.chunks.length}: begin, ${pieces.length} items, end):`,
+				);
 				console.log(pieces.map((piece) => JSON.stringify(piece)).join(' + '));
 			}
 			console.log();

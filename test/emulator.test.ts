@@ -65,7 +65,11 @@ function authHeaders(token: string | null = emu.token): Record<string, string> {
 	return headers;
 }
 
-function ask(body: unknown, token: string | null = emu.token, target: Emulator = emu): Promise<Response> {
+function ask(
+	body: unknown,
+	token: string | null = emu.token,
+	target: Emulator = emu,
+): Promise<Response> {
 	return fetch(`${target.baseUrl}/assistant/ask`, {
 		method: 'POST',
 		headers: authHeaders(token),
@@ -73,7 +77,10 @@ function ask(body: unknown, token: string | null = emu.token, target: Emulator =
 	});
 }
 
-async function askJson(body: unknown, target: Emulator = emu): Promise<{ status: number; json: Json; res: Response }> {
+async function askJson(
+	body: unknown,
+	target: Emulator = emu,
+): Promise<{ status: number; json: Json; res: Response }> {
 	const res = await ask(body, emu.token, target);
 	return { status: res.status, json: await res.json(), res };
 }
@@ -171,7 +178,15 @@ describe('GET /models/available', () => {
 		expect(models[0].model_name).toBe(DEFAULT_MODEL_ID);
 		for (const model of models) {
 			expect(Object.keys(model).sort()).toEqual(
-				['context_window', 'description', 'is_byok', 'label', 'model_name', 'type', 'vendor'].sort(),
+				[
+					'context_window',
+					'description',
+					'is_byok',
+					'label',
+					'model_name',
+					'type',
+					'vendor',
+				].sort(),
 			);
 			expect(model.model_name).toMatch(/^[a-z]+:[\w.-]+$/);
 			expect(typeof model.label).toBe('string');
@@ -182,7 +197,9 @@ describe('GET /models/available', () => {
 		const byok = models.filter((m) => m.is_byok);
 		expect(byok.map((m) => m.model_name)).toEqual([BYOK_AZURE_ID, BYOK_LLAMA_ID]);
 		for (const model of byok) {
-			expect(model.model_name).toMatch(/^byok:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+			expect(model.model_name).toMatch(
+				/^byok:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+			);
 			expect(model).toMatchObject({ vendor: 'Custom', type: null, context_window: null });
 		}
 	});
@@ -209,7 +226,12 @@ describe('GET /models/catalog', () => {
 		const res = await get('/models/catalog', null);
 		expect(res.status).toBe(200);
 		expect(res.headers.get('cache-control')).toBe('public, max-age=60');
-		expect(lastRequest()).toMatchObject({ method: 'GET', path: '/models/catalog', authorization: false, status: 200 });
+		expect(lastRequest()).toMatchObject({
+			method: 'GET',
+			path: '/models/catalog',
+			authorization: false,
+			status: 200,
+		});
 	});
 
 	it('still answers when a (even wrong) token is sent, and records it', async () => {
@@ -227,7 +249,9 @@ describe('GET /models/catalog', () => {
 		expect(catalog.featured_model_ids.length).toBeGreaterThan(0);
 		expect(catalog.featured_model_labels).toHaveLength(catalog.featured_model_ids.length);
 		catalog.featured_model_ids.forEach((id: string, i: number) => {
-			expect(catalog.models.find((m: Json) => m.value === id).label).toBe(catalog.featured_model_labels[i]);
+			expect(catalog.models.find((m: Json) => m.value === id).label).toBe(
+				catalog.featured_model_labels[i],
+			);
 		});
 		expect(typeof catalog.featured_models_are_free).toBe('boolean');
 		expect(catalog.promo_end_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -243,22 +267,38 @@ describe('GET /models/catalog', () => {
 		const catalog: Json = await (await get('/models/catalog', null)).json();
 		const models = catalog.models as Json[];
 		for (const model of models) {
-			for (const key of ['value', 'label', 'vendor', 'description', 'type', 'context_window', 'reasoning', 'media_domain', 'media_profiles']) {
+			for (const key of [
+				'value',
+				'label',
+				'vendor',
+				'description',
+				'type',
+				'context_window',
+				'reasoning',
+				'media_domain',
+				'media_profiles',
+			]) {
 				expect(model).toHaveProperty(key);
 			}
 		}
 		const reasoning = models.map((m) => m.reasoning).filter((r) => r !== null);
 		const levels = reasoning.filter((r) => Array.isArray(r.options));
-		expect(levels.some((r) => r.options.every((o: Json) => typeof o.api_value === 'string'))).toBe(true);
+		expect(levels.some((r) => r.options.every((o: Json) => typeof o.api_value === 'string'))).toBe(
+			true,
+		);
 		expect(levels.some((r) => r.options.every((o: Json) => !('api_value' in o)))).toBe(true);
 		for (const r of levels) for (const o of r.options) expect(typeof o.value).toBe('number');
-		expect(reasoning.some((r) => typeof r.min_tokens === 'number' && typeof r.max_tokens === 'number')).toBe(true);
+		expect(
+			reasoning.some((r) => typeof r.min_tokens === 'number' && typeof r.max_tokens === 'number'),
+		).toBe(true);
 		expect(models.some((m) => m.reasoning === null && m.media_domain === null)).toBe(true);
 
 		const chat = models.filter((m) => m.media_domain === null);
 		for (const model of chat) expect(model.media_profiles).toEqual([]);
 		const media = models.filter((m) => m.media_domain !== null);
-		expect(new Set(media.map((m) => m.media_domain))).toEqual(new Set(['image', 'video', 'speech', 'transcription']));
+		expect(new Set(media.map((m) => m.media_domain))).toEqual(
+			new Set(['image', 'video', 'speech', 'transcription']),
+		);
 		for (const model of media) {
 			expect(model.media_profiles.length).toBeGreaterThan(0);
 			for (const profile of model.media_profiles) {
@@ -273,7 +313,15 @@ describe('GET /models/catalog', () => {
 			}
 		}
 		const operations = media.flatMap((m) => m.media_profiles.map((p: Json) => p.operation));
-		expect(operations).toEqual(expect.arrayContaining(['image.generate', 'image.edit', 'video.generate', 'speech.generate', 'audio.transcribe']));
+		expect(operations).toEqual(
+			expect.arrayContaining([
+				'image.generate',
+				'image.edit',
+				'video.generate',
+				'speech.generate',
+				'audio.transcribe',
+			]),
+		);
 	});
 });
 
@@ -281,14 +329,17 @@ describe('GET /models/catalog', () => {
 // Auth and routing
 
 describe('auth and routing', () => {
-	it.each(['/models/available', '/personas/available'])('GET %s needs the bearer token', async (pathname) => {
-		const none = await get(pathname, null);
-		expect(none.status).toBe(401);
-		expect(await none.json()).toEqual({ detail: 'Invalid or missing access token' });
-		const wrong = await get(pathname, 'sk-wrong-token-123');
-		expect(wrong.status).toBe(401);
-		expect(await wrong.text()).not.toContain('sk-wrong-token-123');
-	});
+	it.each(['/models/available', '/personas/available'])(
+		'GET %s needs the bearer token',
+		async (pathname) => {
+			const none = await get(pathname, null);
+			expect(none.status).toBe(401);
+			expect(await none.json()).toEqual({ detail: 'Invalid or missing access token' });
+			const wrong = await get(pathname, 'sk-wrong-token-123');
+			expect(wrong.status).toBe(401);
+			expect(await wrong.text()).not.toContain('sk-wrong-token-123');
+		},
+	);
 
 	it('POST /assistant/ask needs the bearer token, with the Bearer scheme', async () => {
 		const variants: Array<Record<string, string>> = [
@@ -298,7 +349,11 @@ describe('auth and routing', () => {
 			{ 'content-type': 'application/json', authorization: `Basic ${emu.token}` },
 		];
 		for (const headers of variants) {
-			const res = await fetch(`${emu.baseUrl}/assistant/ask`, { method: 'POST', headers, body: '{"input":"hi"}' });
+			const res = await fetch(`${emu.baseUrl}/assistant/ask`, {
+				method: 'POST',
+				headers,
+				body: '{"input":"hi"}',
+			});
 			expect(res.status).toBe(401);
 			expect(res.headers.get('www-authenticate')).toBe('Bearer');
 			expect(await res.json()).toEqual({ detail: 'Invalid or missing access token' });
@@ -328,7 +383,10 @@ describe('auth and routing', () => {
 		const getAsk = await get('/assistant/ask');
 		expect(getAsk.status).toBe(405);
 		expect(getAsk.headers.get('allow')).toBe('POST');
-		const postCatalog = await fetch(`${emu.baseUrl}/models/catalog`, { method: 'POST', body: '{}' });
+		const postCatalog = await fetch(`${emu.baseUrl}/models/catalog`, {
+			method: 'POST',
+			body: '{}',
+		});
 		expect(postCatalog.status).toBe(405);
 		const deleteModels = await fetch(`${emu.baseUrl}/models/available`, { method: 'DELETE' });
 		expect(deleteModels.status).toBe(405);
@@ -336,7 +394,13 @@ describe('auth and routing', () => {
 
 	it('ignores query strings when routing and records requests', async () => {
 		expect((await get('/models/available?x=1')).status).toBe(200);
-		expect(lastRequest()).toEqual({ method: 'GET', path: '/models/available', authorization: true, body: undefined, status: 200 });
+		expect(lastRequest()).toEqual({
+			method: 'GET',
+			path: '/models/available',
+			authorization: true,
+			body: undefined,
+			status: 200,
+		});
 	});
 });
 
@@ -385,7 +449,10 @@ describe('POST /assistant/ask', () => {
 		const first = await askJson({ input: 'one' });
 		const id = first.json.conversation_id;
 		const second = await askJson({ input: 'two', conversation_id: id });
-		expect(second.json).toEqual({ output: expectedReply('two', { earlier: ['one'] }), conversation_id: id });
+		expect(second.json).toEqual({
+			output: expectedReply('two', { earlier: ['one'] }),
+			conversation_id: id,
+		});
 		const third = await askJson({ input: 'three', conversation_id: id });
 		expect(third.json.output).toBe(expectedReply('three', { earlier: ['one', 'two'] }));
 		expect(third.json.output).toContain(' Earlier you said: "one" | "two".');
@@ -397,25 +464,40 @@ describe('POST /assistant/ask', () => {
 		const first = await askJson({ input: 'Hi, My Name Is Ada.' });
 		const id = first.json.conversation_id;
 		const asked = await askJson({ input: 'What is my name?', conversation_id: id });
-		expect(asked.json.output).toBe(expectedReply('What is my name?', { earlier: ['Hi, My Name Is Ada.'], tail: ' Your name is Ada.' }));
+		expect(asked.json.output).toBe(
+			expectedReply('What is my name?', {
+				earlier: ['Hi, My Name Is Ada.'],
+				tail: ' Your name is Ada.',
+			}),
+		);
 		const renamed = await askJson({ input: 'my name is Grace', conversation_id: id });
 		const again = await askJson({ input: "what's my name", conversation_id: id });
 		expect(again.json.output).toContain(' Your name is Grace.');
 		expect(renamed.json.output).not.toContain('Your name is');
 		const elsewhere = await askJson({ input: 'what is my name' });
-		expect(elsewhere.json.output).toBe(expectedReply('what is my name', { tail: " I don't know your name yet." }));
+		expect(elsewhere.json.output).toBe(
+			expectedReply('what is my name', { tail: " I don't know your name yet." }),
+		);
 	});
 
 	it('answers as the requested model and persona, BYOK and deprecated ids included', async () => {
-		const pirate = await askJson({ input: 'ahoy', model_name: 'openai:gpt-5-mini', persona_id: 'persona_pirate' });
-		expect(pirate.json.output).toBe(expectedReply('ahoy', { model: 'openai:gpt-5-mini', persona: 'persona_pirate' }));
+		const pirate = await askJson({
+			input: 'ahoy',
+			model_name: 'openai:gpt-5-mini',
+			persona_id: 'persona_pirate',
+		});
+		expect(pirate.json.output).toBe(
+			expectedReply('ahoy', { model: 'openai:gpt-5-mini', persona: 'persona_pirate' }),
+		);
 		const byok = await askJson({ input: 'byok', model_name: BYOK_LLAMA_ID });
 		expect(byok.json.output).toBe(expectedReply('byok', { model: BYOK_LLAMA_ID }));
 		const deprecated = await askJson({ input: 'old', model_name: DEPRECATED_ID });
 		expect(deprecated.status).toBe(200);
 		expect(deprecated.json.output).toBe(expectedReply('old', { model: DEPRECATED_ID }));
 		const successor = await askJson({ input: 'new', model_name: DEPRECATION_MAP[DEPRECATED_ID] });
-		expect(successor.json.output).toBe(expectedReply('new', { model: 'anthropic:claude-sonnet-4-5-20250929' }));
+		expect(successor.json.output).toBe(
+			expectedReply('new', { model: 'anthropic:claude-sonnet-4-5-20250929' }),
+		);
 	});
 
 	it('keeps multi-byte input intact', async () => {
@@ -437,13 +519,46 @@ describe('POST /assistant/ask', () => {
 	describe('validation', () => {
 		it.each([
 			[{}, [{ loc: ['body', 'input'], msg: 'Field required', type: 'missing' }]],
-			[{ input: 42 }, [{ loc: ['body', 'input'], msg: 'Input should be a valid string', type: 'string_type' }]],
-			[{ input: null }, [{ loc: ['body', 'input'], msg: 'Input should be a valid string', type: 'string_type' }]],
-			[{ input: 'x', model_name: 'acme:nope' }, [{ loc: ['body', 'model_name'], msg: "Unknown model 'acme:nope'", type: 'value_error' }]],
-			[{ input: 'x', persona_id: 'ghost' }, [{ loc: ['body', 'persona_id'], msg: "Unknown persona 'ghost'", type: 'value_error' }]],
-			[{ input: 'x', stream: 'yes' }, [{ loc: ['body', 'stream'], msg: 'Input should be a valid boolean', type: 'bool_type' }]],
-			[{ input: 'x', conversation_id: 7 }, [{ loc: ['body', 'conversation_id'], msg: 'Input should be a valid string', type: 'string_type' }]],
-			[['input'], [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }]],
+			[
+				{ input: 42 },
+				[{ loc: ['body', 'input'], msg: 'Input should be a valid string', type: 'string_type' }],
+			],
+			[
+				{ input: null },
+				[{ loc: ['body', 'input'], msg: 'Input should be a valid string', type: 'string_type' }],
+			],
+			[
+				{ input: 'x', model_name: 'acme:nope' },
+				[{ loc: ['body', 'model_name'], msg: "Unknown model 'acme:nope'", type: 'value_error' }],
+			],
+			[
+				{ input: 'x', persona_id: 'ghost' },
+				[{ loc: ['body', 'persona_id'], msg: "Unknown persona 'ghost'", type: 'value_error' }],
+			],
+			[
+				{ input: 'x', stream: 'yes' },
+				[{ loc: ['body', 'stream'], msg: 'Input should be a valid boolean', type: 'bool_type' }],
+			],
+			[
+				{ input: 'x', conversation_id: 7 },
+				[
+					{
+						loc: ['body', 'conversation_id'],
+						msg: 'Input should be a valid string',
+						type: 'string_type',
+					},
+				],
+			],
+			[
+				['input'],
+				[
+					{
+						loc: ['body'],
+						msg: 'Input should be a valid dictionary or object to extract fields from',
+						type: 'model_attributes_type',
+					},
+				],
+			],
 		])('answers 422 for %j', async (body, detail) => {
 			const { status, json } = await askJson(body);
 			expect(status).toBe(422);
@@ -454,14 +569,19 @@ describe('POST /assistant/ask', () => {
 			for (const body of ['{"input": "x"', '', 'input=x']) {
 				const res = await ask(body);
 				expect(res.status).toBe(422);
-				expect(await res.json()).toEqual({ detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'json_invalid' }] });
+				expect(await res.json()).toEqual({
+					detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'json_invalid' }],
+				});
 			}
 			expect(lastRequest().body).toBe('input=x');
 			expect((await askJson({ input: 'still alive' })).status).toBe(200);
 		});
 
 		it('answers 404 for an unknown conversation', async () => {
-			const { status, json } = await askJson({ input: 'x', conversation_id: 'conv_0000000000000000' });
+			const { status, json } = await askJson({
+				input: 'x',
+				conversation_id: 'conv_0000000000000000',
+			});
 			expect(status).toBe(404);
 			expect(json).toEqual({ detail: 'Conversation not found' });
 		});
@@ -488,10 +608,16 @@ describe('output_format', () => {
 			age: { type: 'number' },
 			active: { type: 'boolean' },
 			tags: { type: 'array', items: { type: 'string' } },
-			scores: { type: 'array', items: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] } },
+			scores: {
+				type: 'array',
+				items: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] },
+			},
 			address: {
 				type: 'object',
-				properties: { city: { type: 'string' }, geo: { type: 'object', properties: { lat: { type: 'number' } } } },
+				properties: {
+					city: { type: 'string' },
+					geo: { type: 'object', properties: { lat: { type: 'number' } } },
+				},
 				required: ['city'],
 			},
 		},
@@ -523,19 +649,66 @@ describe('output_format', () => {
 
 	it.each([
 		['a non-object', 'json', ['body', 'output_format']],
-		['an array root', { type: 'array', items: { type: 'string' } }, ['body', 'output_format', 'type']],
+		[
+			'an array root',
+			{ type: 'array', items: { type: 'string' } },
+			['body', 'output_format', 'type'],
+		],
 		['a root without type', { properties: {} }, ['body', 'output_format', 'type']],
 		['a root without properties', { type: 'object' }, ['body', 'output_format', 'properties']],
-		['an integer type', { type: 'object', properties: { age: { type: 'integer' } } }, ['body', 'output_format', 'properties', 'age', 'type']],
-		['enum on a number', { type: 'object', properties: { n: { type: 'number', enum: [1, 2] } } }, ['body', 'output_format', 'properties', 'n', 'enum']],
-		['an empty enum', { type: 'object', properties: { s: { type: 'string', enum: [] } } }, ['body', 'output_format', 'properties', 's', 'enum']],
-		['an array without items', { type: 'object', properties: { list: { type: 'array' } } }, ['body', 'output_format', 'properties', 'list', 'items']],
-		['a format keyword', { type: 'object', properties: { mail: { type: 'string', format: 'email' } } }, ['body', 'output_format', 'properties', 'mail', 'format']],
-		['additionalProperties', { type: 'object', properties: {}, additionalProperties: false }, ['body', 'output_format', 'additionalProperties']],
-		['a required name not in properties', { type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] }, ['body', 'output_format', 'required', 1]],
-		['a nested bad type', { type: 'object', properties: { o: { type: 'object', properties: { x: { type: 'date' } } } } }, ['body', 'output_format', 'properties', 'o', 'properties', 'x', 'type']],
-		['bad array items', { type: 'object', properties: { l: { type: 'array', items: { type: 'null' } } } }, ['body', 'output_format', 'properties', 'l', 'items', 'type']],
-		['a non-string description', { type: 'object', properties: { a: { type: 'string', description: 5 } } }, ['body', 'output_format', 'properties', 'a', 'description']],
+		[
+			'an integer type',
+			{ type: 'object', properties: { age: { type: 'integer' } } },
+			['body', 'output_format', 'properties', 'age', 'type'],
+		],
+		[
+			'enum on a number',
+			{ type: 'object', properties: { n: { type: 'number', enum: [1, 2] } } },
+			['body', 'output_format', 'properties', 'n', 'enum'],
+		],
+		[
+			'an empty enum',
+			{ type: 'object', properties: { s: { type: 'string', enum: [] } } },
+			['body', 'output_format', 'properties', 's', 'enum'],
+		],
+		[
+			'an array without items',
+			{ type: 'object', properties: { list: { type: 'array' } } },
+			['body', 'output_format', 'properties', 'list', 'items'],
+		],
+		[
+			'a format keyword',
+			{ type: 'object', properties: { mail: { type: 'string', format: 'email' } } },
+			['body', 'output_format', 'properties', 'mail', 'format'],
+		],
+		[
+			'additionalProperties',
+			{ type: 'object', properties: {}, additionalProperties: false },
+			['body', 'output_format', 'additionalProperties'],
+		],
+		[
+			'a required name not in properties',
+			{ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] },
+			['body', 'output_format', 'required', 1],
+		],
+		[
+			'a nested bad type',
+			{
+				type: 'object',
+				properties: { o: { type: 'object', properties: { x: { type: 'date' } } } },
+			},
+			['body', 'output_format', 'properties', 'o', 'properties', 'x', 'type'],
+		],
+		[
+			'bad array items',
+			{ type: 'object', properties: { l: { type: 'array', items: { type: 'null' } } } },
+			['body', 'output_format', 'properties', 'l', 'items', 'type'],
+		],
+		[
+			'a non-string description',
+			{ type: 'object', properties: { a: { type: 'string', description: 5 } } },
+			['body', 'output_format', 'properties', 'a', 'description'],
+		],
 	])('answers 422 for %s, pointing at the bad part', async (_label, outputFormat, loc) => {
 		const { status, json } = await askJson({ input: 'x', output_format: outputFormat });
 		expect(status).toBe(422);
@@ -575,14 +748,22 @@ describe('streaming', () => {
 		const id = first.res.headers.get('x-conversation-id') as string;
 		const second = await streamAsk({ input: 'streamed two', conversation_id: id });
 		expect(second.res.headers.get('x-conversation-id')).toBe(id);
-		expect(streamedText(second.events)).toBe(expectedReply('streamed two', { earlier: ['streamed one'] }));
+		expect(streamedText(second.events)).toBe(
+			expectedReply('streamed two', { earlier: ['streamed one'] }),
+		);
 	});
 
 	it('sends the structured output in End when output_format is given', async () => {
-		const outputFormat = { type: 'object', properties: { answer: { type: 'string' }, ok: { type: 'boolean' } } };
+		const outputFormat = {
+			type: 'object',
+			properties: { answer: { type: 'string' }, ok: { type: 'boolean' } },
+		};
 		const { events } = await streamAsk({ input: 'structured', output_format: outputFormat });
 		expect(streamedText(events)).toBe('');
-		expect(events[events.length - 1]).toEqual({ event: 'End', data: { output: { answer: 'structured', ok: true } } });
+		expect(events[events.length - 1]).toEqual({
+			event: 'End',
+			data: { output: { answer: 'structured', ok: true } },
+		});
 	});
 
 	it('streams big answers for #long=N', async () => {
@@ -639,14 +820,19 @@ describe('conversation busy', () => {
 		expect(emu.stats.maxConcurrentPerConversation).toBe(2);
 		const after = await askJson({ input: 'after', conversation_id: id });
 		expect(after.status).toBe(200);
-		expect(after.json.output).toBe(expectedReply('after', { earlier: ['start', 'slow #delay=300'] }));
+		expect(after.json.output).toBe(
+			expectedReply('after', { earlier: ['start', 'slow #delay=300'] }),
+		);
 		expect(emu.stats.completedAsks.has('overlap')).toBe(false);
 	});
 
 	it('keeps a conversation busy while its stream is still running', async () => {
 		const { json } = await askJson({ input: 'start' });
 		const id = json.conversation_id;
-		const streaming = streamAsk({ input: 'a b c d e f #fault=slow-chunks&ms=60', conversation_id: id });
+		const streaming = streamAsk({
+			input: 'a b c d e f #fault=slow-chunks&ms=60',
+			conversation_id: id,
+		});
 		await new Promise((resolve) => setTimeout(resolve, 100));
 		expect((await ask({ input: 'overlap', conversation_id: id })).status).toBe(409);
 		const done = await streaming;
@@ -710,7 +896,8 @@ describe('faults by #fault directive', () => {
 		const { status, json } = await askJson({ input: '#fault=422' });
 		expect(status).toBe(422);
 		expect(json.detail).toHaveLength(2);
-		for (const entry of json.detail) expect(Object.keys(entry).sort()).toEqual(['loc', 'msg', 'type']);
+		for (const entry of json.detail)
+			expect(Object.keys(entry).sort()).toEqual(['loc', 'msg', 'type']);
 	});
 
 	it('#fault=429 sends Retry-After (default 1, or given) and optionally retry-after-ms', async () => {
@@ -746,7 +933,9 @@ describe('faults by #fault directive', () => {
 	it('error200 answers 200 with an error body', async () => {
 		const { status, json } = await askJson({ input: '#fault=error200' });
 		expect(status).toBe(200);
-		expect(json).toEqual({ error: 'The assistant could not complete the request: upstream tool failed' });
+		expect(json).toEqual({
+			error: 'The assistant could not complete the request: upstream tool failed',
+		});
 		const custom = await askJson({ input: '#fault=error200&message=Tool%20crashed' });
 		expect(custom.json).toEqual({ error: 'Tool crashed' });
 		const streamed = await ask({ input: '#fault=error200', stream: true });
@@ -887,7 +1076,9 @@ describe('faults by #fault directive', () => {
 		const input = 'one two three four five six #fault=unknown-events';
 		const { events, comments } = await streamAsk({ input });
 		const types = new Set(events.map((e) => e.event));
-		expect(types).toEqual(new Set(['PartStartEvent', 'PartDeltaEvent', 'PartEndEvent', 'FrontendModelResponse', 'End']));
+		expect(types).toEqual(
+			new Set(['PartStartEvent', 'PartDeltaEvent', 'PartEndEvent', 'FrontendModelResponse', 'End']),
+		);
 		expect(comments).toContain('ping');
 		expect(streamedText(events)).toBe(expectedReply(input));
 		expect(events[events.length - 1]).toEqual({ event: 'End', data: {} });
@@ -931,7 +1122,10 @@ describe('faults by #fault directive', () => {
 		expect(read.error).toBeNull();
 		expect(chunkEvents(events).length).toBeGreaterThanOrEqual(1);
 		expect(chunkEvents(events).length).toBeLessThanOrEqual(2);
-		expect(events[events.length - 1]).toEqual({ event: 'Error', data: { message: 'Model provider overloaded' } });
+		expect(events[events.length - 1]).toEqual({
+			event: 'Error',
+			data: { message: 'Model provider overloaded' },
+		});
 		expect(events.some((e) => e.event === 'End')).toBe(false);
 		expect(emu.stats.completedAsks.has(input)).toBe(false);
 		const custom = await streamAsk({ input: '#fault=error-event&message=Quota%20exceeded' });
@@ -985,7 +1179,12 @@ describe('faults by #fault directive', () => {
 	});
 
 	it('answers 422 for an unknown fault or a bad directive', async () => {
-		for (const input of ['#fault=explode', '#fault=429&bogus=1', '#delay=soon', '#fault=status&status=200']) {
+		for (const input of [
+			'#fault=explode',
+			'#fault=429&bogus=1',
+			'#delay=soon',
+			'#fault=status&status=200',
+		]) {
 			const { status, json } = await askJson({ input });
 			expect(status).toBe(422);
 			expect(json.detail[0].loc).toEqual(['body', 'input']);
@@ -996,9 +1195,25 @@ describe('faults by #fault directive', () => {
 	it('knows every fault name of the brief', () => {
 		expect([...FAULT_NAMES].sort()).toEqual(
 			[
-				'status', 'error200', 'garbage', 'reset', 'reset-mid-stream', 'slow-first-byte', 'slow-chunks',
-				'stall-stream', 'crlf', 'parts', 'parts-and-content', 'end-extra', 'end-empty', 'no-header-id',
-				'unknown-events', 'split-bytes', 'no-end', 'error-event', 'all-variants',
+				'status',
+				'error200',
+				'garbage',
+				'reset',
+				'reset-mid-stream',
+				'slow-first-byte',
+				'slow-chunks',
+				'stall-stream',
+				'crlf',
+				'parts',
+				'parts-and-content',
+				'end-extra',
+				'end-empty',
+				'no-header-id',
+				'unknown-events',
+				'split-bytes',
+				'no-end',
+				'error-event',
+				'all-variants',
 			].sort(),
 		);
 	});
@@ -1065,9 +1280,17 @@ describe('control endpoints', () => {
 	}
 
 	it('POST /__emulator/faults queues a fault, without auth', async () => {
-		const res = await control('faults', { fault: '429', path: '/assistant/ask', times: 1, retryAfter: '7' });
+		const res = await control('faults', {
+			fault: '429',
+			path: '/assistant/ask',
+			times: 1,
+			retryAfter: '7',
+		});
 		expect(res.status).toBe(200);
-		expect(await res.json()).toMatchObject({ queued: { name: '429', path: '/assistant/ask', times: 1 }, pending: 1 });
+		expect(await res.json()).toMatchObject({
+			queued: { name: '429', path: '/assistant/ask', times: 1 },
+			pending: 1,
+		});
 		expect((await get('/models/available')).status).toBe(200);
 		const hit = await ask({ input: 'x' });
 		expect(hit.status).toBe(429);
@@ -1085,9 +1308,19 @@ describe('control endpoints', () => {
 		const stats: Json = await (await control('stats')).json();
 		expect(stats.completedAsks).toEqual({ counted: 2 });
 		expect(stats.requests).toHaveLength(2);
-		expect(stats.requests[0]).toEqual({ method: 'POST', path: '/assistant/ask', authorization: true, body: { input: 'counted' }, status: 200 });
+		expect(stats.requests[0]).toEqual({
+			method: 'POST',
+			path: '/assistant/ask',
+			authorization: true,
+			body: { input: 'counted' },
+			status: 200,
+		});
 		expect(stats.pendingFaults).toEqual([{ name: 'reset', remaining: 3 }]);
-		expect(stats).toMatchObject({ conversationOverlaps: 0, maxConcurrentPerConversation: 1, maxInFlight: 1 });
+		expect(stats).toMatchObject({
+			conversationOverlaps: 0,
+			maxConcurrentPerConversation: 1,
+			maxInFlight: 1,
+		});
 		expect(typeof stats.inFlight).toBe('number');
 	});
 
@@ -1105,8 +1338,14 @@ describe('control endpoints', () => {
 		const { json } = await askJson({ input: 'remember me' });
 		emu.queueFault({ name: '500' }, 5);
 		emu.reset();
-		expect(emu.stats).toMatchObject({ requests: [], conversationOverlaps: 0, maxConcurrentPerConversation: 0 });
-		expect((await askJson({ input: 'again', conversation_id: json.conversation_id })).status).toBe(404);
+		expect(emu.stats).toMatchObject({
+			requests: [],
+			conversationOverlaps: 0,
+			maxConcurrentPerConversation: 0,
+		});
+		expect((await askJson({ input: 'again', conversation_id: json.conversation_id })).status).toBe(
+			404,
+		);
 	});
 });
 
@@ -1138,7 +1377,13 @@ describe('robustness', () => {
 		try {
 			for (let i = 0; i < 8; i++) await ask({ input: `r${i}` }, other.token, other);
 			expect(other.stats.requests).toHaveLength(5);
-			expect(other.stats.requests.map((r) => (r.body as Json).input)).toEqual(['r3', 'r4', 'r5', 'r6', 'r7']);
+			expect(other.stats.requests.map((r) => (r.body as Json).input)).toEqual([
+				'r3',
+				'r4',
+				'r5',
+				'r6',
+				'r7',
+			]);
 		} finally {
 			await other.close();
 		}
@@ -1150,7 +1395,10 @@ describe('robustness', () => {
 		const aborted = fetch(`${emu.baseUrl}/assistant/ask`, {
 			method: 'POST',
 			headers: authHeaders(),
-			body: JSON.stringify({ input: 'abandoned #delay=5000', conversation_id: json.conversation_id }),
+			body: JSON.stringify({
+				input: 'abandoned #delay=5000',
+				conversation_id: json.conversation_id,
+			}),
 			signal: controller.signal,
 		}).catch((error: unknown) => error);
 		await new Promise((resolve) => setTimeout(resolve, 50));
@@ -1162,7 +1410,9 @@ describe('robustness', () => {
 		expect(emu.stats.completedAsks.has('abandoned #delay=5000')).toBe(false);
 		const next = await askJson({ input: 'next', conversation_id: json.conversation_id });
 		expect(next.status).toBe(200);
-		expect(next.json.output).toBe(expectedReply('next', { earlier: ['start', 'abandoned #delay=5000'] }));
+		expect(next.json.output).toBe(
+			expectedReply('next', { earlier: ['start', 'abandoned #delay=5000'] }),
+		);
 	});
 });
 
@@ -1171,7 +1421,10 @@ describe('robustness', () => {
 
 describe('cli', () => {
 	/** The base URL, once the CLI has printed its banner; rejects after 10 s or if the CLI exits. */
-	function banner(child: ChildProcessWithoutNullStreams, onOutput: (text: string) => void): Promise<string> {
+	function banner(
+		child: ChildProcessWithoutNullStreams,
+		onOutput: (text: string) => void,
+	): Promise<string> {
 		let output = '';
 		return new Promise<string>((resolve, reject) => {
 			const timer = setTimeout(() => reject(new Error(`no banner from the cli: ${output}`)), 10000);
@@ -1194,14 +1447,18 @@ describe('cli', () => {
 	it('prints the base URL, the token and a curl example, serves, and stops on SIGTERM', async () => {
 		const cli = path.join(__dirname, 'emulator', 'cli.js');
 		const child = spawn(process.execPath, [cli, '--port', '0', '--quiet']);
-		const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+		const exited = new Promise<number | null>((resolve) =>
+			child.once('exit', (code) => resolve(code)),
+		);
 		let output = '';
 		try {
 			const baseUrl = await banner(child, (text) => {
 				output = text;
 			});
 			expect(output).toContain(`Token: ${DEFAULT_TOKEN}`);
-			expect(output).toContain(`curl -s ${baseUrl}/assistant/ask -H 'Authorization: Bearer ${DEFAULT_TOKEN}'`);
+			expect(output).toContain(
+				`curl -s ${baseUrl}/assistant/ask -H 'Authorization: Bearer ${DEFAULT_TOKEN}'`,
+			);
 			const headers = { authorization: `Bearer ${DEFAULT_TOKEN}` };
 			expect((await fetch(`${baseUrl}/models/available`, { headers })).status).toBe(200);
 		} finally {

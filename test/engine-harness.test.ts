@@ -55,7 +55,8 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
 		const things = ['alpha', 'beta', 'gamma', 'delta']
 			.filter((name) => name.includes(filter))
 			.map((name) => ({ id: `id-${name}`, name }));
-		const body = page === '1' ? { things: things.slice(0, 2), next: '2' } : { things: things.slice(2) };
+		const body =
+			page === '1' ? { things: things.slice(0, 2), next: '2' } : { things: things.slice(2) };
 		return send(res, 200, body);
 	}
 	if (url.pathname === '/fail') return send(res, 500, { error: 'boom' });
@@ -218,7 +219,10 @@ describe('engine harness', () => {
 		const wrong = await testCredential(pkg, 'echoApi', { baseUrl, accessToken: 'wrong' });
 		expect(wrong).toEqual({
 			status: 'Error',
-			message: n8nCoreMajor === 1 ? 'Authorization failed - please check your credentials' : 'Unauthorized',
+			message:
+				n8nCoreMajor === 1
+					? 'Authorization failed - please check your credentials'
+					: 'Unauthorized',
 		});
 
 		// A `rules` entry of the credential's test maps the status code to its message.
@@ -296,13 +300,19 @@ describe('engine harness', () => {
 		const result = await running;
 		// The in-flight request is aborted through the execution's cancel signal.
 		expect(result.data.status).toBe('canceled');
-		expect(result.nodeError('Echo')).toMatchObject({ message: 'canceled', httpCode: 'ERR_CANCELED' });
+		expect(result.nodeError('Echo')).toMatchObject({
+			message: 'canceled',
+			httpCode: 'ERR_CANCELED',
+		});
 	});
 
 	test('an already aborted signal stops the run before its first node', async () => {
 		const controller = new AbortController();
 		controller.abort();
-		const result = await runWorkflow(pkg, echoWorkflow({}), { credentials, signal: controller.signal });
+		const result = await runWorkflow(pkg, echoWorkflow({}), {
+			credentials,
+			signal: controller.signal,
+		});
 
 		expect(result.data.status).toBe('canceled');
 		expect(result.error()?.name).toBe('ManualExecutionCancelledError');

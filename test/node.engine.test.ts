@@ -31,9 +31,13 @@ beforeEach(() => emulator.reset());
 
 async function ask(parameters: IDataObject, items: IDataObject[] = [{}]) {
 	const pkg = await assistantPackage();
-	const run = await runWithItems(items, [assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters })], {
-		credentials: [credential],
-	});
+	const run = await runWithItems(
+		items,
+		[assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters })],
+		{
+			credentials: [credential],
+		},
+	);
 	return run;
 }
 
@@ -62,15 +66,22 @@ describe('Ask', () => {
 			model: rl('openai:gpt-5-mini', 'list'),
 			persona: rl('persona_pirate', 'id'),
 		});
-		expect(run.outputs('Ask')[0].json.output).toMatch(/^\[model=openai:gpt-5-mini persona=persona_pirate\]/);
+		expect(run.outputs('Ask')[0].json.output).toMatch(
+			/^\[model=openai:gpt-5-mini persona=persona_pirate\]/,
+		);
 	});
 
 	test('input from an expression, one answer per item, in order', async () => {
 		const questions = ['one', 'two', 'three'];
-		const run = await ask({ input: '={{ $json.q }}' }, questions.map((q) => ({ q })));
+		const run = await ask(
+			{ input: '={{ $json.q }}' },
+			questions.map((q) => ({ q })),
+		);
 		const outputs = run.outputs('Ask');
 		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		outputs.forEach((item, index) => expect(item.json.output).toContain(`You said: "${questions[index]}"`));
+		outputs.forEach((item, index) =>
+			expect(item.json.output).toContain(`You said: "${questions[index]}"`),
+		);
 	});
 
 	test('JSON Schema output: an object matching the schema, sent as output_format', async () => {
@@ -89,7 +100,10 @@ describe('Ask', () => {
 			responseFormat: 'jsonSchema',
 			jsonSchema: JSON.stringify(schema),
 		});
-		const { output, conversation_id } = run.outputs('Ask')[0].json as { output: IDataObject; conversation_id: string };
+		const { output, conversation_id } = run.outputs('Ask')[0].json as {
+			output: IDataObject;
+			conversation_id: string;
+		};
 		expect(conversation_id).toEqual(expect.any(String));
 		expect(output).toEqual({
 			summary: expect.any(String),
@@ -174,7 +188,11 @@ describe('Ask, streamed', () => {
 		const run = await ask({
 			input: 'Summarize streamed',
 			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] }),
+			jsonSchema: JSON.stringify({
+				type: 'object',
+				properties: { summary: { type: 'string' } },
+				required: ['summary'],
+			}),
 			options: { stream: true },
 		});
 		expect(run.outputs('Ask')[0].json.output).toEqual({ summary: expect.any(String) });
@@ -198,7 +216,15 @@ describe('lists and catalog', () => {
 		expect(models.length).toBeGreaterThanOrEqual(6);
 		for (const model of models) {
 			expect(Object.keys(model).sort()).toEqual(
-				['context_window', 'description', 'is_byok', 'label', 'model_name', 'type', 'vendor'].sort(),
+				[
+					'context_window',
+					'description',
+					'is_byok',
+					'label',
+					'model_name',
+					'type',
+					'vendor',
+				].sort(),
 			);
 		}
 		const byok = models.filter((model) => model.is_byok);
@@ -249,7 +275,8 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 		});
 		expect(filtered.results.length).toBeGreaterThan(0);
 		expect(filtered.results.length).toBeLessThan(all.results.length);
-		for (const result of filtered.results) expect(`${result.name} ${result.value}`.toLowerCase()).toContain('openai');
+		for (const result of filtered.results)
+			expect(`${result.name} ${result.value}`.toLowerCase()).toContain('openai');
 	});
 
 	test('personas: name and model; search filters', async () => {
@@ -257,7 +284,9 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
 			credentials: [credential],
 		});
-		expect(all.results.map((r) => r.value)).toEqual(expect.arrayContaining([DEFAULT_PERSONA, 'persona_pirate']));
+		expect(all.results.map((r) => r.value)).toEqual(
+			expect.arrayContaining([DEFAULT_PERSONA, 'persona_pirate']),
+		);
 		const pirate = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
 			credentials: [credential],
 			filter: 'pirate',
@@ -269,9 +298,15 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 describe('credential test', () => {
 	test('succeeds with the right token, fails clearly with a wrong one', async () => {
 		const pkg = await assistantPackage();
-		const ok = await testCredential(pkg, 'assistantApi', { baseUrl: emulator.baseUrl, accessToken: TOKEN });
+		const ok = await testCredential(pkg, 'assistantApi', {
+			baseUrl: emulator.baseUrl,
+			accessToken: TOKEN,
+		});
 		expect(ok.status).toBe('OK');
-		const wrong = await testCredential(pkg, 'assistantApi', { baseUrl: emulator.baseUrl, accessToken: 'wrong-token' });
+		const wrong = await testCredential(pkg, 'assistantApi', {
+			baseUrl: emulator.baseUrl,
+			accessToken: 'wrong-token',
+		});
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/401|authoriz|token/i);
 		expect(emulator.stats.requests.length).toBeGreaterThanOrEqual(2);
@@ -282,10 +317,18 @@ describe('credential test', () => {
 describe('errors', () => {
 	test('a wrong token: HTTP 401, says to check the credential, never shows the token', async () => {
 		const pkg = await assistantPackage();
-		const run = await runWithItems([{}], [assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })], {
-			credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token-123456')],
-		});
-		const error = run.error() as unknown as { message: string; description: string; httpCode: string };
+		const run = await runWithItems(
+			[{}],
+			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })],
+			{
+				credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token-123456')],
+			},
+		);
+		const error = run.error() as unknown as {
+			message: string;
+			description: string;
+			httpCode: string;
+		};
 		expect(error.httpCode).toBe('401');
 		expect(error.message).toMatch(/access token was rejected/);
 		expect(error.description).toMatch(/credential/);
@@ -303,7 +346,11 @@ describe('errors', () => {
 		['garbage', '200', /not JSON/],
 	])('#fault=%s: HTTP %s with the server’s message', async (fault, status, message) => {
 		const run = await ask({ input: `x #fault=${fault}`, options: { retries: 0 } });
-		const error = run.error() as unknown as { message: string; httpCode: string; description?: string };
+		const error = run.error() as unknown as {
+			message: string;
+			httpCode: string;
+			description?: string;
+		};
 		expect(error.message).toMatch(message);
 		expect(error.httpCode).toBe(status);
 		expectNoToken([error.message, error.description, run.logs]);
@@ -316,24 +363,69 @@ describe('errors', () => {
 
 	test.each([
 		['empty input', { input: '   ' }, /Input is empty/],
-		['schema not JSON', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object",' }, /not valid JSON/],
-		['schema root not an object schema', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "array", "items": {"type": "string"}}' }, /root must have "type": "object"/],
-		['schema without properties', { input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object"}' }, /needs "properties"/],
-		['model id with spaces, from an expression', { input: 'x', model: rl('={{ "claude haiku" }}') }, /Model ID "claude haiku" is not valid/],
-		['persona id with spaces, from an expression', { input: 'x', persona: rl('={{ "my persona" }}') }, /Persona ID "my persona" is not valid/],
-		['model locator not text', { input: 'x', model: { __rl: true, mode: 'id', value: 42 } }, /Model must be an ID/],
-		['unknown response format', { input: 'x', responseFormat: 'xml' }, /Response Format "xml" is not supported/],
+		[
+			'schema not JSON',
+			{ input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object",' },
+			/not valid JSON/,
+		],
+		[
+			'schema root not an object schema',
+			{
+				input: 'x',
+				responseFormat: 'jsonSchema',
+				jsonSchema: '{"type": "array", "items": {"type": "string"}}',
+			},
+			/root must have "type": "object"/,
+		],
+		[
+			'schema without properties',
+			{ input: 'x', responseFormat: 'jsonSchema', jsonSchema: '{"type": "object"}' },
+			/needs "properties"/,
+		],
+		[
+			'model id with spaces, from an expression',
+			{ input: 'x', model: rl('={{ "claude haiku" }}') },
+			/Model ID "claude haiku" is not valid/,
+		],
+		[
+			'persona id with spaces, from an expression',
+			{ input: 'x', persona: rl('={{ "my persona" }}') },
+			/Persona ID "my persona" is not valid/,
+		],
+		[
+			'model locator not text',
+			{ input: 'x', model: { __rl: true, mode: 'id', value: 42 } },
+			/Model must be an ID/,
+		],
+		[
+			'unknown response format',
+			{ input: 'x', responseFormat: 'xml' },
+			/Response Format "xml" is not supported/,
+		],
 		['timeout 0', { input: 'x', options: { timeout: 0 } }, /Timeout must be a number at least 1/],
-		['negative timeout', { input: 'x', options: { timeout: -5 } }, /Timeout must be a number at least 1/],
-	])('bad input (%s) fails before any request, naming the parameter', async (_name, parameters, message) => {
-		const run = await ask(parameters as IDataObject);
-		const error = run.error() as unknown as { message: string; description?: string; context?: IDataObject };
-		expect(error.message).toMatch(message);
-		expect(emulator.stats.requests).toHaveLength(0);
-	});
+		[
+			'negative timeout',
+			{ input: 'x', options: { timeout: -5 } },
+			/Timeout must be a number at least 1/,
+		],
+	])(
+		'bad input (%s) fails before any request, naming the parameter',
+		async (_name, parameters, message) => {
+			const run = await ask(parameters as IDataObject);
+			const error = run.error() as unknown as {
+				message: string;
+				description?: string;
+				context?: IDataObject;
+			};
+			expect(error.message).toMatch(message);
+			expect(emulator.stats.requests).toHaveLength(0);
+		},
+	);
 
 	test('a typed model ID with spaces is refused by n8n itself (the field validation) before running', async () => {
-		await expect(ask({ input: 'x', model: rl('claude haiku') })).rejects.toThrow(/A model ID has no spaces/);
+		await expect(ask({ input: 'x', model: rl('claude haiku') })).rejects.toThrow(
+			/A model ID has no spaces/,
+		);
 		expect(emulator.stats.requests).toHaveLength(0);
 	});
 
@@ -354,7 +446,12 @@ describe('errors', () => {
 		);
 		expect(run.error()).toBeUndefined();
 		const outputs = run.outputs('Ask');
-		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(outputs.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(outputs[0].json.output).toContain('good one');
 		expect(outputs[1].json).toEqual({
 			error: expect.stringMatching(/HTTP 500/),
@@ -367,7 +464,10 @@ describe('errors', () => {
 	});
 
 	test('without Continue On Fail the error names the failing item', async () => {
-		const run = await ask({ input: '={{ $json.q }}', options: { retries: 0 } }, [{ q: 'fine' }, { q: '' }]);
+		const run = await ask({ input: '={{ $json.q }}', options: { retries: 0 } }, [
+			{ q: 'fine' },
+			{ q: '' },
+		]);
 		const error = run.error() as unknown as { message: string; context: IDataObject };
 		expect(error.message).toBe('Input is empty');
 		expect(error.context.itemIndex).toBe(1);
@@ -385,7 +485,13 @@ describe('live streaming into n8n (a streaming execution)', () => {
 		const pkg = await assistantPackage();
 		const run = await runWithItems(
 			[{}],
-			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'Stream this to me please', options: { stream: true } })],
+			[
+				assistantNode(pkg, 'Ask', {
+					operation: 'ask',
+					input: 'Stream this to me please',
+					options: { stream: true },
+				}),
+			],
 			{ credentials: [credential], streaming: true },
 		);
 		const output = run.outputs('Ask')[0].json.output as string;
@@ -406,7 +512,10 @@ describe('live streaming into n8n (a streaming execution)', () => {
 					operation: 'ask',
 					input: 'Summarize',
 					responseFormat: 'jsonSchema',
-					jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+					jsonSchema: JSON.stringify({
+						type: 'object',
+						properties: { summary: { type: 'string' } },
+					}),
 					options: { stream: true },
 				}),
 			],
@@ -419,10 +528,14 @@ describe('live streaming into n8n (a streaming execution)', () => {
 
 	test('without the Stream option nothing is forwarded', async () => {
 		const pkg = await assistantPackage();
-		const run = await runWithItems([{}], [assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })], {
-			credentials: [credential],
-			streaming: true,
-		});
+		const run = await runWithItems(
+			[{}],
+			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })],
+			{
+				credentials: [credential],
+				streaming: true,
+			},
+		);
 		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
 	});
 });
@@ -446,7 +559,10 @@ describe('a service that answers a stream request with plain JSON', () => {
 				[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi', options: { stream: true } })],
 				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
 			);
-			expect(run.outputs('Ask')[0].json).toEqual({ output: 'plain JSON answer', conversation_id: 'conv_json' });
+			expect(run.outputs('Ask')[0].json).toEqual({
+				output: 'plain JSON answer',
+				conversation_id: 'conv_json',
+			});
 		} finally {
 			await new Promise((resolve) => server.close(resolve));
 		}

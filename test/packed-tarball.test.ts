@@ -65,7 +65,9 @@ beforeAll(async () => {
 	});
 	const [info] = JSON.parse(packed) as Array<{ filename: string }>;
 	tarball = path.join(workDir, info.filename);
-	tarballFiles = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+	tarballFiles = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+		.split('\n')
+		.filter(Boolean);
 	execFileSync('tar', ['-xzf', tarball, '-C', workDir]);
 	packageDir = path.join(workDir, 'package');
 
@@ -99,7 +101,9 @@ function assistant(name: string, parameters: IDataObject, extra: Partial<INode> 
 		typeVersion: 1,
 		position: [400, 0],
 		parameters: parameters as INodeParameters,
-		credentials: { assistantApi: { id: credential.id ?? null, name: credential.name ?? 'Assistant' } },
+		credentials: {
+			assistantApi: { id: credential.id ?? null, name: credential.name ?? 'Assistant' },
+		},
 		...extra,
 	};
 }
@@ -108,8 +112,14 @@ function rl(value: string, mode: 'list' | 'id' = 'id'): IDataObject {
 	return { __rl: true, mode, value };
 }
 
-async function run(items: IDataObject[], nodes: INode[], credentials = [credential]): Promise<RunResult> {
-	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), { credentials });
+async function run(
+	items: IDataObject[],
+	nodes: INode[],
+	credentials = [credential],
+): Promise<RunResult> {
+	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), {
+		credentials,
+	});
 }
 
 async function ask(parameters: IDataObject, items: IDataObject[] = [{}]): Promise<RunResult> {
@@ -131,7 +141,8 @@ function only(result: RunResult, name = 'Ask'): IDataObject {
 }
 
 function errorOf(result: RunResult) {
-	const error = result.error() as unknown as { message: string; description?: string; httpCode?: string } | undefined;
+	const error = result.error() as unknown as
+		{ message: string; description?: string; httpCode?: string } | undefined;
 	expect(error).toBeDefined();
 	return error!;
 }
@@ -165,7 +176,11 @@ const SCHEMA = {
 		tags: { type: 'array', items: { type: 'string' } },
 		author: {
 			type: 'object',
-			properties: { name: { type: 'string' }, karma: { type: 'number' }, role: { type: 'string', enum: ['a', 'b'] } },
+			properties: {
+				name: { type: 'string' },
+				karma: { type: 'number' },
+				role: { type: 'string', enum: ['a', 'b'] },
+			},
 			required: ['name'],
 		},
 	},
@@ -188,7 +203,8 @@ describe('the tarball', () => {
 		expect(tarballFiles.every((file) => file.startsWith('package/'))).toBe(true);
 		for (const expected of EXPECTED_FILES) expect(files).toContain(expected);
 		const outside = files.filter((file) => !file.startsWith('dist/'));
-		for (const file of outside) expect(file).toMatch(/^(package\.json|(README|LICENSE|LICENCE|CHANGELOG)(\.md|\.txt)?)$/i);
+		for (const file of outside)
+			expect(file).toMatch(/^(package\.json|(README|LICENSE|LICENCE|CHANGELOG)(\.md|\.txt)?)$/i);
 		// No sources, tests, maps or type declarations shipped.
 		expect(files.filter((file) => /\.(ts|map)$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
 	});
@@ -209,10 +225,15 @@ describe('the tarball', () => {
 	test('the bundled JavaScript requires only node builtins and n8n-workflow', () => {
 		const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 		const jsFiles = listFiles(path.join(packageDir, 'dist')).filter((file) => file.endsWith('.js'));
-		expect(jsFiles.sort()).toEqual(['credentials/AssistantApi.credentials.js', 'nodes/Assistant/Assistant.node.js']);
+		expect(jsFiles.sort()).toEqual([
+			'credentials/AssistantApi.credentials.js',
+			'nodes/Assistant/Assistant.node.js',
+		]);
 		for (const file of jsFiles) {
 			const code = fs.readFileSync(path.join(packageDir, 'dist', file), 'utf8');
-			const requires = [...code.matchAll(/\brequire\s*\(\s*(["'`])([^"'`]+)\1\s*\)/g)].map((match) => match[2]);
+			const requires = [...code.matchAll(/\brequire\s*\(\s*(["'`])([^"'`]+)\1\s*\)/g)].map(
+				(match) => match[2],
+			);
 			const foreign = requires.filter((id) => id !== 'n8n-workflow' && !builtins.has(id));
 			expect({ file, foreign }).toEqual({ file, foreign: [] });
 			// No require or import of a computed name either.
@@ -254,7 +275,11 @@ describe('the tarball', () => {
 				}));
 			`;
 			const result = JSON.parse(
-				execFileSync(process.execPath, ['-e', script], { cwd: isolated, encoding: 'utf8', env: { ...process.env, NODE_PATH: '' } }),
+				execFileSync(process.execPath, ['-e', script], {
+					cwd: isolated,
+					encoding: 'utf8',
+					env: { ...process.env, NODE_PATH: '' },
+				}),
 			);
 			expect(result).toEqual({
 				requires: ['n8n-workflow'],
@@ -272,10 +297,16 @@ describe('the tarball', () => {
 		expect(pkg.dir).toBe(packageDir);
 		expect(pkg.name).toBe('n8n-nodes-assistant');
 		const { nodeTypes, credentialTypes } = pkg.loader;
-		expect(pkg.loader.resolveSourcePath(nodeTypes.assistant.sourcePath)).toBe(path.join(packageDir, NODE_FILE));
-		expect(pkg.loader.resolveSourcePath(credentialTypes.assistantApi.sourcePath)).toBe(path.join(packageDir, CREDENTIAL_FILE));
+		expect(pkg.loader.resolveSourcePath(nodeTypes.assistant.sourcePath)).toBe(
+			path.join(packageDir, NODE_FILE),
+		);
+		expect(pkg.loader.resolveSourcePath(credentialTypes.assistantApi.sourcePath)).toBe(
+			path.join(packageDir, CREDENTIAL_FILE),
+		);
 		// What the loader required is the extracted copy.
-		expect(require.resolve(path.join(packageDir, NODE_FILE))).toBe(path.join(packageDir, NODE_FILE));
+		expect(require.resolve(path.join(packageDir, NODE_FILE))).toBe(
+			path.join(packageDir, NODE_FILE),
+		);
 		const { description } = pkg.loader.nodeTypes.assistant.type;
 		expect(description.codex?.categories).toEqual(expect.arrayContaining(['AI']));
 		// n8n serves icons/<package>/<path in the package>: both icons must be in the tarball.
@@ -310,23 +341,35 @@ describe('Ask', () => {
 	test('model and persona from the server’s lists (list mode and id mode; BYOK too)', async () => {
 		const [mistral, , , , , byok] = MODELS.map((model) => model.model_name);
 		const cook = PERSONAS[1].id;
-		expect(only(await ask({ input: 'Which?', model: rl(mistral, 'list'), persona: rl(cook, 'id') })).output).toBe(
-			reply('Which?', mistral, cook),
-		);
-		expect(only(await ask({ input: 'Mine', model: rl(byok), persona: rl(PERSONAS[2].id, 'list') })).output).toBe(
-			reply('Mine', byok, PERSONAS[2].id),
-		);
+		expect(
+			only(await ask({ input: 'Which?', model: rl(mistral, 'list'), persona: rl(cook, 'id') }))
+				.output,
+		).toBe(reply('Which?', mistral, cook));
+		expect(
+			only(await ask({ input: 'Mine', model: rl(byok), persona: rl(PERSONAS[2].id, 'list') }))
+				.output,
+		).toBe(reply('Mine', byok, PERSONAS[2].id));
 	});
 
 	test('a deprecated model (deprecation_map) is answered by its successor', async () => {
 		const json = only(await ask({ input: 'Old model', model: rl('openai:gpt-4o-2024-08-06') }));
 		expect(json.output).toBe(reply('Old model', 'openai:gpt-5'));
-		expect(server.requests.filter((request) => request.path === '/models/catalog').every((r) => r.authorization === undefined)).toBe(true);
+		expect(
+			server.requests
+				.filter((request) => request.path === '/models/catalog')
+				.every((r) => r.authorization === undefined),
+		).toBe(true);
 	});
 
 	test('JSON Schema: an object conforming to the schema, the schema sent as output_format', async () => {
 		expect(conform(SCHEMA)).toEqual(SCHEMA_ANSWER);
-		const json = only(await ask({ input: 'Summarize: fine', responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(SCHEMA) }));
+		const json = only(
+			await ask({
+				input: 'Summarize: fine',
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify(SCHEMA),
+			}),
+		);
 		expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 		expect((askRequests()[0].body as IDataObject).output_format).toEqual(SCHEMA);
 	});
@@ -336,13 +379,20 @@ describe('Ask', () => {
 			[{}],
 			[
 				assistant('First', { operation: 'ask', input: 'Remember: the code is 4711.' }),
-				assistant('Second', { operation: 'ask', input: 'What is the code?', conversationId: '={{ $json.conversation_id }}' }),
+				assistant('Second', {
+					operation: 'ask',
+					input: 'What is the code?',
+					conversationId: '={{ $json.conversation_id }}',
+				}),
 			],
 		);
 		const first = only(result, 'First');
 		const second = only(result, 'Second');
 		expect(first.output).toBe(reply('Remember: the code is 4711.'));
-		expect(second).toEqual({ output: reply('What is the code?', 'default', 'default', 1), conversation_id: first.conversation_id });
+		expect(second).toEqual({
+			output: reply('What is the code?', 'default', 'default', 1),
+			conversation_id: first.conversation_id,
+		});
 		expect((askRequests()[1].body as IDataObject).conversation_id).toBe(first.conversation_id);
 	});
 });
@@ -352,7 +402,10 @@ describe('Ask, streamed (CRLF, parts with thinking, Part* events, keep-alives, s
 		const input = 'Grüße aus 東京 — café ☕ 😀';
 		const plain = only(await ask({ input }));
 		const streamed = only(await ask({ input, options: { stream: true } }));
-		expect(streamed).toEqual({ output: plain.output, conversation_id: expect.stringMatching(UUID) });
+		expect(streamed).toEqual({
+			output: plain.output,
+			conversation_id: expect.stringMatching(UUID),
+		});
 		expect(streamed.conversation_id).not.toBe(plain.conversation_id);
 		expect(streamed.output).toBe(reply(input));
 		expect((askRequests()[1].body as IDataObject).stream).toBe(true);
@@ -361,24 +414,42 @@ describe('Ask, streamed (CRLF, parts with thinking, Part* events, keep-alives, s
 	test('without the header, the conversation id comes from End, and continues the conversation', async () => {
 		const input = 'noheader: ünïcödé ✓ 🎉';
 		const streamed = only(await ask({ input, options: { stream: true } }));
-		expect(streamed).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
-		const next = only(await ask({ input: 'and then?', conversationId: streamed.conversation_id as string }));
-		expect(next).toEqual({ output: reply('and then?', 'default', 'default', 1), conversation_id: streamed.conversation_id });
+		expect(streamed).toEqual({
+			output: reply(input),
+			conversation_id: expect.stringMatching(UUID),
+		});
+		const next = only(
+			await ask({ input: 'and then?', conversationId: streamed.conversation_id as string }),
+		);
+		expect(next).toEqual({
+			output: reply('and then?', 'default', 'default', 1),
+			conversation_id: streamed.conversation_id,
+		});
 	});
 
 	test('JSON Schema: the object from End.output', async () => {
 		const json = only(
-			await ask({ input: 'Streamed summary', responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(SCHEMA), options: { stream: true } }),
+			await ask({
+				input: 'Streamed summary',
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify(SCHEMA),
+				options: { stream: true },
+			}),
 		);
 		expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 	});
 
 	test('an Error event fails with the server’s message; a stream without End is incomplete', async () => {
-		const failed = await ask({ input: 'stream-error please', options: { stream: true, retries: 0 } });
+		const failed = await ask({
+			input: 'stream-error please',
+			options: { stream: true, retries: 0 },
+		});
 		expect(errorOf(failed).message).toContain('Upstream model failed mid-answer (stream-error)');
 		const cut = await ask({ input: 'stream-cut please', options: { stream: true, retries: 0 } });
 		expect(errorOf(cut).message).toMatch(/ended before the answer was complete|incomplete/i);
-		expect(JSON.stringify(cut.data.data.resultData.runData.Ask?.at(-1)?.data ?? null)).not.toContain('echo(');
+		expect(
+			JSON.stringify(cut.data.data.resultData.runData.Ask?.at(-1)?.data ?? null),
+		).not.toContain('echo(');
 	});
 });
 
@@ -414,10 +485,14 @@ describe('pickers', () => {
 			credentials: [credential],
 			path: 'parameters.model',
 		});
-		expect(all.results.map((result) => result.value)).toEqual(MODELS.map((model) => model.model_name));
+		expect(all.results.map((result) => result.value)).toEqual(
+			MODELS.map((model) => model.model_name),
+		);
 		const byok = all.results.find((result) => String(result.value).startsWith('byok:'));
 		expect(byok?.name).toMatch(/BYOK/);
-		expect(all.results.find((result) => result.value === 'mistral:mistral-large-2411')?.name).toMatch(/Mistral Large/);
+		expect(
+			all.results.find((result) => result.value === 'mistral:mistral-large-2411')?.name,
+		).toMatch(/Mistral Large/);
 		const gemini = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
 			credentials: [credential],
 			filter: 'gemini',
@@ -429,8 +504,12 @@ describe('pickers', () => {
 	});
 
 	test('personas: every persona, the filter narrows', async () => {
-		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', { credentials: [credential] });
-		expect(all.results.map((result) => result.value)).toEqual(PERSONAS.map((persona) => persona.id));
+		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
+			credentials: [credential],
+		});
+		expect(all.results.map((result) => result.value)).toEqual(
+			PERSONAS.map((persona) => persona.id),
+		);
 		expect(all.results.map((result) => result.name).join(' ')).toContain('Ship’s Cook');
 		const cook = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
 			credentials: [credential],
@@ -442,24 +521,41 @@ describe('pickers', () => {
 
 describe('credential test', () => {
 	test('OK with the token; an error with a wrong one (plain-text 401)', async () => {
-		const ok = await testCredential(pkg, 'assistantApi', { baseUrl: server.baseUrl, accessToken: TOKEN });
+		const ok = await testCredential(pkg, 'assistantApi', {
+			baseUrl: server.baseUrl,
+			accessToken: TOKEN,
+		});
 		expect(ok).toEqual({ status: 'OK', message: expect.any(String) });
-		const wrong = await testCredential(pkg, 'assistantApi', { baseUrl: `${server.baseUrl}/`, accessToken: WRONG_TOKEN });
+		const wrong = await testCredential(pkg, 'assistantApi', {
+			baseUrl: `${server.baseUrl}/`,
+			accessToken: WRONG_TOKEN,
+		});
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/401|token/i);
 		expect(wrong.message).not.toContain(WRONG_TOKEN);
 		// n8n-core's request helper tries a 401 once more (its pre-authentication refresh): 2 or 3.
-		const [first, ...rest] = server.requests.map((request) => [request.path, request.authorization]);
+		const [first, ...rest] = server.requests.map((request) => [
+			request.path,
+			request.authorization,
+		]);
 		expect(first).toEqual(['/models/available', `Bearer ${TOKEN}`]);
 		expect(rest.length).toBeGreaterThanOrEqual(1);
-		for (const request of rest) expect(request).toEqual(['/models/available', `Bearer ${WRONG_TOKEN}`]);
+		for (const request of rest)
+			expect(request).toEqual(['/models/available', `Bearer ${WRONG_TOKEN}`]);
 	});
 });
 
 describe('errors', () => {
 	test('401 with {"error": {"message": ...}}: names the credential, shows the server’s words, never the token', async () => {
-		const bad: EngineCredential = { ...credential, data: { baseUrl: server.baseUrl, accessToken: WRONG_TOKEN } };
-		const result = await run([{}], [assistant('Ask', { operation: 'ask', input: 'hi', options: { retries: 0 } })], [bad]);
+		const bad: EngineCredential = {
+			...credential,
+			data: { baseUrl: server.baseUrl, accessToken: WRONG_TOKEN },
+		};
+		const result = await run(
+			[{}],
+			[assistant('Ask', { operation: 'ask', input: 'hi', options: { retries: 0 } })],
+			[bad],
+		);
 		const error = errorOf(result);
 		expect(error.httpCode).toBe('401');
 		expect(error.message).toMatch(/401/);
@@ -471,18 +567,31 @@ describe('errors', () => {
 	});
 
 	test('422 detail arrays: the message names the field', async () => {
-		const model = await ask({ input: 'hi', model: rl('mistral:no-such-model'), options: { retries: 0 } });
+		const model = await ask({
+			input: 'hi',
+			model: rl('mistral:no-such-model'),
+			options: { retries: 0 },
+		});
 		expect(errorOf(model).httpCode).toBe('422');
 		expect(errorOf(model).message).toMatch(/body\.model_name.*mistral:no-such-model/);
 		const schema = { type: 'object', properties: { count: { type: 'integer' } } };
-		const outside = await ask({ input: 'hi', responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(schema), options: { retries: 0 } });
+		const outside = await ask({
+			input: 'hi',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify(schema),
+			options: { retries: 0 },
+		});
 		expect(errorOf(outside).message).toContain('body.output_format.properties.count.type');
 	});
 
 	test('a 200 {"error": ...} is a failure with the server’s message', async () => {
 		const result = await ask({ input: 'please inband-error', options: { retries: 0 } });
-		expect(errorOf(result).message).toContain('The assistant could not complete this request (inband-error)');
-		expect(JSON.stringify(result.data.data.resultData.runData.Ask?.at(-1)?.data ?? null)).not.toContain('"output"');
+		expect(errorOf(result).message).toContain(
+			'The assistant could not complete this request (inband-error)',
+		);
+		expect(
+			JSON.stringify(result.data.data.resultData.runData.Ask?.at(-1)?.data ?? null),
+		).not.toContain('"output"');
 	});
 
 	test('Continue On Fail: good and bad items mixed, one item each, paired, in order', async () => {
@@ -496,18 +605,29 @@ describe('errors', () => {
 		const result = await run(items, [
 			assistant(
 				'Ask',
-				{ operation: 'ask', input: '={{ $json.q }}', model: rl('={{ $json.m ?? "" }}'), options: { retries: 0 } },
+				{
+					operation: 'ask',
+					input: '={{ $json.q }}',
+					model: rl('={{ $json.m ?? "" }}'),
+					options: { retries: 0 },
+				},
 				{ onError: 'continueRegularOutput' },
 			),
 		]);
 		expect(result.error()).toBeUndefined();
 		const out = outputs(result);
 		expect(out.map((item) => item.pairedItem)).toEqual(items.map((_, item) => ({ item })));
-		expect(out[0].json).toEqual({ output: reply('alpha'), conversation_id: expect.stringMatching(UUID) });
+		expect(out[0].json).toEqual({
+			output: reply('alpha'),
+			conversation_id: expect.stringMatching(UUID),
+		});
 		expect(String(out[1].json.error)).toMatch(/422.*body\.model_name/);
 		expect(String(out[2].json.error)).toContain('could not complete this request');
 		expect(String(out[3].json.error)).toMatch(/Input is empty/);
-		expect(out[4].json).toEqual({ output: reply('delta', 'google:gemini-2.5-flash'), conversation_id: expect.stringMatching(UUID) });
+		expect(out[4].json).toEqual({
+			output: reply('delta', 'google:gemini-2.5-flash'),
+			conversation_id: expect.stringMatching(UUID),
+		});
 		expectNoToken(result.data);
 	});
 });

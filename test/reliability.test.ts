@@ -7,7 +7,12 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
 import { prng } from './fuzz/sseFraming';
-import { assistantNode, assistantPackage, emulatorCredential, runWithItems } from './helpers/assistant';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from './helpers/assistant';
 import type { EngineCredential, RunOptions, RunResult } from './helpers/engine';
 
 const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
@@ -44,21 +49,32 @@ async function run(
 	options: Partial<RunOptions> = {},
 ): Promise<{ result: RunResult; error: ErrorShape | undefined; ms: number }> {
 	const started = Date.now();
-	const result = await runWithItems(items, [await askNode(parameters, extra)], { credentials: [credential], ...options });
+	const result = await runWithItems(items, [await askNode(parameters, extra)], {
+		credentials: [credential],
+		...options,
+	});
 	runs.push(result);
-	return { result, error: result.error() as unknown as ErrorShape | undefined, ms: Date.now() - started };
+	return {
+		result,
+		error: result.error() as unknown as ErrorShape | undefined,
+		ms: Date.now() - started,
+	};
 }
 
-const askRequests = () => emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+const askRequests = () =>
+	emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
 
 describe('retried statuses: the item succeeds after the fault clears', () => {
-	test.each([408, 409, 429, 500, 502, 503, 504])('HTTP %i once, then the answer', async (status) => {
-		emulator.queueFault({ name: 'status', status, path: '/assistant/ask', retryAfter: '0' }, 1);
-		const { result } = await run({ input: `retry after ${status}` });
-		expect(result.outputs('Ask')[0].json.output).toContain(`You said: "retry after ${status}"`);
-		expect(askRequests()).toHaveLength(2);
-		expect(emulator.stats.completedAsks.get(`retry after ${status}`)).toBe(1);
-	});
+	test.each([408, 409, 429, 500, 502, 503, 504])(
+		'HTTP %i once, then the answer',
+		async (status) => {
+			emulator.queueFault({ name: 'status', status, path: '/assistant/ask', retryAfter: '0' }, 1);
+			const { result } = await run({ input: `retry after ${status}` });
+			expect(result.outputs('Ask')[0].json.output).toContain(`You said: "retry after ${status}"`);
+			expect(askRequests()).toHaveLength(2);
+			expect(emulator.stats.completedAsks.get(`retry after ${status}`)).toBe(1);
+		},
+	);
 
 	test('a connection reset before the response is retried', async () => {
 		emulator.queueFault({ name: 'reset', path: '/assistant/ask' }, 1);
@@ -68,7 +84,10 @@ describe('retried statuses: the item succeeds after the fault clears', () => {
 	});
 
 	test('streams are retried too while no answer has started', async () => {
-		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' }, 1);
+		emulator.queueFault(
+			{ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' },
+			1,
+		);
 		const { result } = await run({ input: 'stream after 503', options: { stream: true } });
 		expect(result.outputs('Ask')[0].json.output).toContain('stream after 503');
 		expect(askRequests()).toHaveLength(2);
@@ -77,7 +96,10 @@ describe('retried statuses: the item succeeds after the fault clears', () => {
 
 describe('how long retries wait', () => {
 	test('Retry-After in seconds is honoured', async () => {
-		emulator.queueFault({ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '1' }, 1);
+		emulator.queueFault(
+			{ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '1' },
+			1,
+		);
 		const { result, ms } = await run({ input: 'wait one second' });
 		expect(result.outputs('Ask')).toHaveLength(1);
 		expect(ms).toBeGreaterThanOrEqual(950);
@@ -92,7 +114,10 @@ describe('how long retries wait', () => {
 	});
 
 	test('retry-after-ms is preferred to Retry-After', async () => {
-		emulator.queueFault({ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '30', retryAfterMs: 50 }, 1);
+		emulator.queueFault(
+			{ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '30', retryAfterMs: 50 },
+			1,
+		);
 		const { result, ms } = await run({ input: 'wait 50 ms' });
 		expect(result.outputs('Ask')).toHaveLength(1);
 		expect(ms).toBeLessThan(3000);
@@ -108,7 +133,10 @@ describe('how long retries wait', () => {
 
 describe('failures: the documented message, in bounded time', () => {
 	test('retries used up: the last status and the server message; 1 + retries requests', async () => {
-		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' }, 5);
+		emulator.queueFault(
+			{ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' },
+			5,
+		);
 		const { error } = await run({ input: 'always down', options: { retries: 2 } });
 		expect(error?.message).toMatch(/^The assistant service failed \(HTTP 503\)/);
 		expect(error?.httpCode).toBe('503');
@@ -148,7 +176,10 @@ describe('failures: the documented message, in bounded time', () => {
 		['error-event', /^The assistant reported an error: Model provider overloaded/, true],
 		['reset-mid-stream', /^The stream broke off before the answer was complete/, true],
 	])('#fault=%s fails at once (not retried)', async (fault, message, stream) => {
-		const { error, ms } = await run({ input: `x #fault=${fault}`, options: { stream, retries: 3 } });
+		const { error, ms } = await run({
+			input: `x #fault=${fault}`,
+			options: { stream, retries: 3 },
+		});
 		expect(error?.message).toMatch(message);
 		expect(askRequests()).toHaveLength(1);
 		expect(ms).toBeLessThan(5000);
@@ -157,11 +188,16 @@ describe('failures: the documented message, in bounded time', () => {
 	test('a connection reset with no retries left: could not reach the assistant', async () => {
 		emulator.queueFault({ name: 'reset', path: '/assistant/ask' }, 5);
 		const { error } = await run({ input: 'reset', options: { retries: 0 } });
-		expect(error?.message).toMatch(/^Could not reach the assistant at http:\/\/127\.0\.0\.1:\d+\/assistant\/ask/);
+		expect(error?.message).toMatch(
+			/^Could not reach the assistant at http:\/\/127\.0\.0\.1:\d+\/assistant\/ask/,
+		);
 	});
 
 	test('a slow first byte beyond the timeout fails within the timeout', async () => {
-		const { error, ms } = await run({ input: 'slow #fault=slow-first-byte&ms=4000', options: { timeout: 600 } });
+		const { error, ms } = await run({
+			input: 'slow #fault=slow-first-byte&ms=4000',
+			options: { timeout: 600 },
+		});
 		expect(error?.message).toBe('The assistant did not answer within 0.6 s');
 		expect(ms).toBeLessThan(2500);
 	});
@@ -177,21 +213,32 @@ describe('failures: the documented message, in bounded time', () => {
 
 	test('the timeout bounds the retries as well', async () => {
 		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask' }, 50);
-		const { error, ms } = await run({ input: 'down for long', options: { retries: 10, timeout: 1500 } });
+		const { error, ms } = await run({
+			input: 'down for long',
+			options: { retries: 10, timeout: 1500 },
+		});
 		expect(error?.message).toMatch(/HTTP 503|did not answer within 1.5 s/);
 		expect(ms).toBeLessThan(3500);
 	});
 
-	test.each([false, true])('cancelling the execution aborts the request within a second (stream: %s)', async (stream) => {
-		const controller = new AbortController();
-		setTimeout(() => controller.abort(), 300);
-		const started = Date.now();
-		const input = stream ? 'slow stream #fault=slow-chunks&ms=2000' : 'slow answer #delay=10000';
-		const { result } = await run({ input, options: { stream } }, [{}], {}, { signal: controller.signal });
-		expect(Date.now() - started).toBeLessThan(1300);
-		expect(result.data.status).toBe('canceled');
-		expect(emulator.stats.completedAsks.size).toBe(0);
-	});
+	test.each([false, true])(
+		'cancelling the execution aborts the request within a second (stream: %s)',
+		async (stream) => {
+			const controller = new AbortController();
+			setTimeout(() => controller.abort(), 300);
+			const started = Date.now();
+			const input = stream ? 'slow stream #fault=slow-chunks&ms=2000' : 'slow answer #delay=10000';
+			const { result } = await run(
+				{ input, options: { stream } },
+				[{}],
+				{},
+				{ signal: controller.signal },
+			);
+			expect(Date.now() - started).toBeLessThan(1300);
+			expect(result.data.status).toBe('canceled');
+			expect(emulator.stats.completedAsks.size).toBe(0);
+		},
+	);
 });
 
 describe('item accounting', () => {
@@ -230,7 +277,9 @@ describe('item accounting', () => {
 			else expect(output.json.output).toContain(`You said: "item ${index}"`);
 		});
 		for (const [index] of items.entries()) {
-			expect(emulator.stats.completedAsks.get(`item ${index}`) ?? 0).toBe(failing.has(index) ? 0 : 1);
+			expect(emulator.stats.completedAsks.get(`item ${index}`) ?? 0).toBe(
+				failing.has(index) ? 0 : 1,
+			);
 		}
 	});
 
@@ -249,7 +298,9 @@ describe('item accounting', () => {
 			const roll = random();
 			const fault = roll < 0.05 ? '503' : roll < 0.07 ? '429' : undefined;
 			if (fault) injected++;
-			return { q: fault ? `load ${index} #fault=${fault}&times=1&retryAfterMs=1` : `load ${index}` };
+			return {
+				q: fault ? `load ${index} #fault=${fault}&times=1&retryAfterMs=1` : `load ${index}`,
+			};
 		});
 		const { result, error } = await run({ input: '={{ $json.q }}' }, items);
 		expect(error).toBeUndefined();

@@ -18,7 +18,8 @@ describe('SSE framing fuzz (npm run fuzz runs 10,000+)', () => {
 			for (const size of framed.chunkSizes) {
 				offset += size;
 				// A continuation byte (10xxxxxx) right after a cut means a character was split.
-				if (offset < framed.bytes.length && (framed.bytes[offset] & 0xc0) === 0x80) splitInsideCharacter++;
+				if (offset < framed.bytes.length && (framed.bytes[offset] & 0xc0) === 0x80)
+					splitInsideCharacter++;
 			}
 			expect(assemble(framed)).toBe(framed.expected);
 		}

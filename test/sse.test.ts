@@ -14,7 +14,12 @@ const RECORDED = [
 	': keep-alive\n\n',
 	sse('PartStartEvent', { index: 0 }),
 	sse('FrontendModelResponse', { content: 'Bonjour, ' }),
-	sse('FrontendModelResponse', { parts: [{ part_kind: 'thinking', content: 'hmm' }, { part_kind: 'text', content: 'café — ' }] }),
+	sse('FrontendModelResponse', {
+		parts: [
+			{ part_kind: 'thinking', content: 'hmm' },
+			{ part_kind: 'text', content: 'café — ' },
+		],
+	}),
 	sse('PartDeltaEvent', { delta: 'x' }),
 	sse('FrontendModelResponse', { content: 'voilà 😀' }),
 	sse('PartEndEvent', {}),
@@ -60,7 +65,9 @@ describe('SSE decoding', () => {
 		expect(decodeAll([sse('Error', { message: 'Model provider overloaded' })])).toEqual([
 			{ type: 'error', message: 'Model provider overloaded' },
 		]);
-		expect(decodeAll([sse('Error', 'plain words')])).toEqual([{ type: 'error', message: 'plain words' }]);
+		expect(decodeAll([sse('Error', 'plain words')])).toEqual([
+			{ type: 'error', message: 'plain words' },
+		]);
 	});
 
 	test('End with output (structured) and End as {}', () => {
@@ -72,7 +79,10 @@ describe('SSE decoding', () => {
 
 	test('a FrontendModelResponse whose data is not JSON is reported, not swallowed', () => {
 		const [event] = decodeAll([sse('FrontendModelResponse', '<html>')]);
-		expect(event).toEqual({ type: 'error', message: expect.stringContaining('Malformed FrontendModelResponse') });
+		expect(event).toEqual({
+			type: 'error',
+			message: expect.stringContaining('Malformed FrontendModelResponse'),
+		});
 	});
 
 	test('an event cut off without its blank line is dropped', () => {
@@ -100,7 +110,10 @@ describe('assembling the answer', () => {
 	test('text chunks join in order; the End conversation id is kept', () => {
 		const assembler = assemble(EXPECTED);
 		expect(assembler.complete).toBe(true);
-		expect(assembler.result()).toEqual({ output: 'Bonjour, café — voilà 😀', conversationId: 'conv_1' });
+		expect(assembler.result()).toEqual({
+			output: 'Bonjour, café — voilà 😀',
+			conversationId: 'conv_1',
+		});
 	});
 
 	test('End.output that repeats the text (seen in the wild) does not double it', () => {
@@ -112,7 +125,9 @@ describe('assembling the answer', () => {
 	});
 
 	test('End.output is the answer when only it carries text', () => {
-		expect(assemble([{ type: 'end', output: 'whole answer' }]).result().output).toBe('whole answer');
+		expect(assemble([{ type: 'end', output: 'whole answer' }]).result().output).toBe(
+			'whole answer',
+		);
 	});
 
 	test('structured output comes from End.output', () => {

@@ -152,7 +152,11 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 		expect(run.error()).toBeUndefined();
 		expect(agent.steps).toHaveLength(1);
 		const [step] = agent.steps;
-		expect(step).toMatchObject({ id: 'call_1', tool: 'Personal_Assistant', args: { question: QUESTION } });
+		expect(step).toMatchObject({
+			id: 'call_1',
+			tool: 'Personal_Assistant',
+			args: { question: QUESTION },
+		});
 		expect(step.error).toBeUndefined();
 		expect(answersOf(step.observation)).toEqual([
 			{
@@ -173,12 +177,16 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 		expect(toolRun.executionStatus).toBe('success');
 		expect(toolRun.source).toEqual([expect.objectContaining({ previousNode: 'Agent' })]);
 		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({ question: QUESTION });
-		expect(toolRun.data?.ai_tool?.[0]?.map((item) => item.json)).toEqual(answersOf(step.observation));
+		expect(toolRun.data?.ai_tool?.[0]?.map((item) => item.json)).toEqual(
+			answersOf(step.observation),
+		);
 		expectNoToken(run.data);
 	});
 
 	test('the agent continues the conversation by passing back the conversation_id it was given', async () => {
-		const first = await callTool([{ args: { question: 'Hi! My name is Ada.', conversationId: '' } }]);
+		const first = await callTool([
+			{ args: { question: 'Hi! My name is Ada.', conversationId: '' } },
+		]);
 		const [firstAnswer] = answersOf(first.agent.steps[0].observation);
 
 		const second = await callTool([
@@ -204,7 +212,9 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 			expect(answersOf(step.observation)[0].output).toContain(`You said: "${questions[index]}"`);
 		});
 		expect(toolRuns(TOOL_NODE)).toHaveLength(2);
-		expect(emulator.stats.requests.map((r) => (r.body as IDataObject).input).sort()).toEqual(questions);
+		expect(emulator.stats.requests.map((r) => (r.body as IDataObject).input).sort()).toEqual(
+			questions,
+		);
 	});
 
 	test('a failing call goes to the agent as an error it can read; the workflow goes on', async () => {
@@ -233,18 +243,28 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 		const [step] = agent.steps;
 		expect(step.argsMatchSchema).toBe(true);
 		expect(answersOf(step.observation)).toEqual([
-			{ output: expect.stringContaining(`You said: "${QUESTION}"`), conversation_id: expect.any(String) },
+			{
+				output: expect.stringContaining(`You said: "${QUESTION}"`),
+				conversation_id: expect.any(String),
+			},
 		]);
 		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION }]);
 		const [toolRun] = toolRuns(TOOL_NODE);
-		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({ question: QUESTION, conversationId: '' });
-		expect(toolRun.data?.ai_tool?.[0]?.[0]?.json).toEqual({ response: answersOf(step.observation) });
+		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({
+			question: QUESTION,
+			conversationId: '',
+		});
+		expect(toolRun.data?.ai_tool?.[0]?.[0]?.json).toEqual({
+			response: answersOf(step.observation),
+		});
 	});
 
 	test('without a $fromAI default, {question} alone is refused before anything is sent; with one it works', async () => {
 		const refused = await callTool([{ args: { question: QUESTION } }], { mode: 'invoke' });
 		expect(refused.agent.steps[0]).toMatchObject({ argsMatchSchema: false });
-		expect(refused.agent.steps[0].error).toMatch(/did not match expected schema[\s\S]*conversationId/);
+		expect(refused.agent.steps[0].error).toMatch(
+			/did not match expected schema[\s\S]*conversationId/,
+		);
 		expect(emulator.stats.requests).toHaveLength(0);
 
 		const optional = toolNode({
@@ -252,7 +272,11 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 			conversationId:
 				"={{ $fromAI('conversationId', 'Continue an earlier conversation; empty for a new one', 'string', '') }}",
 		});
-		const { agent } = await callTool([{ args: { question: QUESTION } }], { mode: 'invoke' }, optional);
+		const { agent } = await callTool(
+			[{ args: { question: QUESTION } }],
+			{ mode: 'invoke' },
+			optional,
+		);
 		expect(agent.tools[0].parameters).toMatchObject({
 			properties: { conversationId: { type: 'string', default: '' } },
 			required: ['question'],

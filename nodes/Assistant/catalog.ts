@@ -42,7 +42,10 @@ export async function readCatalog(
 	if (cached && cached.expires > now) return await cached.catalog;
 
 	const catalog = request();
-	entries.set(key, { expires: now + (scope === 'picker' ? PICKER_TTL_MS : EXECUTION_TTL_MS), catalog });
+	entries.set(key, {
+		expires: now + (scope === 'picker' ? PICKER_TTL_MS : EXECUTION_TTL_MS),
+		catalog,
+	});
 	evictOldest();
 	// A failed read is not kept: the next one may succeed.
 	catalog.catch(() => {

@@ -43,18 +43,33 @@ export function createAssistantStreamDecoder(
 	};
 }
 
-/** Async form of the decoder over a body stream (a Node Readable is an AsyncIterable). */
-export async function* parseAssistantStream(
+/**
+ * Async form of the decoder over a body stream (a Node Readable is an AsyncIterable): the events
+ * of each network chunk come as one batch, so a stream of many small events does not pay an
+ * async-generator round trip per event.
+ */
+export async function* parseAssistantStreamBatches(
 	body: AsyncIterable<Uint8Array | string>,
-): AsyncGenerator<AssistantStreamEvent> {
-	const pending: AssistantStreamEvent[] = [];
+): AsyncGenerator<AssistantStreamEvent[]> {
+	let pending: AssistantStreamEvent[] = [];
 	const decoder = createAssistantStreamDecoder((event) => pending.push(event));
 	for await (const chunk of body) {
 		decoder.push(chunk);
-		while (pending.length > 0) yield pending.shift() as AssistantStreamEvent;
+		if (pending.length > 0) {
+			const batch = pending;
+			pending = [];
+			yield batch;
+		}
 	}
 	decoder.finish();
-	yield* pending;
+	if (pending.length > 0) yield pending;
+}
+
+/** One event at a time. */
+export async function* parseAssistantStream(
+	body: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<AssistantStreamEvent> {
+	for await (const batch of parseAssistantStreamBatches(body)) yield* batch;
 }
 
 function toAssistantEvent(message: EventSourceMessage): AssistantStreamEvent | undefined {
@@ -62,7 +77,10 @@ function toAssistantEvent(message: EventSourceMessage): AssistantStreamEvent | u
 		case 'FrontendModelResponse': {
 			const data = parseJson<FrontendModelResponseData>(message.data);
 			if (!isObject(data)) {
-				return { type: 'error', message: `Malformed FrontendModelResponse event: ${preview(message.data)}` };
+				return {
+					type: 'error',
+					message: `Malformed FrontendModelResponse event: ${preview(message.data)}`,
+				};
 			}
 			const content = answerText(data);
 			return content ? { type: 'text', content } : undefined;
@@ -125,12 +143,18 @@ export interface AssembledAnswer {
 	conversationId?: string;
 }
 
+/** Text chunks are folded into flat segments of about this many characters. */
+const SEGMENT_CHARS = 1 << 20;
+
 /**
- * Collects events into the answer. Text chunks are kept in an array and joined once,
- * so a long answer costs linear time and memory.
+ * Collects events into the answer. Text chunks are folded into ~1 MB flat segments as they
+ * come (one join per segment), and the segments are concatenated at the end without another
+ * copy, so a long answer costs linear time and about its own size in memory.
  */
 export class StreamAnswerAssembler {
-	private readonly chunks: string[] = [];
+	private readonly segments: string[] = [];
+	private chunks: string[] = [];
+	private chunkChars = 0;
 	private end: Extract<AssistantStreamEvent, { type: 'end' }> | undefined;
 	private error: string | undefined;
 
@@ -139,8 +163,15 @@ export class StreamAnswerAssembler {
 	/** Returns false once the stream is over (End or Error): later events are ignored. */
 	accept(event: AssistantStreamEvent): boolean {
 		if (this.end || this.error !== undefined) return false;
-		if (event.type === 'text') this.chunks.push(event.content);
-		else if (event.type === 'end') this.end = event;
+		if (event.type === 'text') {
+			this.chunks.push(event.content);
+			this.chunkChars += event.content.length;
+			if (this.chunkChars >= SEGMENT_CHARS) {
+				this.segments.push(this.chunks.join(''));
+				this.chunks = [];
+				this.chunkChars = 0;
+			}
+		} else if (event.type === 'end') this.end = event;
 		else this.error = event.message;
 		return !this.end && this.error === undefined;
 	}
@@ -160,7 +191,10 @@ export class StreamAnswerAssembler {
 
 	/** Call only when `complete`; throws a plain Error when the structured answer is missing. */
 	result(): AssembledAnswer {
-		const text = this.chunks.join('');
+		// Concatenation of the flat segments: V8 links them instead of copying the answer again.
+		let text = '';
+		for (const segment of this.segments) text += segment;
+		text += this.chunks.join('');
 		const endOutput = this.end?.output;
 		let output: string | Record<string, unknown>;
 		if (this.structured) {

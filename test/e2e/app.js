@@ -129,17 +129,31 @@ function ensureApp() {
 		return;
 	}
 	const started = Date.now();
-	log(`n8n app: installing n8n ${APP_PACKAGE.dependencies.n8n} into ${path.relative(REPO_ROOT, APP_DIR)} (first run: about 4-5 minutes)`);
+	log(
+		`n8n app: installing n8n ${APP_PACKAGE.dependencies.n8n} into ${path.relative(REPO_ROOT, APP_DIR)} (first run: about 4-5 minutes)`,
+	);
 	fs.mkdirSync(APP_DIR, { recursive: true });
 	fs.rmSync(MARKER, { force: true });
-	fs.writeFileSync(path.join(APP_DIR, 'package.json'), `${JSON.stringify(APP_PACKAGE, null, '\t')}\n`);
+	fs.writeFileSync(
+		path.join(APP_DIR, 'package.json'),
+		`${JSON.stringify(APP_PACKAGE, null, '\t')}\n`,
+	);
 	// The repository's .npmrc does not apply here (other folder); say everything explicitly.
 	run(
 		'npm',
-		['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', '--no-package-lock'],
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+			'--no-package-lock',
+		],
 		{ cwd: APP_DIR, env: { ...cleanEnv(), npm_config_update_notifier: 'false' } },
 	);
-	log(`n8n app: npm install done in ${seconds(started)}; building sqlite3 from source against Node 24`);
+	log(
+		`n8n app: npm install done in ${seconds(started)}; building sqlite3 from source against Node 24`,
+	);
 	const gypStarted = Date.now();
 	const gypLog = path.join(APP_DIR, 'sqlite3-build.log');
 	const out = fs.openSync(gypLog, 'w');
@@ -160,7 +174,10 @@ function ensureApp() {
 		fs.closeSync(out);
 	}
 	log(`n8n app: sqlite3 built in ${seconds(gypStarted)}`);
-	fs.writeFileSync(MARKER, `${JSON.stringify({ recipe: APP_PACKAGE, installedAt: new Date().toISOString() }, null, '\t')}\n`);
+	fs.writeFileSync(
+		MARKER,
+		`${JSON.stringify({ recipe: APP_PACKAGE, installedAt: new Date().toISOString() }, null, '\t')}\n`,
+	);
 	log(`n8n app: installed in ${seconds(started)}`);
 }
 
@@ -168,14 +185,17 @@ function ensureApp() {
 function ensureChromium() {
 	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
 	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error(`${CHROMIUM} is missing and this is not root: run "sudo apt-get install -y chromium"`);
+		throw new Error(
+			`${CHROMIUM} is missing and this is not root: run "sudo apt-get install -y chromium"`,
+		);
 	}
 	const started = Date.now();
 	log('chromium: not installed; apt-get update && apt-get install -y chromium (about 2 minutes)');
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	run('apt-get', ['update', '-qq'], { env });
 	run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env });
-	if (!fs.existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium but ${CHROMIUM} is missing`);
+	if (!fs.existsSync(CHROMIUM))
+		throw new Error(`apt-get installed chromium but ${CHROMIUM} is missing`);
 	log(`chromium: installed in ${seconds(started)}`);
 	return CHROMIUM;
 }
@@ -235,7 +255,11 @@ function stageExtension(root) {
 	const modules = path.join(root, 'node_modules');
 	fs.rmSync(modules, { recursive: true, force: true });
 	fs.mkdirSync(modules, { recursive: true });
-	fs.symlinkSync(path.join(APP_DIR, 'node_modules', 'n8n-workflow'), path.join(modules, 'n8n-workflow'), 'dir');
+	fs.symlinkSync(
+		path.join(APP_DIR, 'node_modules', 'n8n-workflow'),
+		path.join(modules, 'n8n-workflow'),
+		'dir',
+	);
 	return extensionsDir;
 }
 
@@ -311,7 +335,10 @@ async function startN8n(options) {
 		if (exited) return;
 		// The whole group: n8n and its task runner.
 		killGroup(child.pid, 'SIGTERM');
-		const done = await Promise.race([exitPromise.then(() => true), sleep(15_000).then(() => false)]);
+		const done = await Promise.race([
+			exitPromise.then(() => true),
+			sleep(15_000).then(() => false),
+		]);
 		if (!done) {
 			killGroup(child.pid, 'SIGKILL');
 			await Promise.race([exitPromise, sleep(3_000)]);
@@ -325,14 +352,20 @@ async function startN8n(options) {
 	const deadline = Date.now() + (options.timeoutMs ?? 180_000);
 	for (;;) {
 		if (exited) {
-			throw new Error(`n8n stopped while starting (${exited}); its log: ${logFile}\n${tail(logFile, 40)}`);
+			throw new Error(
+				`n8n stopped while starting (${exited}); its log: ${logFile}\n${tail(logFile, 40)}`,
+			);
 		}
 		try {
 			// /healthz answers as soon as the port is open, before the database migrations;
 			// readiness once they ran, and the REST API once it is mounted.
-			const readiness = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+			const readiness = await fetch(`${url}/healthz/readiness`, {
+				signal: AbortSignal.timeout(2_000),
+			});
 			if (readiness.ok) {
-				const settings = await fetch(`${url}/rest/settings`, { signal: AbortSignal.timeout(5_000) });
+				const settings = await fetch(`${url}/rest/settings`, {
+					signal: AbortSignal.timeout(5_000),
+				});
 				if (settings.ok) break;
 			}
 		} catch {
@@ -340,7 +373,9 @@ async function startN8n(options) {
 		}
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`n8n did not answer /healthz in time; its log: ${logFile}\n${tail(logFile, 40)}`);
+			throw new Error(
+				`n8n did not answer /healthz in time; its log: ${logFile}\n${tail(logFile, 40)}`,
+			);
 		}
 		await sleep(500);
 	}

@@ -35,7 +35,9 @@ function parseArgs(argv) {
 		port: numberOrUndefined('N8N_PORT', process.env.N8N_PORT),
 		emulatorPort: numberOrUndefined('EMULATOR_PORT', process.env.EMULATOR_PORT),
 		token: process.env.EMULATOR_TOKEN || undefined,
-		tokenSource: process.env.EMULATOR_TOKEN ? 'from EMULATOR_TOKEN' : "the emulator's built-in token",
+		tokenSource: process.env.EMULATOR_TOKEN
+			? 'from EMULATOR_TOKEN'
+			: "the emulator's built-in token",
 		fresh: false,
 		quiet: false,
 	};
@@ -68,7 +70,8 @@ function parseArgs(argv) {
 function numberOrUndefined(name, value) {
 	if (value === undefined || value === '') return undefined;
 	const number = Number(value);
-	if (!Number.isInteger(number) || number < 0 || number > 65535) fail(`${name}: not a port: ${value}`);
+	if (!Number.isInteger(number) || number < 0 || number > 65535)
+		fail(`${name}: not a port: ${value}`);
 	return number;
 }
 
@@ -126,9 +129,12 @@ async function main() {
 	/** @type {string[]} */
 	const noteLines = [];
 	for (const workflow of Object.values(readExamples())) {
-		const exists = await client.request('GET', `/rest/workflows/${workflow.id}/exists`).catch(() => undefined);
+		const exists = await client
+			.request('GET', `/rest/workflows/${workflow.id}/exists`)
+			.catch(() => undefined);
 		const streamingWebhook = workflow.nodes.find(
-			(/** @type {any} */ node) => node.type === 'n8n-nodes-base.webhook' && node.parameters?.responseMode === 'streaming',
+			(/** @type {any} */ node) =>
+				node.type === 'n8n-nodes-base.webhook' && node.parameters?.responseMode === 'streaming',
 		);
 		if (!exists?.exists) {
 			const saved = await client.importWorkflow(workflow);
@@ -136,7 +142,9 @@ async function main() {
 			// later, it stays so.
 			if (streamingWebhook) {
 				await client.publishWorkflow(saved).catch((error) => {
-					noteLines.push(`  Could not publish "${workflow.name}": ${/** @type {Error} */ (error).message}`);
+					noteLines.push(
+						`  Could not publish "${workflow.name}": ${/** @type {Error} */ (error).message}`,
+					);
 				});
 			}
 		}
@@ -148,7 +156,11 @@ async function main() {
 				`      -d '{"question": "Tell me a short story #fault=slow-chunks&ms=300"}'`,
 			);
 		}
-		if (workflow.nodes.some((/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.agent')) {
+		if (
+			workflow.nodes.some(
+				(/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.agent',
+			)
+		) {
 			noteLines.push(
 				`  "${workflow.name}" needs an LLM: open its chat model node and pick your own (e.g. OpenAI)`,
 				'    credential before chatting; the Assistant Tool alone runs with "Execute step".',
@@ -183,7 +195,9 @@ async function main() {
 
 	const reason = await n8n.exited;
 	if (app.isStopping()) return;
-	throw new Error(`n8n stopped by itself (${reason}); its log: ${n8n.logFile}\n${app.tail(n8n.logFile, 30)}`);
+	throw new Error(
+		`n8n stopped by itself (${reason}); its log: ${n8n.logFile}\n${app.tail(n8n.logFile, 30)}`,
+	);
 }
 
 main().catch(async (error) => {

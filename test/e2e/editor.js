@@ -46,7 +46,10 @@ async function launchEditorBrowser(executablePath) {
 		handleSIGHUP: false,
 	});
 	registerCleanup(() =>
-		Promise.race([browser.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000))]),
+		Promise.race([
+			browser.close().catch(() => undefined),
+			new Promise((resolve) => setTimeout(resolve, 5_000)),
+		]),
 	);
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	context.setDefaultTimeout(30_000);
@@ -62,13 +65,17 @@ async function launchEditorBrowser(executablePath) {
  */
 async function setUpOwnerInEditor(page, baseUrl, owner) {
 	await page.goto(baseUrl, { timeout: 60_000 });
-	await page.waitForURL((/** @type {URL} */ url) => url.pathname.startsWith('/setup'), { timeout: 60_000 });
+	await page.waitForURL((/** @type {URL} */ url) => url.pathname.startsWith('/setup'), {
+		timeout: 60_000,
+	});
 	await page.locator('input[name="email"]').fill(owner.email);
 	await page.locator('input[name="firstName"]').fill(owner.firstName);
 	await page.locator('input[name="lastName"]').fill(owner.lastName);
 	await page.locator('input[name="password"]').fill(owner.password);
 	await page.getByTestId('form-submit-button').click();
-	await page.waitForURL((/** @type {URL} */ url) => !url.pathname.startsWith('/setup'), { timeout: 30_000 });
+	await page.waitForURL((/** @type {URL} */ url) => !url.pathname.startsWith('/setup'), {
+		timeout: 30_000,
+	});
 }
 
 /**
@@ -133,7 +140,10 @@ async function pickEntry(page, label) {
  * @param {string} text
  */
 async function typeIntoParameter(page, parameterName, text) {
-	const field = page.getByTestId(`parameter-input-${parameterName}`).locator('textarea, input').first();
+	const field = page
+		.getByTestId(`parameter-input-${parameterName}`)
+		.locator('textarea, input')
+		.first();
 	await field.fill(text);
 	await field.blur();
 }
@@ -149,7 +159,12 @@ async function runNodeAndReadOutput(page, expected) {
 	const output = page.getByTestId('output-panel');
 	await output.getByText(expected, { exact: false }).first().waitFor({ timeout: 60_000 });
 	// Let the panel's transitions (button, toast) settle before anyone takes a screenshot.
-	await page.getByTestId('ndv').getByTestId('node-execute-button').getByText(/execute/i).waitFor().catch(() => undefined);
+	await page
+		.getByTestId('ndv')
+		.getByTestId('node-execute-button')
+		.getByText(/execute/i)
+		.waitFor()
+		.catch(() => undefined);
 	await page.waitForTimeout(800);
 	return await output.innerText();
 }

@@ -89,8 +89,13 @@ class N8nClient {
 			// not JSON: keep the text
 		}
 		if (!response.ok) {
-			const message = typeof parsed === 'object' && parsed?.message ? parsed.message : String(text).slice(0, 300);
-			throw new RestError(`${method} ${urlPath}: HTTP ${response.status}: ${message}`, response.status, parsed);
+			const message =
+				typeof parsed === 'object' && parsed?.message ? parsed.message : String(text).slice(0, 300);
+			throw new RestError(
+				`${method} ${urlPath}: HTTP ${response.status}: ${message}`,
+				response.status,
+				parsed,
+			);
 		}
 		return parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed;
 	}
@@ -129,7 +134,8 @@ class N8nClient {
 	async upsertEmulatorCredential(emulator) {
 		const data = { baseUrl: emulator.baseUrl, accessToken: emulator.token };
 		const existing = (await this.request('GET', '/rest/credentials')).find(
-			(/** @type {any} */ credential) => credential.name === CREDENTIAL_NAME && credential.type === CREDENTIAL_TYPE,
+			(/** @type {any} */ credential) =>
+				credential.name === CREDENTIAL_NAME && credential.type === CREDENTIAL_TYPE,
 		);
 		if (existing) {
 			await this.request('PATCH', `/rest/credentials/${existing.id}`, {
@@ -165,7 +171,9 @@ class N8nClient {
 	 * @returns {Promise<{executionId: string, status: string, runData: Record<string, any[]>, error?: any}>}
 	 */
 	async runWorkflow(workflow, options = {}) {
-		const trigger = workflow.nodes.find((/** @type {any} */ node) => node.type === 'n8n-nodes-base.manualTrigger');
+		const trigger = workflow.nodes.find(
+			(/** @type {any} */ node) => node.type === 'n8n-nodes-base.manualTrigger',
+		);
 		if (!trigger) throw new Error(`workflow ${workflow.name} has no manual trigger`);
 		const started = await this.request('POST', `/rest/workflows/${workflow.id}/run`, {
 			triggerToStartFrom: { name: trigger.name },
@@ -187,7 +195,9 @@ class N8nClient {
 	 */
 	async publishWorkflow(workflow, options = {}) {
 		const started = Date.now();
-		await this.request('POST', `/rest/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+		await this.request('POST', `/rest/workflows/${workflow.id}/activate`, {
+			versionId: workflow.versionId,
+		});
 		const deadline = started + (options.timeoutMs ?? 30_000);
 		for (;;) {
 			const status = await this.request('GET', `/rest/workflows/${workflow.id}/publication-status`);
@@ -196,7 +206,9 @@ class N8nClient {
 				throw new Error(`publishing ${workflow.name} failed: ${JSON.stringify(status.triggers)}`);
 			}
 			if (Date.now() > deadline) {
-				throw new Error(`${workflow.name} was not published within ${options.timeoutMs ?? 30_000} ms: ${JSON.stringify(status)}`);
+				throw new Error(
+					`${workflow.name} was not published within ${options.timeoutMs ?? 30_000} ms: ${JSON.stringify(status)}`,
+				);
 			}
 			await sleep(200);
 		}
@@ -256,7 +268,9 @@ class N8nClient {
 				};
 			}
 			if (Date.now() > deadline) {
-				throw new Error(`execution ${executionId} did not finish within ${timeoutMs} ms (status ${execution?.status})`);
+				throw new Error(
+					`execution ${executionId} did not finish within ${timeoutMs} ms (status ${execution?.status})`,
+				);
 			}
 			await sleep(250);
 		}
@@ -283,7 +297,10 @@ function nodeOutput(runData, nodeName) {
 	const runs = runData[nodeName];
 	if (!runs || runs.length === 0) throw new Error(`node "${nodeName}" did not run`);
 	const last = runs[runs.length - 1];
-	if (last.error) throw new Error(`node "${nodeName}" failed: ${last.error.message}${last.error.description ? ` (${last.error.description})` : ''}`);
+	if (last.error)
+		throw new Error(
+			`node "${nodeName}" failed: ${last.error.message}${last.error.description ? ` (${last.error.description})` : ''}`,
+		);
 	return (last.data?.main?.[0] ?? []).map((/** @type {any} */ item) => item.json);
 }
 
@@ -294,8 +311,13 @@ function nodeOutput(runData, nodeName) {
 function readExamples() {
 	/** @type {Record<string, any>} */
 	const examples = {};
-	for (const file of fs.readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json')).sort()) {
-		examples[path.basename(file, '.json')] = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+	for (const file of fs
+		.readdirSync(EXAMPLES_DIR)
+		.filter((name) => name.endsWith('.json'))
+		.sort()) {
+		examples[path.basename(file, '.json')] = JSON.parse(
+			fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'),
+		);
 	}
 	return examples;
 }

@@ -67,7 +67,8 @@ function parseArgs(argv, env) {
  */
 function toNumber(name, text) {
 	const n = Number(text);
-	if (text.trim() === '' || !Number.isInteger(n) || n < 0) fail(`${name} must be a whole number >= 0, got '${text}'`);
+	if (text.trim() === '' || !Number.isInteger(n) || n < 0)
+		fail(`${name} must be a whole number >= 0, got '${text}'`);
 	return n;
 }
 
@@ -114,6 +115,8 @@ async function main() {
 }
 
 main().catch((error) => {
-	process.stderr.write(`Could not start the emulator: ${error instanceof Error ? error.message : String(error)}\n`);
+	process.stderr.write(
+		`Could not start the emulator: ${error instanceof Error ? error.message : String(error)}\n`,
+	);
 	process.exit(1);
 });

@@ -208,9 +208,21 @@ const IMAGE_MODEL = {
 				},
 			],
 			price_rules: [
-				{ selector: { quality: 'low', size: '1024x1024' }, daily_free_allowance_eligible: true, charge_usd: 0.011 },
-				{ selector: { quality: 'medium', size: '1024x1024' }, daily_free_allowance_eligible: false, charge_usd: 0.042 },
-				{ selector: { quality: 'high', size: '1024x1024' }, daily_free_allowance_eligible: false, charge_usd: 0.167 },
+				{
+					selector: { quality: 'low', size: '1024x1024' },
+					daily_free_allowance_eligible: true,
+					charge_usd: 0.011,
+				},
+				{
+					selector: { quality: 'medium', size: '1024x1024' },
+					daily_free_allowance_eligible: false,
+					charge_usd: 0.042,
+				},
+				{
+					selector: { quality: 'high', size: '1024x1024' },
+					daily_free_allowance_eligible: false,
+					charge_usd: 0.167,
+				},
 			],
 			output: {
 				mime_types: ['image/png', 'image/webp'],
@@ -235,8 +247,18 @@ const IMAGE_MODEL = {
 					settings: ['size', 'quality'],
 				},
 			],
-			price_rules: [{ selector: { quality: 'medium' }, daily_free_allowance_eligible: false, charge_usd: 0.063 }],
-			output: { mime_types: ['image/png'], count: { min: 1, max: 1 }, dimensions: [{ width: 1024, height: 1024 }] },
+			price_rules: [
+				{
+					selector: { quality: 'medium' },
+					daily_free_allowance_eligible: false,
+					charge_usd: 0.063,
+				},
+			],
+			output: {
+				mime_types: ['image/png'],
+				count: { min: 1, max: 1 },
+				dimensions: [{ width: 1024, height: 1024 }],
+			},
 		},
 	],
 };
@@ -325,7 +347,11 @@ const SPEECH_MODEL = {
 					max_characters: 10000,
 				},
 			],
-			output: { mime_types: ['audio/mpeg', 'audio/wav'], count: { min: 1, max: 1 }, max_text_characters: 10000 },
+			output: {
+				mime_types: ['audio/mpeg', 'audio/wav'],
+				count: { min: 1, max: 1 },
+				max_text_characters: 10000,
+			},
 		},
 	],
 };
@@ -358,7 +384,11 @@ const TRANSCRIPTION_MODEL = {
 					max_minutes: 120,
 				},
 			],
-			output: { mime_types: ['text/plain', 'application/json'], count: { min: 1, max: 1 }, max_text_characters: 200000 },
+			output: {
+				mime_types: ['text/plain', 'application/json'],
+				count: { min: 1, max: 1 },
+				max_text_characters: 200000,
+			},
 		},
 	],
 };

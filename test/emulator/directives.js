@@ -77,7 +77,9 @@ function addFaultDirective(result, raw, value) {
 		}
 		result.faults.push({ raw, fault: normalizeFault(spec), times });
 	} catch (error) {
-		result.errors.push(`Directive ${raw}: ${error instanceof Error ? error.message : String(error)}`);
+		result.errors.push(
+			`Directive ${raw}: ${error instanceof Error ? error.message : String(error)}`,
+		);
 	}
 }
 
@@ -113,7 +115,8 @@ function setFaultParam(spec, key, text) {
 		case 'status':
 		case 'retryAfterMs':
 		case 'ms':
-			if (text === '' || !Number.isFinite(Number(text))) throw new TypeError(`${key} must be a number`);
+			if (text === '' || !Number.isFinite(Number(text)))
+				throw new TypeError(`${key} must be a number`);
 			spec[key] = Number(text);
 			return;
 		case 'retryAfter':

@@ -80,10 +80,14 @@ function normalizeFault(spec) {
 		fault.name = 'status';
 	}
 	if (!FAULT_NAMES.includes(fault.name)) {
-		throw new TypeError(`Unknown fault '${fault.name}'. Known: ${FAULT_NAMES.join(', ')}, or a status like 429`);
+		throw new TypeError(
+			`Unknown fault '${fault.name}'. Known: ${FAULT_NAMES.join(', ')}, or a status like 429`,
+		);
 	}
 	if (fault.name === 'status' && !isHttpErrorStatus(fault.status)) {
-		throw new TypeError(`Fault 'status' needs a status between 400 and 599, got ${String(fault.status)}`);
+		throw new TypeError(
+			`Fault 'status' needs a status between 400 and 599, got ${String(fault.status)}`,
+		);
 	}
 	for (const key of /** @type {const} */ (['ms', 'retryAfterMs'])) {
 		const value = fault[key];
@@ -149,7 +153,13 @@ function addToPlan(plan, fault) {
 			plan.errorEvent = fault.message ?? DEFAULT_ERROR_EVENT;
 			return;
 		case 'all-variants':
-			Object.assign(plan, { crlf: true, parts: true, unknownEvents: true, splitBytes: true, endExtra: true });
+			Object.assign(plan, {
+				crlf: true,
+				parts: true,
+				unknownEvents: true,
+				splitBytes: true,
+				endExtra: true,
+			});
 			return;
 		case 'end-empty':
 			return; // an empty End is what the emulator sends anyway
@@ -198,7 +208,8 @@ function setFlag(plan, name) {
  */
 function statusFaultResponse(fault) {
 	const status = fault.status ?? 500;
-	const response = proxyResponse(status) ?? jsonResponse(status, serviceErrorBody(status, fault.message));
+	const response =
+		proxyResponse(status) ?? jsonResponse(status, serviceErrorBody(status, fault.message));
 	if (status === 401) response.headers['www-authenticate'] = 'Bearer';
 	if (status === 429 || (status === 503 && fault.retryAfter !== undefined)) {
 		response.headers['retry-after'] = String(fault.retryAfter ?? '1');

@@ -40,7 +40,9 @@ function composeReply(input, context) {
 		text += ` Earlier you said: ${context.earlier.map((m) => `"${m}"`).join(' | ')}.`;
 	}
 	if (NAME_QUESTION_RE.test(input)) {
-		text += context.knownName ? ` Your name is ${context.knownName}.` : " I don't know your name yet.";
+		text += context.knownName
+			? ` Your name is ${context.knownName}.`
+			: " I don't know your name yet.";
 	}
 	if (context.unicodeProbe) text += UNICODE_PROBE;
 	if (context.longChars !== null) text = pad(text, context.longChars);

@@ -76,22 +76,34 @@ function checkProperty(schema, loc, errors, depth) {
 		return;
 	}
 	if (depth > MAX_DEPTH) {
-		errors.push({ loc, msg: `Schema nesting deeper than ${MAX_DEPTH} levels`, type: 'value_error' });
+		errors.push({
+			loc,
+			msg: `Schema nesting deeper than ${MAX_DEPTH} levels`,
+			type: 'value_error',
+		});
 		return;
 	}
 	const type = schema.type;
 	if (typeof type !== 'string' || !PROPERTY_TYPES.includes(type)) {
-		errors.push(typeError(schema, loc, "Input should be 'string', 'number', 'boolean', 'object' or 'array'"));
+		errors.push(
+			typeError(schema, loc, "Input should be 'string', 'number', 'boolean', 'object' or 'array'"),
+		);
 		return;
 	}
 	checkKeywords(schema, type, loc, errors);
 	if (schema.description !== undefined && typeof schema.description !== 'string') {
-		errors.push({ loc: [...loc, 'description'], msg: 'Input should be a valid string', type: 'string_type' });
+		errors.push({
+			loc: [...loc, 'description'],
+			msg: 'Input should be a valid string',
+			type: 'string_type',
+		});
 	}
-	if (type === 'string' && schema.enum !== undefined) checkEnum(schema.enum, [...loc, 'enum'], errors);
+	if (type === 'string' && schema.enum !== undefined)
+		checkEnum(schema.enum, [...loc, 'enum'], errors);
 	if (type === 'object') checkObject(schema, loc, errors, depth);
 	if (type === 'array') {
-		if (!('items' in schema)) errors.push({ loc: [...loc, 'items'], msg: 'Field required', type: 'missing' });
+		if (!('items' in schema))
+			errors.push({ loc: [...loc, 'items'], msg: 'Field required', type: 'missing' });
 		else checkProperty(schema.items, [...loc, 'items'], errors, depth + 1);
 	}
 }
@@ -107,8 +119,15 @@ function checkKeywords(schema, type, loc, errors) {
 	const allowed = ['type', 'description', ...KEYWORDS_BY_TYPE[type]];
 	for (const key of Object.keys(schema)) {
 		if (allowed.includes(key)) continue;
-		const msg = key === 'enum' ? 'enum is only allowed on string properties' : 'Extra inputs are not permitted';
-		errors.push({ loc: [...loc, key], msg, type: key === 'enum' ? 'value_error' : 'extra_forbidden' });
+		const msg =
+			key === 'enum'
+				? 'enum is only allowed on string properties'
+				: 'Extra inputs are not permitted';
+		errors.push({
+			loc: [...loc, key],
+			msg,
+			type: key === 'enum' ? 'value_error' : 'extra_forbidden',
+		});
 	}
 }
 
@@ -123,7 +142,8 @@ function checkEnum(values, loc, errors) {
 		return;
 	}
 	values.forEach((value, i) => {
-		if (typeof value !== 'string') errors.push({ loc: [...loc, i], msg: 'Input should be a valid string', type: 'string_type' });
+		if (typeof value !== 'string')
+			errors.push({ loc: [...loc, i], msg: 'Input should be a valid string', type: 'string_type' });
 	});
 }
 
@@ -147,7 +167,8 @@ function checkObject(schema, loc, errors, depth) {
 	for (const [name, property] of Object.entries(properties)) {
 		checkProperty(property, [...loc, 'properties', name], errors, depth + 1);
 	}
-	if (schema.required !== undefined) checkRequired(schema.required, properties, [...loc, 'required'], errors);
+	if (schema.required !== undefined)
+		checkRequired(schema.required, properties, [...loc, 'required'], errors);
 }
 
 /**
@@ -165,7 +186,11 @@ function checkRequired(required, properties, loc, errors) {
 		if (typeof name !== 'string') {
 			errors.push({ loc: [...loc, i], msg: 'Input should be a valid string', type: 'string_type' });
 		} else if (!Object.prototype.hasOwnProperty.call(properties, name)) {
-			errors.push({ loc: [...loc, i], msg: `Required property '${name}' is not in properties`, type: 'value_error' });
+			errors.push({
+				loc: [...loc, i],
+				msg: `Required property '${name}' is not in properties`,
+				type: 'value_error',
+			});
 		}
 	});
 }

@@ -269,7 +269,8 @@ function resetState(state) {
  */
 function queueFault(state, spec, times) {
 	const fault = faults.normalizeFault(spec);
-	if (!Number.isInteger(times) || times < 1) throw new TypeError('times must be a whole number >= 1');
+	if (!Number.isInteger(times) || times < 1)
+		throw new TypeError('times must be a whole number >= 1');
 	if (fault.path !== undefined && (typeof fault.path !== 'string' || !fault.path.startsWith('/'))) {
 		throw new TypeError("A fault's path must start with '/'");
 	}
@@ -283,7 +284,9 @@ function queueFault(state, spec, times) {
  * @returns {FaultSpec[]}
  */
 function takeQueuedFault(state, path) {
-	const index = state.faultQueue.findIndex((q) => q.fault.path === undefined || q.fault.path === path);
+	const index = state.faultQueue.findIndex(
+		(q) => q.fault.path === undefined || q.fault.path === path,
+	);
 	if (index < 0) return [];
 	const queued = state.faultQueue[index];
 	queued.remaining -= 1;
@@ -313,7 +316,12 @@ async function handleRequest(state, req, res) {
 	if (!route) return sendJson(res, 404, { detail: 'Not Found' });
 	const handler = route[ctx.method];
 	if (!handler) {
-		return sendJson(res, 405, { detail: 'Method Not Allowed' }, { allow: Object.keys(route).join(', ') });
+		return sendJson(
+			res,
+			405,
+			{ detail: 'Method Not Allowed' },
+			{ allow: Object.keys(route).join(', ') },
+		);
 	}
 	await handler(ctx, queued);
 }
@@ -453,9 +461,12 @@ function readBody(req) {
  * @param {unknown} error
  */
 function handleFailure(req, res, error) {
-	const hungUp = res.destroyed || req.destroyed || (error instanceof Error && error.name === 'AbortError');
+	const hungUp =
+		res.destroyed || req.destroyed || (error instanceof Error && error.name === 'AbortError');
 	if (!hungUp) {
-		process.stderr.write(`[emulator] internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+		process.stderr.write(
+			`[emulator] internal error: ${error instanceof Error ? error.stack : String(error)}\n`,
+		);
 	}
 	if (!res.headersSent && !res.destroyed) {
 		sendJson(res, 500, { detail: 'Internal server error' });
@@ -481,7 +492,10 @@ function sendJson(res, status, value, headers = {}) {
  */
 function sendCanned(res, canned) {
 	if (res.destroyed) return;
-	writeHead(res, canned.status, { ...canned.headers, 'content-length': String(Buffer.byteLength(canned.body)) });
+	writeHead(res, canned.status, {
+		...canned.headers,
+		'content-length': String(Buffer.byteLength(canned.body)),
+	});
 	res.end(canned.body);
 }
 
@@ -565,17 +579,28 @@ async function handleCatalog(ctx) {
 async function handleQueueFault(ctx) {
 	const parsed = parseJson(ctx.rawBody);
 	if (!parsed.ok || !isPlainObject(parsed.value)) {
-		return sendJson(ctx.res, 422, { detail: 'Body must be a JSON object {fault, path?, times?, ...params}' });
+		return sendJson(ctx.res, 422, {
+			detail: 'Body must be a JSON object {fault, path?, times?, ...params}',
+		});
 	}
 	// null means "not given", as in the API itself.
 	const given = Object.entries(parsed.value).filter(([, value]) => value !== null);
 	const { fault, times = 1, ...params } = Object.fromEntries(given);
 	try {
-		queueFault(ctx.state, /** @type {FaultSpec} */ ({ ...params, name: fault }), /** @type {number} */ (times));
+		queueFault(
+			ctx.state,
+			/** @type {FaultSpec} */ ({ ...params, name: fault }),
+			/** @type {number} */ (times),
+		);
 	} catch (error) {
-		return sendJson(ctx.res, 422, { detail: error instanceof Error ? error.message : String(error) });
+		return sendJson(ctx.res, 422, {
+			detail: error instanceof Error ? error.message : String(error),
+		});
 	}
-	sendJson(ctx.res, 200, { queued: { ...params, name: fault, times }, pending: ctx.state.faultQueue.length });
+	sendJson(ctx.res, 200, {
+		queued: { ...params, name: fault, times },
+		pending: ctx.state.faultQueue.length,
+	});
 }
 
 /** @type {Handler} */
@@ -608,7 +633,11 @@ async function handleAsk(ctx, queued) {
 	const input = inputOf(parsed.value);
 	const directives = parseDirectives(input);
 	if (directives.errors.length > 0) {
-		const detail = directives.errors.map((msg) => ({ loc: ['body', 'input'], msg, type: 'value_error' }));
+		const detail = directives.errors.map((msg) => ({
+			loc: ['body', 'input'],
+			msg,
+			type: 'value_error',
+		}));
 		return sendValidation(ctx, detail);
 	}
 	const directiveFaults = takeDirectiveFaults(ctx.state, input, directives);
@@ -681,7 +710,11 @@ function validateAsk(state, body) {
 	const personaId = knownId(body, 'persona_id', data.PERSONA_IDS, 'persona', errors);
 	const stream = body.stream ?? false;
 	if (typeof stream !== 'boolean') {
-		errors.push({ loc: ['body', 'stream'], msg: 'Input should be a valid boolean', type: 'bool_type' });
+		errors.push({
+			loc: ['body', 'stream'],
+			msg: 'Input should be a valid boolean',
+			type: 'bool_type',
+		});
 	}
 	const outputFormat = body.output_format ?? null;
 	if (outputFormat !== null) {
@@ -766,7 +799,8 @@ function knownId(body, field, known, what, errors) {
  */
 async function runAsk(ctx, ask, plan, directives) {
 	const { state } = ctx;
-	const conversation = state.conversations.get(ask.conversationId ?? '') ?? createConversation(state);
+	const conversation =
+		state.conversations.get(ask.conversationId ?? '') ?? createConversation(state);
 	enterConversation(ctx, conversation.id);
 	if (conversation.busy) {
 		state.stats.conversationOverlaps += 1;
@@ -796,7 +830,8 @@ async function runAsk(ctx, ask, plan, directives) {
 	const delivered = ask.stream
 		? await streamAnswer(ctx, answer, plan, delayMs)
 		: await jsonAnswer(ctx, answer, plan, delayMs);
-	if (delivered) state.stats.completedAsks.set(ask.input, (state.stats.completedAsks.get(ask.input) ?? 0) + 1);
+	if (delivered)
+		state.stats.completedAsks.set(ask.input, (state.stats.completedAsks.get(ask.input) ?? 0) + 1);
 }
 
 /**
@@ -849,7 +884,10 @@ function enterConversation(ctx, id) {
 async function jsonAnswer(ctx, answer, plan, delayMs) {
 	await wait(delayMs, ctx.signal);
 	const body = JSON.stringify({ output: answer.output, conversation_id: answer.conversation.id });
-	writeHead(ctx.res, 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+	writeHead(ctx.res, 200, {
+		'content-type': 'application/json',
+		'content-length': String(Buffer.byteLength(body)),
+	});
 	answer.release();
 	if (!plan.resetMidStream && !plan.splitBytes) {
 		ctx.res.write(body);
@@ -897,7 +935,10 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 	const chunks = structured ? [] : splitIntoChunks(answer.text);
 	if (!(await streamChunks(ctx, writer, plan, chunks, answer.release))) return false;
 	if (plan.unknownEvents) {
-		await writer.event('PartEndEvent', { index: 0, part: { part_kind: 'text', content: structured ? '' : answer.text } });
+		await writer.event('PartEndEvent', {
+			index: 0,
+			part: { part_kind: 'text', content: structured ? '' : answer.text },
+		});
 	}
 	answer.release();
 	if (plan.noEnd) {
@@ -940,7 +981,8 @@ async function streamChunks(ctx, writer, plan, chunks, release) {
  */
 function cutIndex(plan, count) {
 	if (plan.errorEvent !== null) return Math.min(count, 2);
-	if (plan.resetMidStream || plan.stallMs !== null) return Math.min(count, Math.max(1, Math.floor(count / 2)));
+	if (plan.resetMidStream || plan.stallMs !== null)
+		return Math.min(count, Math.max(1, Math.floor(count / 2)));
 	return -1;
 }
 
@@ -975,7 +1017,10 @@ async function interrupt(ctx, writer, plan, release) {
 async function sendChunk(writer, plan, chunk, index) {
 	if (plan.unknownEvents) {
 		// Carries the same text as the chunk: a client that reads it too would double the answer.
-		await writer.event('PartDeltaEvent', { index: 0, delta: { part_delta_kind: 'text', content_delta: chunk } });
+		await writer.event('PartDeltaEvent', {
+			index: 0,
+			delta: { part_delta_kind: 'text', content_delta: chunk },
+		});
 	}
 	await writer.event('FrontendModelResponse', chunkData(plan, chunk));
 	if (plan.unknownEvents && index % 3 === 2) await writer.comment('ping');

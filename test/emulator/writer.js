@@ -53,7 +53,7 @@ class ResponseWriter {
 			return;
 		}
 		const bytes = Buffer.from(body, 'utf8');
-		for (let i = 0; i < bytes.length; ) {
+		for (let i = 0; i < bytes.length;) {
 			// Yield between pieces so each leaves as its own write instead of being coalesced; not
 			// after the last one, so the caller can end the response in the same tick.
 			if (this.piecesWritten > 0) await nextTurn(undefined, { signal: this.signal });

@@ -17,7 +17,22 @@ export function prng(seed: number): () => number {
 	};
 }
 
-const WORDS = ['Hello', 'café', 'naïve', '😀', '中文', 'line\nbreak', 'tab\there', '"quoted"', 'emoji 👩‍💻', 'data:', 'event: End', '\\', ' ', 'ok'];
+const WORDS = [
+	'Hello',
+	'café',
+	'naïve',
+	'😀',
+	'中文',
+	'line\nbreak',
+	'tab\there',
+	'"quoted"',
+	'emoji 👩‍💻',
+	'data:',
+	'event: End',
+	'\\',
+	' ',
+	'ok',
+];
 
 interface FramedCase {
 	bytes: Buffer;
@@ -48,8 +63,13 @@ export function makeCase(seed: number): FramedCase {
 	};
 	const noise = () => {
 		const roll = random();
-		if (roll < 0.15) events.push(`: keep-alive ${Math.floor(random() * 1000)}${lineEnd()}${lineEnd()}`);
-		else if (roll < 0.3) event(pick(['PartStartEvent', 'PartDeltaEvent', 'PartEndEvent', 'Usage']), JSON.stringify({ delta: pick(WORDS) }));
+		if (roll < 0.15)
+			events.push(`: keep-alive ${Math.floor(random() * 1000)}${lineEnd()}${lineEnd()}`);
+		else if (roll < 0.3)
+			event(
+				pick(['PartStartEvent', 'PartDeltaEvent', 'PartEndEvent', 'Usage']),
+				JSON.stringify({ delta: pick(WORDS) }),
+			);
 		else if (roll < 0.35) events.push(`retry: 1000${lineEnd()}${lineEnd()}`);
 	};
 
@@ -62,20 +82,39 @@ export function makeCase(seed: number): FramedCase {
 		else if (shape < 0.8) {
 			event(
 				'FrontendModelResponse',
-				JSON.stringify({ parts: [{ part_kind: 'thinking', content: `thinking ${pick(WORDS)}` }, { part_kind: 'text', content: text }] }),
+				JSON.stringify({
+					parts: [
+						{ part_kind: 'thinking', content: `thinking ${pick(WORDS)}` },
+						{ part_kind: 'text', content: text },
+					],
+				}),
 			);
-		} else event('FrontendModelResponse', JSON.stringify({ parts: [{ part_kind: 'text', content: text }] }));
+		} else
+			event(
+				'FrontendModelResponse',
+				JSON.stringify({ parts: [{ part_kind: 'text', content: text }] }),
+			);
 	}
 	noise();
 	const end = random();
-	event('End', end < 0.4 ? '{}' : end < 0.7 ? JSON.stringify({ conversation_id: 'conv_fuzz' }) : JSON.stringify({ conversation_id: 'conv_fuzz', output: expectedPieces.join('') }));
+	event(
+		'End',
+		end < 0.4
+			? '{}'
+			: end < 0.7
+				? JSON.stringify({ conversation_id: 'conv_fuzz' })
+				: JSON.stringify({ conversation_id: 'conv_fuzz', output: expectedPieces.join('') }),
+	);
 	// Whatever follows End must not change the answer.
 	if (random() < 0.3) event('FrontendModelResponse', JSON.stringify({ content: 'AFTER END' }));
 
 	const bytes = Buffer.from(events.join(''), 'utf8');
 	const chunkSizes: number[] = [];
-	for (let left = bytes.length; left > 0; ) {
-		const size = Math.min(left, random() < 0.3 ? 1 + Math.floor(random() * 3) : 1 + Math.floor(random() * 64));
+	for (let left = bytes.length; left > 0;) {
+		const size = Math.min(
+			left,
+			random() < 0.3 ? 1 + Math.floor(random() * 3) : 1 + Math.floor(random() * 64),
+		);
 		chunkSizes.push(size);
 		left -= size;
 	}

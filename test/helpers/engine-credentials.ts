@@ -59,7 +59,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			throw new Error(
 				`Engine harness: no credential of type "${type}"` +
 					(details?.id ? ` with id "${details.id}"` : '') +
-					' in the options\' credentials',
+					" in the options' credentials",
 			);
 		}
 		return found;

@@ -73,7 +73,10 @@ export { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE } from './engine-nodes
 export const n8nCoreMajor = Number(
 	(
 		JSON.parse(
-			readFileSync(path.join(path.dirname(require.resolve('n8n-core')), '..', 'package.json'), 'utf8'),
+			readFileSync(
+				path.join(path.dirname(require.resolve('n8n-core')), '..', 'package.json'),
+				'utf8',
+			),
 		) as { version: string }
 	).version.split('.')[0],
 );
@@ -354,7 +357,8 @@ function startRun(workflowExecute: WorkflowExecute, workflow: Workflow): Executi
  * (`checkReadyForExecution`), worded as 2.x does, so a test can see why the run was refused.
  */
 function withIssueDetails(error: unknown, workflowExecute: WorkflowExecute, workflow: Workflow) {
-	if (!(error instanceof Error) || error.constructor.name !== 'WorkflowHasIssuesError') return error;
+	if (!(error instanceof Error) || error.constructor.name !== 'WorkflowHasIssuesError')
+		return error;
 	const startNode = workflow.getStartNode()?.name;
 	const issues = workflowExecute.checkReadyForExecution(workflow, { startNode }) ?? {};
 	const lines = Object.entries(issues).map(([nodeName, nodeIssues]) => {
@@ -627,7 +631,9 @@ function getPath(value: unknown, key: string): unknown {
 		.split('.')
 		.reduce<unknown>(
 			(current, part) =>
-				current !== null && typeof current === 'object' ? (current as IDataObject)[part] : undefined,
+				current !== null && typeof current === 'object'
+					? (current as IDataObject)[part]
+					: undefined,
 			value,
 		);
 }

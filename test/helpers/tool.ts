@@ -284,7 +284,10 @@ function observationOf(data: ITaskData): Pick<AgentStep, 'observation' | 'error'
 	const items = data.data?.[NodeConnectionTypes.AiTool]?.[0]?.map((item) => item?.json);
 	if (items && items.length > 0) return { observation: JSON.stringify(items), ...error };
 	if (data.error) {
-		const observation = { error: data.error.message ?? 'Unknown error', errorType: data.error.name };
+		const observation = {
+			error: data.error.message ?? 'Unknown error',
+			errorType: data.error.name,
+		};
 		return { observation: JSON.stringify(observation), ...error };
 	}
 	return { observation: JSON.stringify('') };
@@ -330,7 +333,9 @@ class TestAgent implements INodeType {
 		const seen = tools.map(describeTool);
 		const mode = this.getNodeParameter('mode', 0) as AgentMode;
 		const rawCalls = this.getNodeParameter('toolCalls', 0) as string | AgentToolCall[];
-		const calls = (typeof rawCalls === 'string' ? jsonParse(rawCalls) : rawCalls) as AgentToolCall[];
+		const calls = (
+			typeof rawCalls === 'string' ? jsonParse(rawCalls) : rawCalls
+		) as AgentToolCall[];
 		const resolved = calls.map((call, index) => {
 			const tool = call.tool ? tools.find((t) => t.name === call.tool) : tools[0];
 			if (!tool) {

@@ -154,7 +154,13 @@ const CATALOG = {
 			context_window: 128000,
 			priority: 2,
 			// An older catalog entry: levels without api_value.
-			reasoning: { kind: 'levels', levels: [{ value: 0, label: 'Off' }, { value: 1, label: 'On' }] },
+			reasoning: {
+				kind: 'levels',
+				levels: [
+					{ value: 0, label: 'Off' },
+					{ value: 1, label: 'On' },
+				],
+			},
 			media_domain: null,
 			media_profiles: [],
 		},
@@ -214,8 +220,15 @@ const CATALOG = {
 							settings: { aspect_ratio: ['1:1', '16:9', '9:16'] },
 						},
 					],
-					price_rules: [{ selector: { variant: 'text-to-image' }, free_daily_eligible: true, charge_usd: 0.04 }],
-					output: { mime_types: ['image/png', 'image/webp'], count: { min: 1, max: 4 }, max_width: 1440, max_height: 1440 },
+					price_rules: [
+						{ selector: { variant: 'text-to-image' }, free_daily_eligible: true, charge_usd: 0.04 },
+					],
+					output: {
+						mime_types: ['image/png', 'image/webp'],
+						count: { min: 1, max: 4 },
+						max_width: 1440,
+						max_height: 1440,
+					},
 				},
 				{
 					operation: 'image.edit',
@@ -229,7 +242,13 @@ const CATALOG = {
 							settings: {},
 						},
 					],
-					price_rules: [{ selector: { variant: 'image-and-prompt' }, free_daily_eligible: false, charge_usd: 0.05 }],
+					price_rules: [
+						{
+							selector: { variant: 'image-and-prompt' },
+							free_daily_eligible: false,
+							charge_usd: 0.05,
+						},
+					],
 					output: { mime_types: ['image/png'], count: { min: 1, max: 1 } },
 				},
 			],
@@ -247,7 +266,13 @@ const CATALOG = {
 			media_profiles: [
 				{
 					operation: 'audio.transcribe',
-					request_variants: [{ id: 'audio-file', inputs: [{ role: 'audio', kind: 'audio', min: 1, max: 1 }], settings: { language: 'auto' } }],
+					request_variants: [
+						{
+							id: 'audio-file',
+							inputs: [{ role: 'audio', kind: 'audio', min: 1, max: 1 }],
+							settings: { language: 'auto' },
+						},
+					],
 					price_rules: [
 						{
 							selector: { variant: 'audio-file' },
@@ -280,7 +305,10 @@ const CATALOG = {
 	featured_models_are_free: true,
 	featured_model_labels: ['GPT-5', 'Gemini 2.5 Flash'],
 	promo_end_date: '2031-12-31',
-	deprecation_map: { 'openai:gpt-4o-2024-08-06': 'openai:gpt-5', 'openai:gpt-4-turbo': 'openai:gpt-5' },
+	deprecation_map: {
+		'openai:gpt-4o-2024-08-06': 'openai:gpt-5',
+		'openai:gpt-4-turbo': 'openai:gpt-5',
+	},
 };
 
 /** Slice sizes for writing a stream: odd numbers, so frames and characters get cut anywhere. */
@@ -320,7 +348,8 @@ async function start({ token, host = '127.0.0.1' }) {
 				bodyIsJson = false;
 			}
 		}
-		const authorization = typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined;
+		const authorization =
+			typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined;
 		requests.push({ method, path, authorization, body });
 
 		const authorized = authorization === `Bearer ${token}`;
@@ -345,7 +374,14 @@ async function start({ token, host = '127.0.0.1' }) {
 				}
 				return await ask(res, body);
 			default:
-				if (['/models/catalog', '/models/available', '/personas/available', '/assistant/ask'].includes(path)) {
+				if (
+					[
+						'/models/catalog',
+						'/models/available',
+						'/personas/available',
+						'/assistant/ask',
+					].includes(path)
+				) {
 					res.setHeader('Allow', path === '/assistant/ask' ? 'POST' : 'GET');
 					return sendJson(res, 405, { detail: 'Method Not Allowed' });
 				}
@@ -367,14 +403,22 @@ async function start({ token, host = '127.0.0.1' }) {
 		if (input === undefined || input === null) {
 			problems.push({ loc: ['body', 'input'], msg: 'Field required', type: 'missing' });
 		} else if (typeof input !== 'string') {
-			problems.push({ loc: ['body', 'input'], msg: 'Input should be a valid string', type: 'string_type' });
+			problems.push({
+				loc: ['body', 'input'],
+				msg: 'Input should be a valid string',
+				type: 'string_type',
+			});
 		}
 		/** @param {string} name @returns {string | undefined} */
 		const optionalString = (name) => {
 			const value = request[name];
 			if (value === undefined || value === null) return undefined;
 			if (typeof value !== 'string') {
-				problems.push({ loc: ['body', name], msg: 'Input should be a valid string', type: 'string_type' });
+				problems.push({
+					loc: ['body', name],
+					msg: 'Input should be a valid string',
+					type: 'string_type',
+				});
 				return undefined;
 			}
 			return value;
@@ -384,7 +428,11 @@ async function start({ token, host = '127.0.0.1' }) {
 		const conversationId = optionalString('conversation_id');
 		const stream = request.stream;
 		if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
-			problems.push({ loc: ['body', 'stream'], msg: 'Input should be a valid boolean', type: 'bool_type' });
+			problems.push({
+				loc: ['body', 'stream'],
+				msg: 'Input should be a valid boolean',
+				type: 'bool_type',
+			});
 		}
 		const outputFormat = request.output_format;
 		const structured = outputFormat !== undefined && outputFormat !== null;
@@ -413,7 +461,9 @@ async function start({ token, host = '127.0.0.1' }) {
 			return sendJson(res, 409, { detail: 'Conversation is busy answering an earlier request' });
 		}
 		if (text.includes('inband-error')) {
-			return sendJson(res, 200, { error: 'The assistant could not complete this request (inband-error)' });
+			return sendJson(res, 200, {
+				error: 'The assistant could not complete this request (inband-error)',
+			});
 		}
 
 		const id = conversationId ?? crypto.randomUUID();
@@ -452,10 +502,14 @@ async function start({ token, host = '127.0.0.1' }) {
 		const pieces = splitText(visible, 4);
 		const crlf = '\r\n';
 		/** @param {string} type @param {unknown} data */
-		const event = (type, data) => `event: ${type}${crlf}data: ${JSON.stringify(data)}${crlf}${crlf}`;
+		const event = (type, data) =>
+			`event: ${type}${crlf}data: ${JSON.stringify(data)}${crlf}${crlf}`;
 
 		let wire = `: keep-alive${crlf}${crlf}:ping${crlf}${crlf}`;
-		wire += event('PartStartEvent', { index: 0, part: { part_kind: 'thinking', content: 'Let me think' } });
+		wire += event('PartStartEvent', {
+			index: 0,
+			part: { part_kind: 'thinking', content: 'Let me think' },
+		});
 		wire += event('FrontendModelResponse', {
 			parts: [{ part_kind: 'thinking', content: 'Let me think about the user’s request… 🤔' }],
 		});
@@ -463,7 +517,10 @@ async function start({ token, host = '127.0.0.1' }) {
 		wire += event('PartStartEvent', { index: 1, part: { part_kind: 'text', content: '' } });
 		pieces.forEach((piece, index) => {
 			// The delta events repeat the text: they are not the answer and must not be counted.
-			wire += event('PartDeltaEvent', { index: 1, delta: { part_delta_kind: 'text', content_delta: piece } });
+			wire += event('PartDeltaEvent', {
+				index: 1,
+				delta: { part_delta_kind: 'text', content_delta: piece },
+			});
 			if (index % 3 === 1) {
 				wire += event('FrontendModelResponse', { content: piece });
 			} else if (index % 3 === 2) {
@@ -563,7 +620,12 @@ function schemaProblems(schema, loc, root) {
 	const type = node.type;
 	/** @type {Array<{ loc: Array<string | number>, msg: string, type: string }>} */
 	const problems = [];
-	if (root && type !== 'object') problems.push({ loc: [...loc, 'type'], msg: "Input should be 'object'", type: 'literal_error' });
+	if (root && type !== 'object')
+		problems.push({
+			loc: [...loc, 'type'],
+			msg: "Input should be 'object'",
+			type: 'literal_error',
+		});
 	const allowedTypes = ['string', 'number', 'boolean', 'object', 'array'];
 	if (typeof type !== 'string' || !allowedTypes.includes(type)) {
 		if (!root) {
@@ -575,22 +637,46 @@ function schemaProblems(schema, loc, root) {
 		}
 		return problems;
 	}
-	const allowedKeys = { string: ['enum'], number: [], boolean: [], object: ['properties', 'required'], array: ['items'] }[type] ?? [];
+	const allowedKeys =
+		{
+			string: ['enum'],
+			number: [],
+			boolean: [],
+			object: ['properties', 'required'],
+			array: ['items'],
+		}[type] ?? [];
 	for (const key of Object.keys(node)) {
 		if (key !== 'type' && key !== 'description' && !allowedKeys.includes(key)) {
-			problems.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+			problems.push({
+				loc: [...loc, key],
+				msg: 'Extra inputs are not permitted',
+				type: 'extra_forbidden',
+			});
 		}
 	}
 	if (node.description !== undefined && typeof node.description !== 'string') {
-		problems.push({ loc: [...loc, 'description'], msg: 'Input should be a valid string', type: 'string_type' });
+		problems.push({
+			loc: [...loc, 'description'],
+			msg: 'Input should be a valid string',
+			type: 'string_type',
+		});
 	}
 	if (type === 'string' && node.enum !== undefined) {
-		if (!Array.isArray(node.enum) || node.enum.length === 0 || node.enum.some((v) => typeof v !== 'string')) {
-			problems.push({ loc: [...loc, 'enum'], msg: 'Input should be a non-empty list of strings', type: 'list_type' });
+		if (
+			!Array.isArray(node.enum) ||
+			node.enum.length === 0 ||
+			node.enum.some((v) => typeof v !== 'string')
+		) {
+			problems.push({
+				loc: [...loc, 'enum'],
+				msg: 'Input should be a non-empty list of strings',
+				type: 'list_type',
+			});
 		}
 	}
 	if (type === 'array') {
-		if (node.items === undefined) problems.push({ loc: [...loc, 'items'], msg: 'Field required', type: 'missing' });
+		if (node.items === undefined)
+			problems.push({ loc: [...loc, 'items'], msg: 'Field required', type: 'missing' });
 		else problems.push(...schemaProblems(node.items, [...loc, 'items'], false));
 	}
 	if (type === 'object') {
@@ -604,11 +690,19 @@ function schemaProblems(schema, loc, root) {
 			const required = node.required;
 			if (required !== undefined) {
 				if (!Array.isArray(required) || required.some((entry) => typeof entry !== 'string')) {
-					problems.push({ loc: [...loc, 'required'], msg: 'Input should be a list of strings', type: 'list_type' });
+					problems.push({
+						loc: [...loc, 'required'],
+						msg: 'Input should be a list of strings',
+						type: 'list_type',
+					});
 				} else {
 					for (const name of required) {
 						if (!(name in properties)) {
-							problems.push({ loc: [...loc, 'required'], msg: `'${name}' is not a property`, type: 'value_error' });
+							problems.push({
+								loc: [...loc, 'required'],
+								msg: `'${name}' is not a property`,
+								type: 'value_error',
+							});
 						}
 					}
 				}

@@ -14,6 +14,7 @@ import { apiError } from '../transport/errors';
 import { EXAMPLE_JSON_SCHEMA, modelLocator, personaLocator } from './descriptions';
 import { catalogOfExecution } from './executionCatalog';
 import {
+	optionsOf,
 	readConversationId,
 	readInput,
 	readJsonSchema,
@@ -88,8 +89,9 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const request = readAskRequest(this, itemIndex);
-	if (request.model_name) request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
-	const stream = this.getNodeParameter('options.stream', itemIndex, false) as boolean;
+	if (request.model_name)
+		request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
+	const stream = optionsOf(this, itemIndex).stream === true;
 	const settings = readRequestSettings(this, itemIndex);
 
 	const answer = stream
@@ -113,11 +115,13 @@ async function activeModel(
 	try {
 		successor = successorOf(await catalogOfExecution(ctx, itemIndex, cache), modelId);
 	} catch (error) {
-		ctx.logger.debug(`Assistant: catalog not available for the deprecation check: ${(error as Error).message}`);
+		ctx.logger.debug(
+			`Assistant: catalog not available for the deprecation check: ${(error as Error).message}`,
+		);
 		return modelId;
 	}
 	if (!successor) return modelId;
-	const follow = ctx.getNodeParameter('options.useSuccessor', itemIndex, true) as boolean;
+	const follow = optionsOf(ctx, itemIndex).useSuccessor !== false;
 	await cache.once(`deprecation hint ${modelId}`, async () =>
 		ctx.addExecutionHints({
 			message: follow
@@ -207,9 +211,11 @@ async function askStreaming(
 	const structured = request.output_format !== undefined;
 	const live = new LiveChunks(ctx, itemIndex, structured);
 	const assembler = new StreamAnswerAssembler(structured);
-	for await (const event of opened.events) {
-		if (event.type === 'text') live.text(event.content);
-		if (!assembler.accept(event)) break;
+	stream: for await (const batch of opened.events) {
+		for (const event of batch) {
+			if (event.type === 'text') live.text(event.content);
+			if (!assembler.accept(event)) break stream;
+		}
 	}
 	if (assembler.errorMessage !== undefined) {
 		throw apiError(

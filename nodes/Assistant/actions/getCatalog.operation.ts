@@ -45,7 +45,8 @@ export const description: INodeProperties[] = [
 				name: 'mediaDomains',
 				type: 'multiOptions',
 				default: [],
-				description: 'Keep only models of these kinds; chat models are those without a media domain',
+				description:
+					'Keep only models of these kinds; chat models are those without a media domain',
 				options: [
 					{ name: 'Chat', value: 'chat' },
 					{ name: 'Image', value: 'image' },
@@ -83,7 +84,9 @@ export async function execute(
 	const split = this.getNodeParameter('splitModels', itemIndex, false) as boolean;
 	const filters = this.getNodeParameter('catalogFilters', itemIndex, {}) as CatalogFilters;
 
-	const filtering = Boolean(filters.featuredOnly || filters.mediaDomains?.length || filters.addDeprecationInfo);
+	const filtering = Boolean(
+		filters.featuredOnly || filters.mediaDomains?.length || filters.addDeprecationInfo,
+	);
 	// Copies: a later node that edits one item must not change the others, nor the cache.
 	const models = filtering ? selectModels(catalog, filters) : structuredClone(catalog.models);
 	if (split) return models.map((model) => ({ json: model as IDataObject }));

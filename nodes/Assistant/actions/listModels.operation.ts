@@ -14,7 +14,12 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const response = await cache.once('models', () =>
-		apiRequest<ModelsResponse>(this, { method: 'GET', path: '/models/available', authenticated: true, ...readRequestSettings(this, itemIndex) }),
+		apiRequest<ModelsResponse>(this, {
+			method: 'GET',
+			path: '/models/available',
+			authenticated: true,
+			...readRequestSettings(this, itemIndex),
+		}),
 	);
 	return listOf(this, response, 'models', itemIndex).map((model) => ({ json: { ...model } }));
 }

@@ -14,7 +14,12 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	const response = await cache.once('personas', () =>
-		apiRequest<PersonasResponse>(this, { method: 'GET', path: '/personas/available', authenticated: true, ...readRequestSettings(this, itemIndex) }),
+		apiRequest<PersonasResponse>(this, {
+			method: 'GET',
+			path: '/personas/available',
+			authenticated: true,
+			...readRequestSettings(this, itemIndex),
+		}),
 	);
 	return listOf(this, response, 'personas', itemIndex).map((persona) => ({ json: { ...persona } }));
 }

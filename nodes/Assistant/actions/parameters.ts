@@ -12,7 +12,12 @@ import { DEFAULT_RETRIES, MAX_RETRIES } from '../transport/retry';
 export function readInput(ctx: IExecuteFunctions, itemIndex: number): string {
 	const value = ctx.getNodeParameter('input', itemIndex, '') as unknown;
 	if (typeof value !== 'string' && typeof value !== 'number') {
-		throw invalid(ctx, itemIndex, 'Input must be text', `Got ${describe(value)}. Put the message for the assistant in "Input", e.g. {{ $json.question }}.`);
+		throw invalid(
+			ctx,
+			itemIndex,
+			'Input must be text',
+			`Got ${describe(value)}. Put the message for the assistant in "Input", e.g. {{ $json.question }}.`,
+		);
 	}
 	const text = String(value);
 	if (text.trim() === '') {
@@ -84,7 +89,12 @@ export function readJsonSchema(ctx: IExecuteFunctions, itemIndex: number): Outpu
 	let schema: unknown = raw;
 	if (typeof raw === 'string') {
 		if (raw.trim() === '') {
-			throw invalid(ctx, itemIndex, 'JSON Schema is empty', 'Describe the object you want back, e.g. {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}.');
+			throw invalid(
+				ctx,
+				itemIndex,
+				'JSON Schema is empty',
+				'Describe the object you want back, e.g. {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}.',
+			);
 		}
 		try {
 			schema = JSON.parse(raw);
@@ -98,7 +108,12 @@ export function readJsonSchema(ctx: IExecuteFunctions, itemIndex: number): Outpu
 		}
 	}
 	if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-		throw invalid(ctx, itemIndex, 'JSON Schema must be an object schema', 'The root must look like {"type": "object", "properties": {...}}.');
+		throw invalid(
+			ctx,
+			itemIndex,
+			'JSON Schema must be an object schema',
+			'The root must look like {"type": "object", "properties": {...}}.',
+		);
 	}
 	const root = schema as Record<string, unknown>;
 	if (root.type !== 'object') {
@@ -111,13 +126,23 @@ export function readJsonSchema(ctx: IExecuteFunctions, itemIndex: number): Outpu
 	}
 	const properties = root.properties;
 	if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) {
-		throw invalid(ctx, itemIndex, 'JSON Schema\'s root needs "properties", an object', 'List the fields you want, e.g. "properties": {"summary": {"type": "string"}}.');
+		throw invalid(
+			ctx,
+			itemIndex,
+			'JSON Schema\'s root needs "properties", an object',
+			'List the fields you want, e.g. "properties": {"summary": {"type": "string"}}.',
+		);
 	}
 	if (
 		root.required !== undefined &&
 		(!Array.isArray(root.required) || root.required.some((entry) => typeof entry !== 'string'))
 	) {
-		throw invalid(ctx, itemIndex, 'JSON Schema\'s "required" must be a list of property names', 'e.g. "required": ["summary"].');
+		throw invalid(
+			ctx,
+			itemIndex,
+			'JSON Schema\'s "required" must be a list of property names',
+			'e.g. "required": ["summary"].',
+		);
 	}
 	return root as OutputFormatSchema;
 }
@@ -132,8 +157,23 @@ export interface RequestSettings {
 export function readRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
 	return {
 		timeoutMs: readNumberOption(ctx, itemIndex, 'timeout', 'Timeout', DEFAULT_TIMEOUT_MS, 1),
-		idleTimeoutMs: readNumberOption(ctx, itemIndex, 'idleTimeout', 'Idle Timeout', DEFAULT_IDLE_TIMEOUT_MS, 1),
-		retries: readNumberOption(ctx, itemIndex, 'retries', 'Retries', DEFAULT_RETRIES, 0, MAX_RETRIES),
+		idleTimeoutMs: readNumberOption(
+			ctx,
+			itemIndex,
+			'idleTimeout',
+			'Idle Timeout',
+			DEFAULT_IDLE_TIMEOUT_MS,
+			1,
+		),
+		retries: readNumberOption(
+			ctx,
+			itemIndex,
+			'retries',
+			'Retries',
+			DEFAULT_RETRIES,
+			0,
+			MAX_RETRIES,
+		),
 	};
 }
 
@@ -146,7 +186,8 @@ function readNumberOption(
 	min: number,
 	max = Number.MAX_SAFE_INTEGER,
 ): number {
-	const value = ctx.getNodeParameter(`options.${name}`, itemIndex, fallback) as unknown;
+	const options = optionsOf(ctx, itemIndex);
+	const value = options[name] === undefined ? fallback : options[name];
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
 		const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `from ${min} to ${max}`;
@@ -158,6 +199,20 @@ function readNumberOption(
 		);
 	}
 	return Math.round(number);
+}
+
+/** Options, read once per item: one getNodeParameter call (each costs n8n a parameter resolution). */
+const optionsCache = new WeakMap<IExecuteFunctions, Map<number, Record<string, unknown>>>();
+
+export function optionsOf(ctx: IExecuteFunctions, itemIndex: number): Record<string, unknown> {
+	let perItem = optionsCache.get(ctx);
+	if (!perItem) optionsCache.set(ctx, (perItem = new Map()));
+	let options = perItem.get(itemIndex);
+	if (!options) {
+		options = (ctx.getNodeParameter('options', itemIndex, {}) ?? {}) as Record<string, unknown>;
+		perItem.set(itemIndex, options);
+	}
+	return options;
 }
 
 function invalid(

@@ -123,10 +123,19 @@ function conversationOf(ctx: IExecuteFunctions, itemIndex: number): string | und
 
 function readConcurrency(ctx: IExecuteFunctions): number {
 	const value = ctx.getNodeParameter('options.concurrency', 0, 1) as unknown;
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CONCURRENCY) {
-		throw new NodeOperationError(ctx.getNode(), `Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(value)})`, {
-			description: 'Set Options > Concurrency; 1 asks one item at a time.',
-		});
+	if (
+		typeof value !== 'number' ||
+		!Number.isInteger(value) ||
+		value < 1 ||
+		value > MAX_CONCURRENCY
+	) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(value)})`,
+			{
+				description: 'Set Options > Concurrency; 1 asks one item at a time.',
+			},
+		);
 	}
 	return value;
 }

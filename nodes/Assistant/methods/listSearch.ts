@@ -31,7 +31,9 @@ export async function searchModels(
 			timeoutMs: PICKER_TIMEOUT_MS,
 		}),
 		// Only to mark deprecated models: the list still shows when the catalog is unavailable.
-		readCatalog(this, 'picker', { timeoutMs: PICKER_TIMEOUT_MS, retries: 0 }).catch(() => undefined),
+		readCatalog(this, 'picker', { timeoutMs: PICKER_TIMEOUT_MS, retries: 0 }).catch(
+			() => undefined,
+		),
 	]);
 	return { results: filterModels(response.models ?? [], filter, catalog) };
 }

@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import type { AskRequest, AskResponse, InBandErrorResponse } from '../api';
-import { parseAssistantStream, type AssistantStreamEvent } from '../sse';
+import { parseAssistantStreamBatches, type AssistantStreamEvent } from '../sse';
 import { apiError, headerValue, httpStatusError, redact, type FailedResponse } from './errors';
 import { RequestLifetime, StoppedError } from './lifetime';
 import { DEFAULT_RETRIES, isRetryableStatus, retryDelayMs } from './retry';
@@ -82,7 +82,10 @@ export function joinUrl(baseUrl: string, path: string): string {
 }
 
 /** A JSON request; resolves with the parsed body of a 2xx answer, throws NodeApiError otherwise. */
-export async function apiRequest<TResponse>(ctx: AssistantContext, spec: RequestSpec): Promise<TResponse> {
+export async function apiRequest<TResponse>(
+	ctx: AssistantContext,
+	spec: RequestSpec,
+): Promise<TResponse> {
 	const credentials = await getCredentials(ctx);
 	const lifetime = new RequestLifetime(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, cancelSignalOf(ctx));
 	let response: RawResponse<string>;
@@ -92,7 +95,14 @@ export async function apiRequest<TResponse>(ctx: AssistantContext, spec: Request
 		lifetime.dispose();
 	}
 	const bodyText = typeof response.body === 'string' ? response.body : String(response.body ?? '');
-	return parseAnswer<TResponse>(ctx, response.statusCode, response.headers, bodyText, spec, credentials);
+	return parseAnswer<TResponse>(
+		ctx,
+		response.statusCode,
+		response.headers,
+		bodyText,
+		spec,
+		credentials,
+	);
 }
 
 /** The JSON of an answer; statuses, non-JSON bodies and in-band errors become NodeApiErrors. */
@@ -143,7 +153,8 @@ function parseAnswer<TResponse>(
 export interface OpenedStream {
 	/** From the `x-conversation-id` header, when the service sends it. */
 	conversationId?: string;
-	events: AsyncGenerator<AssistantStreamEvent>;
+	/** The events, in batches: those of one network chunk together. */
+	events: AsyncGenerator<AssistantStreamEvent[]>;
 }
 
 /**
@@ -151,7 +162,10 @@ export interface OpenedStream {
  * has started). The events come as they arrive; the call's deadline and idle limit run until
  * the stream is consumed or abandoned.
  */
-export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): Promise<OpenedStream> {
+export async function streamRequest(
+	ctx: AssistantContext,
+	spec: RequestSpec,
+): Promise<OpenedStream> {
 	const credentials = await getCredentials(ctx);
 	const lifetime = new RequestLifetime(spec.timeoutMs ?? DEFAULT_TIMEOUT_MS, cancelSignalOf(ctx));
 	let response: RawResponse<ByteStream> | undefined;
@@ -165,14 +179,25 @@ export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): P
 	const contentType = headerValue(response.headers, 'content-type') ?? '';
 	const isEventStream = /text\/event-stream/i.test(contentType);
 	// A failure, or a service that answered the stream request with plain JSON: read it whole.
-	if (response.statusCode < 200 || response.statusCode >= 300 || (!isEventStream && /json/i.test(contentType))) {
+	if (
+		response.statusCode < 200 ||
+		response.statusCode >= 300 ||
+		(!isEventStream && /json/i.test(contentType))
+	) {
 		let bodyText: string;
 		try {
 			bodyText = await readAll(response.body);
 		} finally {
 			lifetime.dispose();
 		}
-		const answer = parseAnswer<AskResponse>(ctx, response.statusCode, response.headers, bodyText, spec, credentials);
+		const answer = parseAnswer<AskResponse>(
+			ctx,
+			response.statusCode,
+			response.headers,
+			bodyText,
+			spec,
+			credentials,
+		);
 		return { conversationId, events: answerAsEvents(answer) };
 	}
 	const body = response.body;
@@ -180,19 +205,28 @@ export async function streamRequest(ctx: AssistantContext, spec: RequestSpec): P
 	if (spec.idleTimeoutMs) lifetime.watchIdle(spec.idleTimeoutMs);
 	return {
 		conversationId,
-		events: guardedEvents(ctx, parseAssistantStream(touching(body, lifetime)), spec, credentials, lifetime),
+		events: guardedEvents(
+			ctx,
+			parseAssistantStreamBatches(touching(body, lifetime)),
+			spec,
+			credentials,
+			lifetime,
+		),
 	};
 }
 
 /** A whole JSON answer told as the events a stream would have carried. */
-async function* answerAsEvents(answer: AskResponse): AsyncGenerator<AssistantStreamEvent> {
+async function* answerAsEvents(answer: AskResponse): AsyncGenerator<AssistantStreamEvent[]> {
 	const output = answer?.output;
-	if (typeof output === 'string') yield { type: 'text', content: output };
-	yield {
+	const events: AssistantStreamEvent[] = [];
+	if (typeof output === 'string') events.push({ type: 'text', content: output });
+	events.push({
 		type: 'end',
 		output: typeof output === 'object' && output !== null ? output : undefined,
-		conversationId: typeof answer?.conversation_id === 'string' ? answer.conversation_id : undefined,
-	};
+		conversationId:
+			typeof answer?.conversation_id === 'string' ? answer.conversation_id : undefined,
+	});
+	yield events;
 }
 
 /** Every chunk proves the stream is alive. */
@@ -209,16 +243,20 @@ async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGene
  */
 async function* guardedEvents(
 	ctx: AssistantContext,
-	events: AsyncGenerator<AssistantStreamEvent>,
+	events: AsyncGenerator<AssistantStreamEvent[]>,
 	spec: RequestSpec,
 	credentials: AssistantCredentials,
 	lifetime: RequestLifetime,
-): AsyncGenerator<AssistantStreamEvent> {
+): AsyncGenerator<AssistantStreamEvent[]> {
 	try {
-		for await (const event of events) {
-			yield event.type === 'error'
-				? { type: 'error', message: redact(event.message, credentials.accessToken) }
-				: event;
+		for await (const batch of events) {
+			for (let index = 0; index < batch.length; index++) {
+				const event = batch[index];
+				if (event.type === 'error') {
+					batch[index] = { type: 'error', message: redact(event.message, credentials.accessToken) };
+				}
+			}
+			yield batch;
 		}
 	} catch (error) {
 		if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
@@ -345,7 +383,11 @@ function discard(body: unknown): void {
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
-function stoppedError(ctx: AssistantContext, lifetime: RequestLifetime, spec: RequestSpec): NodeApiError {
+function stoppedError(
+	ctx: AssistantContext,
+	lifetime: RequestLifetime,
+	spec: RequestSpec,
+): NodeApiError {
 	const where = `${spec.method} ${spec.path}`;
 	switch (lifetime.reason) {
 		case 'idle':
@@ -369,7 +411,10 @@ function stoppedError(ctx: AssistantContext, lifetime: RequestLifetime, spec: Re
 		default:
 			return apiError(
 				ctx.getNode(),
-				{ message: 'The execution was cancelled', description: `${where} was stopped before it finished.` },
+				{
+					message: 'The execution was cancelled',
+					description: `${where} was stopped before it finished.`,
+				},
 				spec.itemIndex,
 			);
 	}
