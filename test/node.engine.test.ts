@@ -408,6 +408,11 @@ describe('errors', () => {
 			{ input: 'x', options: { timeout: -5 } },
 			/Timeout must be a number at least 1/,
 		],
+		[
+			'timeout 0 with a model set (no catalog read either)',
+			{ input: 'x', model: rl('openai:gpt-4o-mini'), options: { timeout: 0 } },
+			/Timeout must be a number at least 1/,
+		],
 	])(
 		'bad input (%s) fails before any request, naming the parameter',
 		async (_name, parameters, message) => {

@@ -88,11 +88,12 @@ export async function execute(
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
+	// Every parameter is checked before the first request (the catalog's included).
 	const request = readAskRequest(this, itemIndex);
-	if (request.model_name)
-		request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
 	const stream = optionsOf(this, itemIndex).stream === true;
 	const settings = readRequestSettings(this, itemIndex);
+	if (request.model_name)
+		request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
 
 	const answer = stream
 		? await askStreaming(this, request, settings, itemIndex)
@@ -171,8 +172,8 @@ async function askOnce(
 		...settings,
 		itemIndex,
 	});
-	const output = response?.output;
 	const structured = request.output_format !== undefined;
+	const output = structured ? objectFromJsonText(response?.output) : response?.output;
 	const validOutput = structured
 		? typeof output === 'object' && output !== null && !Array.isArray(output)
 		: typeof output === 'string';
@@ -192,6 +193,16 @@ async function askOnce(
 		output: output as string | IDataObject,
 		conversation_id: typeof response.conversation_id === 'string' ? response.conversation_id : null,
 	};
+}
+
+/** A structured answer sent as JSON text (tolerated, as in streams) becomes the object. */
+function objectFromJsonText(output: unknown): unknown {
+	if (typeof output !== 'string') return output;
+	try {
+		return JSON.parse(output) as unknown;
+	} catch {
+		return output;
+	}
 }
 
 async function askStreaming(
