@@ -260,11 +260,7 @@ async function* guardedEvents(
 		}
 	} catch (error) {
 		if (lifetime.reason) throw stoppedError(ctx, lifetime, spec);
-		const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-		const detail = redact(
-			[code, message].filter((part) => typeof part === 'string' && part).join(': '),
-			credentials.accessToken,
-		);
+		const detail = errorDetail(error, credentials.accessToken);
 		throw apiError(
 			ctx.getNode(),
 			{
@@ -424,20 +420,27 @@ function seconds(ms: number): string {
 	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/**
+ * `CODE: message` of a transport failure. The raw error (an AxiosError, or n8n's NodeApiError
+ * around one) holds the request config with the Authorization header: only the underlying code
+ * and message are used, and the token is redacted from them all the same.
+ */
+function errorDetail(error: unknown, secret: string): string {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+	return redact(
+		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
+		secret,
+	);
+}
+
 function networkError(
 	ctx: AssistantContext,
 	error: unknown,
 	credentials: AssistantCredentials,
 	spec: RequestSpec,
 ): NodeApiError {
-	// The raw error (an AxiosError, or n8n's NodeApiError around one) holds the request config
-	// with the Authorization header: only the underlying code and message are used.
-	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
-	const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
-	const detail = redact(
-		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
-		credentials.accessToken,
-	);
+	const detail = errorDetail(error, credentials.accessToken);
 	return apiError(
 		ctx.getNode(),
 		{
