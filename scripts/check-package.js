@@ -9,10 +9,11 @@
 //     node has its codex (categories n8n knows), light and dark icons, a documentationUrl and
 //     `usableAsTool`; each credential has icons and a documentationUrl.
 // Run `npm run build` first.
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+
+const { packInto } = require('./pack');
 
 const root = path.resolve(__dirname, '..');
 const MAX_TARBALL_BYTES = 200 * 1024;
@@ -55,26 +56,6 @@ const AI_SUBCATEGORIES = new Set([
 
 const problems = [];
 const problem = (message) => problems.push(message);
-
-function pack(dir) {
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const out = execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	const [info] = JSON.parse(out);
-	const unpacked = path.join(dir, 'package');
-	fs.mkdirSync(unpacked);
-	execFileSync('tar', [
-		'-xzf',
-		path.join(dir, info.filename),
-		'-C',
-		unpacked,
-		'--strip-components=1',
-	]);
-	return { info, unpacked };
-}
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
@@ -264,7 +245,7 @@ const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'check-package-'));
 try {
 	if (!fs.existsSync(path.join(root, 'dist')))
 		throw new Error('No dist/: run `npm run build` first.');
-	const { info, unpacked } = pack(temp);
+	const { info, unpacked } = packInto(temp);
 	const pkg = JSON.parse(fs.readFileSync(path.join(unpacked, 'package.json'), 'utf8'));
 	checkFiles(info, unpacked);
 	checkManifest(pkg);

@@ -7,35 +7,17 @@
 // Fails on any error, as the scanner does; warnings are printed and counted.
 // Run `npm run build` first: the tarball holds dist/.
 import { ESLint } from 'eslint';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import pack from './pack.js';
 import { buildScanConfig, SOURCE_FILE_PATTERNS, TARBALL_FILE_PATTERNS } from './scan-config.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { packInto } = pack;
 
-function packInto(dir) {
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const out = execFileSync(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	const [info] = JSON.parse(out);
-	const unpacked = path.join(dir, 'package');
-	fs.mkdirSync(unpacked);
-	execFileSync('tar', [
-		'-xzf',
-		path.join(dir, info.filename),
-		'-C',
-		unpacked,
-		'--strip-components=1',
-	]);
-	return unpacked;
-}
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Files under `dir` matching the scanner's glob patterns (no node_modules, dot-folders, lockfiles). */
 function collect(dir, patterns) {
@@ -100,7 +82,7 @@ const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lint-dist-'));
 try {
 	if (!fs.existsSync(path.join(root, 'dist')))
 		throw new Error('No dist/: run `npm run build` first.');
-	const packageDir = packInto(temp);
+	const { unpacked: packageDir } = packInto(temp);
 	const errors =
 		(await lintLeg('Packed tarball (as published)', packageDir, TARBALL_FILE_PATTERNS)) +
 		(await lintLeg('Source (as the scanner reads the repository)', root, SOURCE_FILE_PATTERNS));
