@@ -94,23 +94,14 @@ export async function apiRequest<TResponse>(
 	} finally {
 		lifetime.dispose();
 	}
-	const bodyText = typeof response.body === 'string' ? response.body : String(response.body ?? '');
-	return parseAnswer<TResponse>(
-		ctx,
-		response.statusCode,
-		response.headers,
-		bodyText,
-		spec,
-		credentials,
-	);
+	const body = typeof response.body === 'string' ? response.body : String(response.body ?? '');
+	return parseAnswer<TResponse>(ctx, { ...response, body }, spec, credentials);
 }
 
 /** The JSON of an answer; statuses, non-JSON bodies and in-band errors become NodeApiErrors. */
 function parseAnswer<TResponse>(
 	ctx: AssistantContext,
-	statusCode: number,
-	headers: RawResponse<unknown>['headers'],
-	bodyText: string,
+	{ statusCode, headers, body: bodyText }: RawResponse<string>,
 	spec: RequestSpec,
 	credentials: AssistantCredentials,
 ): TResponse {
@@ -184,20 +175,13 @@ export async function streamRequest(
 		response.statusCode >= 300 ||
 		(!isEventStream && /json/i.test(contentType))
 	) {
-		let bodyText: string;
+		let body: string;
 		try {
-			bodyText = await readAll(response.body);
+			body = await readAll(response.body);
 		} finally {
 			lifetime.dispose();
 		}
-		const answer = parseAnswer<AskResponse>(
-			ctx,
-			response.statusCode,
-			response.headers,
-			bodyText,
-			spec,
-			credentials,
-		);
+		const answer = parseAnswer<AskResponse>(ctx, { ...response, body }, spec, credentials);
 		return { conversationId, events: answerAsEvents(answer) };
 	}
 	const body = response.body;
