@@ -176,10 +176,6 @@ export class StreamAnswerAssembler {
 		return !this.end && this.error === undefined;
 	}
 
-	get finished(): boolean {
-		return this.end !== undefined || this.error !== undefined;
-	}
-
 	/** The server's Error event message, if it sent one. */
 	get errorMessage(): string | undefined {
 		return this.error;
