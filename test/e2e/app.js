@@ -274,12 +274,15 @@ function stageExtension(root) {
  */
 
 /**
- * Starts `n8n start` in its own process group and waits for /healthz.
- * @param {{userFolder: string, extensionsDir: string, port?: number, timeoutMs?: number, env?: Record<string, string>}} options
+ * Starts n8n in its own process group and waits until it is ready: `n8n start` (the main
+ * instance: editor, REST API, webhooks) by default, or `n8n worker` for queue mode (then `port`
+ * is its health-check server's, and readiness means connected to the database and Redis).
+ * @param {{userFolder: string, extensionsDir: string, port?: number, timeoutMs?: number, env?: Record<string, string>, worker?: {concurrency: number}}} options
  * @returns {Promise<N8nInstance>}
  */
 async function startN8n(options) {
 	const port = options.port ?? (await freePort());
+	const worker = options.worker;
 	const brokerPort = await freePort();
 	fs.mkdirSync(options.userFolder, { recursive: true });
 	const logFile = path.join(options.userFolder, 'n8n.log');
@@ -308,10 +311,18 @@ async function startN8n(options) {
 		EXECUTIONS_MODE: 'regular',
 		N8N_LOG_LEVEL: 'info',
 		NODE_ENV: 'production',
+		...(worker
+			? {
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(port),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				}
+			: {}),
 		...options.env,
 	};
 	delete env.NODE_OPTIONS;
-	const child = spawn(nodeBin(), [n8nBin(), 'start'], {
+	const args = worker ? ['worker', `--concurrency=${worker.concurrency}`] : ['start'];
+	const child = spawn(nodeBin(), [n8nBin(), ...args], {
 		cwd: options.userFolder,
 		env,
 		stdio: ['ignore', out, out],
@@ -362,6 +373,8 @@ async function startN8n(options) {
 			const readiness = await fetch(`${url}/healthz/readiness`, {
 				signal: AbortSignal.timeout(2_000),
 			});
+			// A worker has no REST API: its readiness is the whole answer.
+			if (readiness.ok && worker) break;
 			if (readiness.ok) {
 				const settings = await fetch(`${url}/rest/settings`, {
 					signal: AbortSignal.timeout(5_000),
