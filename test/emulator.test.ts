@@ -45,7 +45,7 @@ async function startExtra(options?: Parameters<typeof startEmulator>[0]): Promis
 }
 
 beforeAll(async () => {
-	emu = await startEmulator();
+	emu = await startEmulator({ dialect: 'documented' });
 });
 
 afterAll(async () => {
@@ -120,7 +120,8 @@ function parseSse(raw: string): { events: SseEvent[]; comments: string[] } {
 			else if (line.startsWith('event:')) event = line.slice(6).trim();
 			else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
 		}
-		if (data.length > 0) events.push({ event, data: JSON.parse(data.join('\n')) });
+		const text = data.join('\n');
+		if (data.length > 0) events.push({ event, data: text === '[DONE]' ? text : JSON.parse(text) });
 	}
 	return { events, comments };
 }
@@ -776,7 +777,7 @@ describe('streaming', () => {
 	});
 
 	it('honours chunkDelayMs and answerDelayMs', async () => {
-		const slow = await startExtra({ answerDelayMs: 300, chunkDelayMs: 20 });
+		const slow = await startExtra({ answerDelayMs: 300, chunkDelayMs: 20, dialect: 'documented' });
 		try {
 			let started = Date.now();
 			const plain = await askJson({ input: 'a b c d' }, slow);
@@ -1024,29 +1025,6 @@ describe('faults by #fault directive', () => {
 		expect(events[events.length - 1]).toEqual({ event: 'End', data: {} });
 	});
 
-	it('parts sends parts with thinking and text, no content', async () => {
-		const input = 'parts please #fault=parts';
-		const { events } = await streamAsk({ input });
-		for (const chunk of chunkEvents(events)) {
-			expect(chunk.data.content).toBeUndefined();
-			expect(chunk.data.parts).toEqual([
-				{ part_kind: 'thinking', content: 'Let me think...' },
-				{ part_kind: 'text', content: expect.any(String) },
-			]);
-		}
-		expect(streamedText(events)).toBe(expectedReply(input));
-	});
-
-	it('parts-and-content sends both, with the same text', async () => {
-		const input = 'both please #fault=parts-and-content';
-		const { events } = await streamAsk({ input });
-		for (const chunk of chunkEvents(events)) {
-			expect(typeof chunk.data.content).toBe('string');
-			expect(chunk.data.parts[1]).toEqual({ part_kind: 'text', content: chunk.data.content });
-		}
-		expect(streamedText(events)).toBe(expectedReply(input));
-	});
-
 	it('end-extra puts conversation_id and the text into End', async () => {
 		const input = 'extra #fault=end-extra';
 		const { res, events } = await streamAsk({ input });
@@ -1077,7 +1055,7 @@ describe('faults by #fault directive', () => {
 		const { events, comments } = await streamAsk({ input });
 		const types = new Set(events.map((e) => e.event));
 		expect(types).toEqual(
-			new Set(['PartStartEvent', 'PartDeltaEvent', 'PartEndEvent', 'FrontendModelResponse', 'End']),
+			new Set(['RunStatusEvent', 'UsageEvent', 'FrontendModelResponse', 'End']),
 		);
 		expect(comments).toContain('ping');
 		expect(streamedText(events)).toBe(expectedReply(input));
@@ -1132,14 +1110,13 @@ describe('faults by #fault directive', () => {
 		expect(custom.events[custom.events.length - 1].data).toEqual({ message: 'Quota exceeded' });
 	});
 
-	it('all-variants combines crlf, parts, unknown events, split bytes and a full End', async () => {
+	it('all-variants combines crlf, unknown events, split bytes and a full End', async () => {
 		const input = 'everything #fault=all-variants';
 		const { res, read, events, comments } = await streamAsk({ input });
 		const expected = expectedReply(input, { tail: UNICODE_PROBE });
 		expect(read.text).toContain('\r\n');
 		expect(comments).toContain('ping');
-		expect(events.some((e) => e.event === 'PartDeltaEvent')).toBe(true);
-		for (const chunk of chunkEvents(events)) expect(chunk.data.content).toBeUndefined();
+		expect(events.some((e) => e.event === 'UsageEvent')).toBe(true);
 		expect(read.chunks.length).toBeGreaterThan(100);
 		expect(streamedText(events)).toBe(expected);
 		expect(events[events.length - 1]).toEqual({
@@ -1150,7 +1127,7 @@ describe('faults by #fault directive', () => {
 	});
 
 	it('stream variants leave JSON asks alone', async () => {
-		for (const name of ['crlf', 'parts', 'unknown-events', 'no-end', 'error-event', 'end-extra']) {
+		for (const name of ['crlf', 'unknown-events', 'no-end', 'error-event', 'end-extra']) {
 			const input = `plain #fault=${name}`;
 			const { status, json } = await askJson({ input });
 			expect(status).toBe(200);
@@ -1159,10 +1136,10 @@ describe('faults by #fault directive', () => {
 	});
 
 	it('combines several directives in one input', async () => {
-		const input = 'combo #fault=crlf #fault=parts #fault=end-extra';
+		const input = 'combo #fault=crlf #fault=unknown-events #fault=end-extra';
 		const { read, events } = await streamAsk({ input });
 		expect(read.text).toContain('\r\n');
-		expect(chunkEvents(events)[0].data.parts).toBeDefined();
+		expect(events[0].event).toBe('RunStatusEvent');
 		expect(events[events.length - 1].data.output).toBe(expectedReply(input));
 	});
 
@@ -1204,8 +1181,6 @@ describe('faults by #fault directive', () => {
 				'slow-chunks',
 				'stall-stream',
 				'crlf',
-				'parts',
-				'parts-and-content',
 				'end-extra',
 				'end-empty',
 				'no-header-id',
@@ -1214,8 +1189,243 @@ describe('faults by #fault directive', () => {
 				'no-end',
 				'error-event',
 				'all-variants',
+				'pool-busy',
+				'pool-evict',
+				'pool-busy-200',
+				'pool-busy-event',
 			].sort(),
 		);
+	});
+});
+
+// -------------------------------------------------------------------------------------------
+// The live dialect, stream shapes, the session pool, model fallback, memory mode
+
+/** The text of each model message as its Part events carry it (text parts: start piece + deltas). */
+function partMessages(events: SseEvent[]): string[] {
+	const messages: string[] = [];
+	let kinds: string[] = [];
+	for (const { event, data } of events) {
+		if (event === 'PartStartEvent') {
+			if (data.index === 0) {
+				messages.push('');
+				kinds = [];
+			}
+			kinds[data.index] = data.part.part_kind;
+			if (data.part.part_kind === 'text') messages[messages.length - 1] += data.part.content;
+		} else if (event === 'PartDeltaEvent') {
+			const kind = data.delta.part_delta_kind ?? kinds[data.index];
+			if (kind === 'text') messages[messages.length - 1] += data.delta.content_delta;
+		}
+	}
+	return messages;
+}
+
+/** Whether every PartEndEvent repeats its whole part: the start piece and every delta. */
+function partEndsAreWhole(events: SseEvent[]): boolean {
+	const sofar: string[] = [];
+	return events.every(({ event, data }) => {
+		if (event === 'PartStartEvent') sofar[data.index] = data.part.content ?? '';
+		if (event === 'PartDeltaEvent') sofar[data.index] += data.delta.content_delta;
+		return event !== 'PartEndEvent' || (data.part.content ?? '') === sofar[data.index];
+	});
+}
+
+/** The text of every `parts` snapshot, in order. */
+function snapshotTexts(events: SseEvent[]): string[] {
+	return events
+		.filter((e) => e.event === 'FrontendModelResponse' && Array.isArray(e.data.parts))
+		.map((e) =>
+			(e.data.parts as Json[])
+				.filter((p) => p.part_kind === 'text')
+				.map((p) => p.content)
+				.join(''),
+		);
+}
+
+function contentText(events: SseEvent[]): string {
+	return events
+		.filter((e) => e.event === 'FrontendModelResponse' && typeof e.data.content === 'string')
+		.map((e) => e.data.content)
+		.join('');
+}
+
+describe('the live stream dialect (docs/api.md#live-stream-dialect)', () => {
+	let live: Emulator;
+	beforeAll(async () => {
+		live = await startExtra({ dialect: 'live' });
+	});
+
+	it('carries the text in Part events and one snapshot per message, End under data, then [DONE]', async () => {
+		const input = 'one two three four five six seven';
+		const { res, events, comments } = await streamAsk({ input }, live);
+		const reply = expectedReply(input);
+		expect(comments).toContain('keep-alive');
+		expect(partMessages(events)).toEqual([reply]);
+		expect(partEndsAreWhole(events)).toBe(true);
+		expect(events.some((e) => e.event === 'PartDeltaEvent' && !e.data.delta.part_delta_kind)).toBe(
+			true,
+		);
+		expect(snapshotTexts(events)).toEqual([reply]);
+		expect(contentText(events)).toBe('');
+		expect(events.at(-2)).toEqual({
+			event: 'End',
+			data: { data: { output: reply, conversation_id: res.headers.get('x-conversation-id') } },
+		});
+		expect(events.at(-1)).toEqual({ event: 'message', data: '[DONE]' });
+	});
+
+	it('streams a structured answer as JSON text and carries the object in End', async () => {
+		const output_format = { type: 'object', properties: { summary: { type: 'string' } } };
+		const { events } = await streamAsk({ input: 'Sum it up', output_format }, live);
+		expect(partMessages(events)).toEqual([JSON.stringify({ summary: 'Sum it up' })]);
+		expect(events.at(-2)?.data.data.output).toEqual({ summary: 'Sum it up' });
+	});
+
+	it('ends a failed stream with SSEErrorEvent and turn_status "error"', async () => {
+		const { events } = await streamAsk({ input: 'doomed #fault=error-event' }, live);
+		expect(events.at(-1)).toEqual({
+			event: 'SSEErrorEvent',
+			data: { message: 'Model provider overloaded', turn_status: 'error' },
+		});
+		expect(events.some((e) => e.event === 'End')).toBe(false);
+	});
+
+	const input = 'Tell me about otters please';
+	const reply = expectedReply;
+	it.each([
+		['parts', { parts: true }, {}],
+		['snapshots', { snapshots: true }, {}],
+		['final-snapshot', { finalSnapshot: true }, {}],
+		['content+parts', { content: true, parts: true }, {}],
+		['parts+snapshots', { parts: true, snapshots: true }, {}],
+		['end-data', { parts: true }, 'data'],
+		['end-top', { parts: true }, 'top'],
+	])(
+		'#shape=%s carries the whole text through each source it names',
+		async (shape, sources, end) => {
+			const text = `${input} #shape=${shape}`;
+			const { res, events } = await streamAsk({ input: text }, live);
+			const id = res.headers.get('x-conversation-id');
+			const fields = { output: reply(text), conversation_id: id };
+			expect(partMessages(events)).toEqual('parts' in sources ? [reply(text)] : []);
+			const snapshots = snapshotTexts(events);
+			if ('snapshots' in sources) {
+				expect(snapshots.length).toBeGreaterThan(3);
+				snapshots.forEach((t, i) => expect(t.startsWith(snapshots[i - 1] ?? '')).toBe(true));
+			}
+			if ('snapshots' in sources || 'finalSnapshot' in sources)
+				expect(snapshots.at(-1)).toBe(reply(text));
+			if ('finalSnapshot' in sources) expect(snapshots).toHaveLength(1);
+			expect(contentText(events)).toBe('content' in sources ? reply(text) : '');
+			const endData = end === 'data' ? { data: fields } : end === 'top' ? fields : {};
+			expect(events.filter((e) => e.event === 'End')).toEqual([{ event: 'End', data: endData }]);
+		},
+	);
+
+	it('#shape=tool-call: two model messages around a tool call, End with the final answer only', async () => {
+		const text = `${input} #shape=tool-call`;
+		const { events } = await streamAsk({ input: text }, live);
+		expect(partMessages(events)).toEqual(['Let me look that up.', reply(text)]);
+		const starts = events.filter((e) => e.event === 'PartStartEvent').map((e) => e.data);
+		expect(starts.map((d) => [d.index, d.part.part_kind])).toEqual([
+			[0, 'text'],
+			[1, 'builtin-tool-call'],
+			[0, 'text'],
+		]);
+		expect(starts[1].part).toMatchObject({
+			tool_name: expect.any(String),
+			args: expect.any(Object),
+		});
+		expect(events.find((e) => e.event === 'End')?.data.data.output).toBe(reply(text));
+	});
+
+	it('#shape=thinking: a thinking part opens the message, and is no answer text', async () => {
+		const text = `${input} #shape=parts+thinking+snapshots`;
+		const { events } = await streamAsk({ input: text }, live);
+		const start = events.find((e) => e.event === 'PartStartEvent');
+		expect(start?.data.part.part_kind).toBe('thinking');
+		expect(partMessages(events)).toEqual([reply(text)]);
+		expect(snapshotTexts(events).at(-1)).toBe(reply(text));
+	});
+
+	it('#shape=documented in a live emulator, and #shape=live in a documented one', async () => {
+		const documented = await streamAsk({ input: 'a b c #shape=documented' }, live);
+		expect(contentText(documented.events)).toBe(expectedReply('a b c #shape=documented'));
+		expect(documented.events.at(-1)).toEqual({ event: 'End', data: {} });
+		const liveInDocumented = await streamAsk({ input: 'a b c #shape=live' });
+		expect(partMessages(liveInDocumented.events)).toEqual([expectedReply('a b c #shape=live')]);
+	});
+
+	it('answers 422 for an unknown shape token', async () => {
+		const { status, json } = await askJson({ input: 'x #shape=parts+sparkles' });
+		expect(status).toBe(422);
+		expect(json.detail[0].msg).toContain('sparkles');
+	});
+});
+
+describe('a full session pool (docs/api.md#full-session-pool)', () => {
+	it('comes as a non-2xx answer saying "sessions are busy", Retry-After only when asked', async () => {
+		const input = 'pool #fault=pool-busy&times=1';
+		const first = await askJson({ input });
+		expect(first.status).toBe(503);
+		expect(first.json.detail).toContain('sessions are busy');
+		expect(first.res.headers.get('retry-after')).toBeNull();
+		expect((await askJson({ input })).status).toBe(200);
+		const withPause = await askJson({ input: 'pool #fault=pool-busy&retryAfter=1&status=429' });
+		expect(withPause.status).toBe(429);
+		expect(withPause.res.headers.get('retry-after')).toBe('1');
+	});
+
+	it('comes worded "cannot evict"', async () => {
+		const { status, json } = await askJson({ input: 'pool #fault=pool-evict' });
+		expect(status).toBe(500);
+		expect(json.detail).toContain('cannot evict');
+	});
+
+	it('comes in-band as 200 {"error"}', async () => {
+		const { status, json } = await askJson({ input: 'pool #fault=pool-busy-200' });
+		expect(status).toBe(200);
+		expect(json).toEqual({ error: expect.stringContaining('sessions are busy') });
+	});
+
+	it('comes as a stream error event before any answer text, in the ask dialect', async () => {
+		const documented = await streamAsk({ input: 'pool #fault=pool-busy-event' });
+		expect(documented.events).toEqual([
+			{ event: 'Error', data: { message: expect.stringContaining('sessions are busy') } },
+		]);
+		const live = await streamAsk({ input: 'pool #fault=pool-busy-event #shape=live' });
+		expect(live.events).toEqual([
+			{
+				event: 'SSEErrorEvent',
+				data: { message: expect.stringContaining('sessions are busy'), turn_status: 'error' },
+			},
+		]);
+	});
+});
+
+describe('model fallback and memory mode', () => {
+	it('#fallback=<model> answers as that model and names it in X-Model-Fallback (JSON and stream)', async () => {
+		const input = 'hi #fallback=openai:gpt-5-mini';
+		const plain = await askJson({ input });
+		expect(plain.res.headers.get('x-model-fallback')).toBe('openai:gpt-5-mini');
+		expect(plain.json.output).toBe(expectedReply(input, { model: 'openai:gpt-5-mini' }));
+		const streamed = await streamAsk({ input });
+		expect(streamed.res.headers.get('x-model-fallback')).toBe('openai:gpt-5-mini');
+		expect((await askJson({ input: 'hi' })).res.headers.get('x-model-fallback')).toBeNull();
+		expect((await askJson({ input: 'hi #fallback=nope:model' })).status).toBe(422);
+	});
+
+	it('accepts memory_mode "enabled", "off" or null, records it, and answers 422 to anything else', async () => {
+		for (const memory_mode of ['enabled', 'off', null]) {
+			expect((await askJson({ input: 'm', memory_mode })).status).toBe(200);
+			expect(lastRequest().body).toMatchObject({ memory_mode });
+		}
+		const { status, json } = await askJson({ input: 'm', memory_mode: 'forget' });
+		expect(status).toBe(422);
+		expect(json.detail).toEqual([
+			{ loc: ['body', 'memory_mode'], msg: "Input should be 'enabled' or 'off'", type: 'enum' },
+		]);
 	});
 });
 

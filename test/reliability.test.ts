@@ -23,7 +23,8 @@ let credential: EngineCredential;
 const runs: RunResult[] = [];
 
 beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
+	// The stream cases here are written for the documented dialect (docs/api.md#documented-stream-dialect).
+	emulator = await startEmulator({ token: TOKEN, dialect: 'documented' });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());

@@ -3,16 +3,18 @@
 'use strict';
 
 /**
- * `npm run emulator [-- --port 8787 --delay 0 --chunk-delay 0 --quiet]`: runs the Assistant API
- * emulator in the foreground until Ctrl-C. The port can also come from EMULATOR_PORT.
+ * `npm run emulator [-- --port 8787 --dialect live --delay 0 --chunk-delay 0 --quiet]`: runs the
+ * Assistant API emulator in the foreground until Ctrl-C. The port can also come from EMULATOR_PORT.
  */
 
-const { startEmulator } = require('./server');
+const { startEmulator, DIALECTS } = require('./server');
 
 const USAGE = `Usage: node test/emulator/cli.js [options]
   --port <n>         port to listen on (default: $EMULATOR_PORT or 8787; 0 = any free port)
   --host <addr>      address to bind (default 127.0.0.1)
   --token <value>    bearer token to accept (default: the emulator's fixed fake token)
+  --dialect <name>   how streams are shaped: live (default, what the live service sends)
+                     or documented (the three events of the specification)
   --delay <ms>       delay before each ask is answered (default 0)
   --chunk-delay <ms> pause between stream chunks (default 0)
   --quiet            do not log requests
@@ -23,6 +25,7 @@ const USAGE = `Usage: node test/emulator/cli.js [options]
  * @property {number} port
  * @property {string} host
  * @property {string | undefined} token
+ * @property {'live' | 'documented'} dialect
  * @property {number} delay
  * @property {number} chunkDelay
  * @property {boolean} quiet
@@ -41,6 +44,7 @@ function parseArgs(argv, env) {
 		port: toNumber('EMULATOR_PORT', env.EMULATOR_PORT ?? '8787'),
 		host: '127.0.0.1',
 		token: undefined,
+		dialect: 'live',
 		delay: 0,
 		chunkDelay: 0,
 		quiet: false,
@@ -52,6 +56,7 @@ function parseArgs(argv, env) {
 		if (flag === '--port') options.port = toNumber(flag, value());
 		else if (flag === '--host') options.host = value();
 		else if (flag === '--token') options.token = value();
+		else if (flag === '--dialect') options.dialect = toDialect(value());
 		else if (flag === '--delay') options.delay = toNumber(flag, value());
 		else if (flag === '--chunk-delay') options.chunkDelay = toNumber(flag, value());
 		else if (flag === '--quiet') options.quiet = true;
@@ -73,6 +78,16 @@ function toNumber(name, text) {
 }
 
 /**
+ * @param {string} text
+ * @returns {'live' | 'documented'}
+ */
+function toDialect(text) {
+	if (!DIALECTS.includes(text))
+		fail(`--dialect must be one of ${DIALECTS.join(', ')}, got '${text}'`);
+	return /** @type {'live' | 'documented'} */ (text);
+}
+
+/**
  * @param {string} message
  * @returns {never}
  */
@@ -91,6 +106,7 @@ async function main() {
 		port: options.port,
 		host: options.host,
 		token: options.token,
+		dialect: options.dialect,
 		answerDelayMs: options.delay,
 		chunkDelayMs: options.chunkDelay,
 		log: !options.quiet,
@@ -100,6 +116,7 @@ async function main() {
 		[
 			`Assistant API emulator listening on ${baseUrl}`,
 			`Token: ${token}`,
+			`Streams: the ${options.dialect} dialect (--dialect live|documented; "#shape=<name>" in an input picks one ask's shape)`,
 			`Try: curl -s ${baseUrl}/assistant/ask -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"input":"Hello, my name is Ada"}'`,
 			'Faults: add "#fault=<name>" to an input, or POST /__emulator/faults; stats: GET /__emulator/stats. Ctrl-C stops.',
 			'',

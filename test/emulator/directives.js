@@ -2,8 +2,11 @@
 'use strict';
 
 const { normalizeFault } = require('./faults');
+const { parseShape } = require('./shapes');
+const { ASKABLE_MODEL_IDS } = require('./data');
 
 /** @typedef {import('./faults').FaultSpec} FaultSpec */
+/** @typedef {import('./shapes').StreamShape} StreamShape */
 
 /**
  * @typedef {object} FaultDirective
@@ -17,29 +20,65 @@ const { normalizeFault } = require('./faults');
  * @property {FaultDirective[]} faults
  * @property {number | null} delayMs  `#delay=<ms>`: overrides answerDelayMs
  * @property {number | null} longChars  `#long=<N>`: pad the answer to about N characters
+ * @property {StreamShape | null} shape  `#shape=<token>+...`: this ask's stream shape
+ * @property {string | null} fallbackModel  `#fallback=<model>`: the model that answers instead
  * @property {string[]} errors  problems with the directives, answered as 422
  */
 
 // A directive runs up to the next whitespace or '#', so several can share an input.
-const DIRECTIVE_RE = /#(fault|delay|long)=([^\s#]*)/g;
+const DIRECTIVE_RE = /#(fault|delay|long|shape|fallback)=([^\s#]*)/g;
 const MAX_DELAY_MS = 10 * 60 * 1000;
 const MAX_LONG_CHARS = 20_000_000;
 
 /**
- * Reads the emulator directives (`#fault=...`, `#delay=...`, `#long=...`) out of an ask input.
+ * Reads the emulator directives (`#fault=`, `#delay=`, `#long=`, `#shape=`, `#fallback=`) out of
+ * an ask input.
  * @param {string} input
  * @returns {Directives}
  */
 function parseDirectives(input) {
 	/** @type {Directives} */
-	const result = { faults: [], delayMs: null, longChars: null, errors: [] };
+	const result = {
+		faults: [],
+		delayMs: null,
+		longChars: null,
+		shape: null,
+		fallbackModel: null,
+		errors: [],
+	};
 	for (const match of input.matchAll(DIRECTIVE_RE)) {
 		const [raw, kind, value] = match;
 		if (kind === 'fault') addFaultDirective(result, raw, value);
 		else if (kind === 'delay') result.delayMs = parseBounded(result, raw, value, MAX_DELAY_MS);
-		else result.longChars = parseBounded(result, raw, value, MAX_LONG_CHARS);
+		else if (kind === 'long') result.longChars = parseBounded(result, raw, value, MAX_LONG_CHARS);
+		else if (kind === 'shape') result.shape = attempt(result, raw, () => parseShape(value));
+		else result.fallbackModel = attempt(result, raw, () => knownModel(value));
 	}
 	return result;
+}
+
+/**
+ * @template T
+ * @param {Directives} result
+ * @param {string} raw
+ * @param {() => T} read  throws a TypeError saying what is wrong
+ * @returns {T | null}
+ */
+function attempt(result, raw, read) {
+	try {
+		return read();
+	} catch (error) {
+		result.errors.push(
+			`Directive ${raw}: ${error instanceof Error ? error.message : String(error)}`,
+		);
+		return null;
+	}
+}
+
+/** @param {string} id */
+function knownModel(id) {
+	if (!ASKABLE_MODEL_IDS.has(id)) throw new TypeError(`unknown model '${id}'`);
+	return id;
 }
 
 /**
@@ -69,18 +108,15 @@ function addFaultDirective(result, raw, value) {
 	/** @type {FaultSpec} */
 	const spec = { name };
 	let times = null;
-	try {
+	const fault = attempt(result, raw, () => {
 		for (const param of params) {
 			const [key, text] = splitParam(param);
 			if (key === 'times') times = parseTimes(text);
 			else setFaultParam(spec, key, text);
 		}
-		result.faults.push({ raw, fault: normalizeFault(spec), times });
-	} catch (error) {
-		result.errors.push(
-			`Directive ${raw}: ${error instanceof Error ? error.message : String(error)}`,
-		);
-	}
+		return normalizeFault(spec);
+	});
+	if (fault) result.faults.push({ raw, fault, times });
 }
 
 /**

@@ -12,7 +12,7 @@ const http = require('node:http');
  * @property {string} [retryAfter]  429/503: Retry-After value, seconds or an HTTP date (429 default '1')
  * @property {number} [retryAfterMs]  429/503: also send a retry-after-ms header
  * @property {number} [ms]  slow-first-byte (default 5000), slow-chunks (250), stall-stream (60000)
- * @property {string} [message]  body text for error200, status faults and error-event
+ * @property {string} [message]  body text for error200, status faults, error-event and pool faults
  */
 
 /**
@@ -23,12 +23,11 @@ const http = require('node:http');
  * @property {number | null} chunkDelayMs  overrides the emulator's chunk delay
  * @property {number | null} stallMs  pause in the middle of a stream
  * @property {boolean} resetMidStream
- * @property {string | null} errorEvent  message of an Error event that cuts the stream short
+ * @property {string | null} errorEvent  message of an error event that cuts the stream short
+ * @property {boolean} errorBeforeText  the error event comes before any answer text
  * @property {boolean} noEnd
  * @property {boolean} crlf
- * @property {boolean} parts
- * @property {boolean} partsAndContent
- * @property {boolean} endExtra
+ * @property {'empty' | 'top' | null} endForm  end-empty, end-extra: End's form, whatever the shape
  * @property {boolean} noHeaderId
  * @property {boolean} unknownEvents
  * @property {boolean} splitBytes
@@ -44,8 +43,6 @@ const FAULT_NAMES = Object.freeze([
 	'slow-chunks',
 	'stall-stream',
 	'crlf',
-	'parts',
-	'parts-and-content',
 	'end-extra',
 	'end-empty',
 	'no-header-id',
@@ -54,15 +51,30 @@ const FAULT_NAMES = Object.freeze([
 	'no-end',
 	'error-event',
 	'all-variants',
+	'pool-busy',
+	'pool-evict',
+	'pool-busy-200',
+	'pool-busy-event',
 ]);
 
 // These replace the response entirely, so nothing else about the request matters.
-const TERMINAL_FAULTS = new Set(['status', 'error200', 'garbage', 'reset']);
+const TERMINAL_FAULTS = new Set([
+	'status',
+	'error200',
+	'garbage',
+	'reset',
+	'pool-busy',
+	'pool-evict',
+	'pool-busy-200',
+]);
 
 const DEFAULT_MS = { 'slow-first-byte': 5000, 'slow-chunks': 250, 'stall-stream': 60000 };
 const DEFAULT_ERROR200 = 'The assistant could not complete the request: upstream tool failed';
 const DEFAULT_ERROR_EVENT = 'Model provider overloaded';
 const BUSY_DETAIL = 'Conversation is busy answering an earlier request';
+// docs/api.md#full-session-pool: what matters to a client is the phrase, whatever the status.
+const POOL_BUSY_MESSAGE = 'All assistant sessions are busy for this account; try again shortly';
+const POOL_EVICT_MESSAGE = 'Session pool is full and cannot evict an idle session';
 const UNAUTHORIZED_DETAIL = 'Invalid or missing access token';
 
 /**
@@ -84,9 +96,10 @@ function normalizeFault(spec) {
 			`Unknown fault '${fault.name}'. Known: ${FAULT_NAMES.join(', ')}, or a status like 429`,
 		);
 	}
-	if (fault.name === 'status' && !isHttpErrorStatus(fault.status)) {
+	const statusNeeded = fault.name === 'status';
+	if ((statusNeeded || fault.status !== undefined) && !isHttpErrorStatus(fault.status)) {
 		throw new TypeError(
-			`Fault 'status' needs a status between 400 and 599, got ${String(fault.status)}`,
+			`Fault '${fault.name}' needs a status between 400 and 599, got ${String(fault.status)}`,
 		);
 	}
 	for (const key of /** @type {const} */ (['ms', 'retryAfterMs'])) {
@@ -117,11 +130,10 @@ function planFaults(faults) {
 		stallMs: null,
 		resetMidStream: false,
 		errorEvent: null,
+		errorBeforeText: false,
 		noEnd: false,
 		crlf: false,
-		parts: false,
-		partsAndContent: false,
-		endExtra: false,
+		endForm: null,
 		noHeaderId: false,
 		unknownEvents: false,
 		splitBytes: false,
@@ -152,17 +164,19 @@ function addToPlan(plan, fault) {
 		case 'error-event':
 			plan.errorEvent = fault.message ?? DEFAULT_ERROR_EVENT;
 			return;
+		case 'pool-busy-event':
+			plan.errorEvent = fault.message ?? POOL_BUSY_MESSAGE;
+			plan.errorBeforeText = true;
+			return;
 		case 'all-variants':
-			Object.assign(plan, {
-				crlf: true,
-				parts: true,
-				unknownEvents: true,
-				splitBytes: true,
-				endExtra: true,
-			});
+			Object.assign(plan, { crlf: true, unknownEvents: true, splitBytes: true, endForm: 'top' });
 			return;
 		case 'end-empty':
-			return; // an empty End is what the emulator sends anyway
+			plan.endForm = 'empty';
+			return;
+		case 'end-extra':
+			plan.endForm = 'top';
+			return;
 		default:
 			if (TERMINAL_FAULTS.has(fault.name)) {
 				plan.terminal = plan.terminal ?? fault;
@@ -176,9 +190,6 @@ function addToPlan(plan, fault) {
 const FLAG_BY_NAME = {
 	'no-end': 'noEnd',
 	crlf: 'crlf',
-	parts: 'parts',
-	'parts-and-content': 'partsAndContent',
-	'end-extra': 'endExtra',
 	'no-header-id': 'noHeaderId',
 	'unknown-events': 'unknownEvents',
 	'split-bytes': 'splitBytes',
@@ -289,6 +300,42 @@ function jsonResponse(status, value) {
 }
 
 /**
+ * A full session pool (docs/api.md#full-session-pool) as a non-2xx answer: JSON whose message
+ * says the sessions are busy (or cannot be evicted), with Retry-After only when given.
+ * @param {{ status?: number, retryAfter?: string, message?: string }} options
+ * @returns {CannedResponse}
+ */
+function sessionPoolResponse({ status = 503, retryAfter, message = POOL_BUSY_MESSAGE }) {
+	const response = jsonResponse(status, { detail: message });
+	if (retryAfter !== undefined) response.headers['retry-after'] = retryAfter;
+	return response;
+}
+
+/**
+ * The response of a fault that replaces the whole answer.
+ * @param {FaultSpec} fault  a terminal fault other than `reset`
+ * @returns {CannedResponse}
+ */
+function terminalResponse(fault) {
+	switch (fault.name) {
+		case 'status':
+			return statusFaultResponse(fault);
+		case 'pool-busy':
+			return sessionPoolResponse({ ...fault, status: fault.status ?? 503 });
+		case 'pool-evict':
+			return sessionPoolResponse({
+				...fault,
+				status: fault.status ?? 500,
+				message: fault.message ?? POOL_EVICT_MESSAGE,
+			});
+		case 'pool-busy-200':
+			return jsonResponse(200, { error: fault.message ?? POOL_BUSY_MESSAGE });
+		default:
+			return fakeSuccessResponse(fault);
+	}
+}
+
+/**
  * The response of an `error200` or `garbage` fault.
  * @param {FaultSpec} fault
  * @returns {CannedResponse}
@@ -304,9 +351,11 @@ module.exports = {
 	FAULT_NAMES,
 	BUSY_DETAIL,
 	UNAUTHORIZED_DETAIL,
+	POOL_BUSY_MESSAGE,
+	POOL_EVICT_MESSAGE,
 	normalizeFault,
 	planFaults,
-	statusFaultResponse,
-	fakeSuccessResponse,
+	terminalResponse,
+	sessionPoolResponse,
 	jsonResponse,
 };

@@ -13,8 +13,10 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const data = require('./data');
 const faults = require('./faults');
 const { parseDirectives } = require('./directives');
-const { composeReply, extractName, splitIntoChunks } = require('./reply');
+const { composeReply, extractName } = require('./reply');
 const { validateOutputFormat, buildOutput, isPlainObject } = require('./schema');
+const { resolveShape, DIALECTS, SHAPE_TOKENS } = require('./shapes');
+const { bodyFrames, endData, errorFrame } = require('./streamFrames');
 const { ResponseWriter } = require('./writer');
 
 /** @typedef {import('./faults').FaultSpec} FaultSpec */
@@ -23,12 +25,15 @@ const { ResponseWriter } = require('./writer');
 /** @typedef {import('./directives').Directives} Directives */
 /** @typedef {import('./schema').ValidationDetail} ValidationDetail */
 /** @typedef {import('./schema').JsonObject} JsonObject */
+/** @typedef {import('./shapes').StreamShape} StreamShape */
 
 /**
  * @typedef {object} EmulatorOptions
  * @property {number} [port]  0 (default) picks a free port
  * @property {string} [host]  default '127.0.0.1'
  * @property {string} [token]  the bearer token the emulator accepts (default DEFAULT_TOKEN)
+ * @property {'live' | 'documented'} [dialect]  how streams are shaped (default 'live', what the
+ *   live service sends; docs/api.md#streams); an ask's `#shape=` overrides it
  * @property {number} [answerDelayMs]  delay before each ask is answered (default 0)
  * @property {number} [chunkDelayMs]  pause between stream chunks (default 0)
  * @property {boolean} [log]  print one line per request to stderr
@@ -67,6 +72,7 @@ const { ResponseWriter } = require('./writer');
 /**
  * @typedef {object} Config
  * @property {string} token
+ * @property {'live' | 'documented'} dialect
  * @property {number} answerDelayMs
  * @property {number} chunkDelayMs
  * @property {boolean} log
@@ -125,7 +131,7 @@ const { ResponseWriter } = require('./writer');
 const DEFAULT_TOKEN = 'emu-token-7f3c9a1e5b';
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const CONTROL_PREFIX = '/__emulator/';
-const THINKING_PART = Object.freeze({ part_kind: 'thinking', content: 'Let me think...' });
+const MEMORY_MODES = ['enabled', 'off'];
 
 /** @type {WeakMap<http.ServerResponse, RecordedRequest>} so writeHead can note the status */
 const recordByResponse = new WeakMap();
@@ -173,9 +179,14 @@ async function startEmulator(options = {}) {
  * @returns {State}
  */
 function createState(options) {
+	const dialect = options.dialect ?? 'live';
+	if (!DIALECTS.includes(dialect)) {
+		throw new TypeError(`dialect must be one of ${DIALECTS.join(', ')}, got '${String(dialect)}'`);
+	}
 	return {
 		config: {
 			token: options.token ?? DEFAULT_TOKEN,
+			dialect,
 			answerDelayMs: options.answerDelayMs ?? 0,
 			chunkDelayMs: options.chunkDelayMs ?? 0,
 			log: Boolean(options.log),
@@ -532,13 +543,8 @@ async function applyFaults(ctx, list) {
 	await wait(plan.slowFirstByteMs, ctx.signal);
 	const fault = plan.terminal;
 	if (!fault) return false;
-	if (fault.name === 'reset') {
-		ctx.req.socket.resetAndDestroy();
-	} else if (fault.name === 'status') {
-		sendCanned(ctx.res, faults.statusFaultResponse(fault));
-	} else {
-		sendCanned(ctx.res, faults.fakeSuccessResponse(fault));
-	}
+	if (fault.name === 'reset') ctx.req.socket.resetAndDestroy();
+	else sendCanned(ctx.res, faults.terminalResponse(fault));
 	return true;
 }
 
@@ -720,6 +726,12 @@ function validateAsk(state, body) {
 	if (outputFormat !== null) {
 		errors.push(...validateOutputFormat(outputFormat, ['body', 'output_format']));
 	}
+	// docs/api.md#memory-mode; what was sent stays in stats.requests[].body.
+	const memoryMode = body.memory_mode ?? null;
+	if (memoryMode !== null && !MEMORY_MODES.includes(/** @type {string} */ (memoryMode))) {
+		const msg = "Input should be 'enabled' or 'off'";
+		errors.push({ loc: ['body', 'memory_mode'], msg, type: 'enum' });
+	}
 	if (errors.length > 0 || input === null) return { kind: 'invalid', errors };
 	if (conversationId !== null && !state.conversations.has(conversationId)) {
 		return { kind: 'unknown-conversation' };
@@ -815,7 +827,7 @@ async function runAsk(ctx, ask, plan, directives) {
 	conversation.messages.push(ask.input);
 	conversation.name = extractName(ask.input) ?? conversation.name;
 	const text = composeReply(ask.input, {
-		modelId: ask.modelId,
+		modelId: directives.fallbackModel ?? ask.modelId,
 		personaId: ask.personaId,
 		earlier,
 		knownName: conversation.name,
@@ -825,7 +837,17 @@ async function runAsk(ctx, ask, plan, directives) {
 	const structured = ask.outputFormat !== null;
 	const output = ask.outputFormat ? buildOutput(ask.outputFormat, ask.input) : text;
 	/** @type {Answer} */
-	const answer = { conversation, text, structured, output, release };
+	const answer = {
+		conversation,
+		input: ask.input,
+		text,
+		structured,
+		output,
+		shape: resolveShape(state.config.dialect, directives.shape),
+		// docs/api.md#model-fallback
+		headers: directives.fallbackModel ? { 'x-model-fallback': directives.fallbackModel } : {},
+		release,
+	};
 	const delayMs = directives.delayMs ?? state.config.answerDelayMs;
 	const delivered = ask.stream
 		? await streamAnswer(ctx, answer, plan, delayMs)
@@ -867,9 +889,12 @@ function enterConversation(ctx, id) {
 /**
  * @typedef {object} Answer
  * @property {Conversation} conversation
+ * @property {string} input
  * @property {string} text  the reply text (also for output_format asks, where it is not sent)
- * @property {boolean} structured  output_format was given: output is an object, no text chunks
+ * @property {boolean} structured  output_format was given: output is an object
  * @property {unknown} output  what `output` carries: the text, or the structured object
+ * @property {StreamShape} shape  how a stream of this answer is shaped
+ * @property {Record<string, string>} headers  sent with the answer, JSON or stream
  * @property {() => void} release  frees the conversation; called just before the last write, so a
  *   client that got the whole answer can always ask again at once
  */
@@ -887,6 +912,7 @@ async function jsonAnswer(ctx, answer, plan, delayMs) {
 	writeHead(ctx.res, 200, {
 		'content-type': 'application/json',
 		'content-length': String(Buffer.byteLength(body)),
+		...answer.headers,
 	});
 	answer.release();
 	if (!plan.resetMidStream && !plan.splitBytes) {
@@ -915,7 +941,7 @@ async function dropConnection(ctx, writer) {
 }
 
 /**
- * Streams an answer as Server-Sent Events, shaped by the plan's stream faults.
+ * Streams an answer as Server-Sent Events in the ask's shape, with the plan's stream faults.
  * @param {Context} ctx
  * @param {Answer} answer
  * @param {FaultPlan} plan
@@ -927,59 +953,68 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 	/** @type {Record<string, string>} */
 	const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 	if (!plan.noHeaderId) headers['x-conversation-id'] = answer.conversation.id;
-	writeHead(res, 200, headers);
+	writeHead(res, 200, { ...headers, ...answer.headers });
 	res.flushHeaders();
 	await wait(delayMs, signal);
 	const writer = new ResponseWriter(res, { signal, crlf: plan.crlf, splitBytes: plan.splitBytes });
-	const { structured } = answer;
-	const chunks = structured ? [] : splitIntoChunks(answer.text);
-	if (!(await streamChunks(ctx, writer, plan, chunks, answer.release))) return false;
-	if (plan.unknownEvents) {
-		await writer.event('PartEndEvent', {
-			index: 0,
-			part: { part_kind: 'text', content: structured ? '' : answer.text },
-		});
-	}
+	const shape = { ...answer.shape, end: plan.endForm ?? answer.shape.end };
+	const streamed = {
+		text: answer.text,
+		structured: answer.structured,
+		output: answer.output,
+		conversationId: answer.conversation.id,
+		input: answer.input,
+	};
+	const frames = bodyFrames(streamed, shape, { unknownEvents: plan.unknownEvents });
+	if (!(await streamFrames(ctx, writer, plan, frames, answer))) return false;
 	answer.release();
 	if (plan.noEnd) {
 		endResponse(res);
 		return false;
 	}
-	await writer.event('End', endData(answer, plan, structured));
+	await writer.event('End', endData(streamed, shape, plan.noHeaderId));
+	if (shape.keepAlive) await writer.write('data: [DONE]\n\n');
 	return endResponse(res);
 }
 
 /**
- * Sends the chunk events; returns false when a fault cut the stream short.
+ * Writes the frames before End, pausing between pieces of text; returns false when a fault cut
+ * the stream short.
  * @param {Context} ctx
  * @param {ResponseWriter} writer
  * @param {FaultPlan} plan
- * @param {string[]} chunks
- * @param {() => void} release  frees the conversation before a fault ends the answer
+ * @param {import('./streamFrames').Frame[]} frames
+ * @param {Answer} answer
  * @returns {Promise<boolean>}
  */
-async function streamChunks(ctx, writer, plan, chunks, release) {
+async function streamFrames(ctx, writer, plan, frames, answer) {
 	const chunkDelayMs = plan.chunkDelayMs ?? ctx.state.config.chunkDelayMs;
-	const cut = cutIndex(plan, chunks.length);
-	if (plan.unknownEvents) {
-		await writer.comment('ping');
-		await writer.event('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } });
+	const pieces = frames.filter((frame) => frame.kind === 'event' && frame.startsPiece).length;
+	const cut = cutIndex(plan, pieces);
+	let sent = 0;
+	for (const frame of frames) {
+		if (frame.kind === 'comment') {
+			await writer.comment(frame.text);
+			continue;
+		}
+		if (frame.startsPiece) {
+			if (sent === cut && !(await interrupt(ctx, writer, plan, answer))) return false;
+			if (sent > 0) await wait(chunkDelayMs, ctx.signal);
+			sent += 1;
+		}
+		await writer.event(frame.type, frame.data);
 	}
-	for (let i = 0; i <= chunks.length; i++) {
-		if (i === cut && !(await interrupt(ctx, writer, plan, release))) return false;
-		if (i === chunks.length) break;
-		if (i > 0) await wait(chunkDelayMs, ctx.signal);
-		await sendChunk(writer, plan, chunks[i], i);
-	}
-	return true;
+	return sent === cut ? interrupt(ctx, writer, plan, answer) : true;
 }
 
 /**
- * Where a stream fault strikes: after a chunk or two for error-event, halfway otherwise.
+ * After how many pieces of text a stream fault strikes: before any for a session-pool error, a
+ * piece or two for error-event, halfway otherwise.
  * @param {FaultPlan} plan
  * @param {number} count
  */
 function cutIndex(plan, count) {
+	if (plan.errorBeforeText) return 0;
 	if (plan.errorEvent !== null) return Math.min(count, 2);
 	if (plan.resetMidStream || plan.stallMs !== null)
 		return Math.min(count, Math.max(1, Math.floor(count / 2)));
@@ -987,17 +1022,18 @@ function cutIndex(plan, count) {
 }
 
 /**
- * Stalls, sends an Error event or drops the connection; returns true when the stream goes on.
+ * Stalls, sends the error event or drops the connection; returns true when the stream goes on.
  * @param {Context} ctx
  * @param {ResponseWriter} writer
  * @param {FaultPlan} plan
- * @param {() => void} release
+ * @param {Answer} answer
  */
-async function interrupt(ctx, writer, plan, release) {
+async function interrupt(ctx, writer, plan, answer) {
 	if (plan.stallMs !== null) await wait(plan.stallMs, ctx.signal);
-	if (plan.errorEvent !== null || plan.resetMidStream) release();
+	if (plan.errorEvent !== null || plan.resetMidStream) answer.release();
 	if (plan.errorEvent !== null) {
-		await writer.event('Error', { message: plan.errorEvent });
+		const frame = errorFrame(answer.shape, plan.errorEvent);
+		if (frame.kind === 'event') await writer.event(frame.type, frame.data);
 		endResponse(ctx.res);
 		return false;
 	}
@@ -1008,46 +1044,10 @@ async function interrupt(ctx, writer, plan, release) {
 	return true;
 }
 
-/**
- * @param {ResponseWriter} writer
- * @param {FaultPlan} plan
- * @param {string} chunk
- * @param {number} index
- */
-async function sendChunk(writer, plan, chunk, index) {
-	if (plan.unknownEvents) {
-		// Carries the same text as the chunk: a client that reads it too would double the answer.
-		await writer.event('PartDeltaEvent', {
-			index: 0,
-			delta: { part_delta_kind: 'text', content_delta: chunk },
-		});
-	}
-	await writer.event('FrontendModelResponse', chunkData(plan, chunk));
-	if (plan.unknownEvents && index % 3 === 2) await writer.comment('ping');
-}
-
-/**
- * @param {FaultPlan} plan
- * @param {string} chunk
- */
-function chunkData(plan, chunk) {
-	const parts = [THINKING_PART, { part_kind: 'text', content: chunk }];
-	if (plan.partsAndContent) return { content: chunk, parts };
-	if (plan.parts) return { parts };
-	return { content: chunk };
-}
-
-/**
- * @param {Answer} answer
- * @param {FaultPlan} plan
- * @param {boolean} structured
- */
-function endData(answer, plan, structured) {
-	/** @type {Record<string, unknown>} */
-	const end = {};
-	if (plan.endExtra || plan.noHeaderId) end.conversation_id = answer.conversation.id;
-	if (structured || plan.endExtra) end.output = answer.output;
-	return end;
-}
-
-module.exports = { startEmulator, DEFAULT_TOKEN, FAULT_NAMES: faults.FAULT_NAMES };
+module.exports = {
+	startEmulator,
+	DEFAULT_TOKEN,
+	FAULT_NAMES: faults.FAULT_NAMES,
+	DIALECTS,
+	SHAPE_TOKENS,
+};

@@ -1,0 +1,193 @@
+// @ts-check
+'use strict';
+
+/**
+ * What a stream carries, frame by frame, for one answer in one shape (shapes.js): the documented
+ * `FrontendModelResponse {"content"}` chunks, the live Part events and `parts` snapshots, or any
+ * mix of them, then `End` or an error event (docs/api.md#streams). Pure: the server writes the
+ * frames, with the pauses and faults of the ask.
+ */
+
+const { splitIntoChunks } = require('./reply');
+
+/** @typedef {import('./shapes').StreamShape} StreamShape */
+
+/**
+ * @typedef {{ kind: 'event', type: string, data: unknown, startsPiece?: boolean }
+ *   | { kind: 'comment', text: string }} Frame
+ *   `startsPiece`: the first frame of a new piece of answer text (where pauses and cuts go)
+ */
+
+/**
+ * @typedef {object} StreamedAnswer
+ * @property {string} text  the reply text (the final message's text in a tool-call turn)
+ * @property {boolean} structured  output_format was given
+ * @property {unknown} output  what End's `output` carries: the text, or the structured object
+ * @property {string} conversationId
+ * @property {string} input  the ask's input (a tool call's arguments quote it)
+ */
+
+/** @typedef {{ part_kind: string, content?: string, [key: string]: unknown }} Part */
+
+const THINKING_TEXT = 'Let me think about that.';
+const TOOL_LEAD_TEXT = 'Let me look that up.';
+
+/**
+ * The model messages of the turn: one, or two around a tool call; each may open with thinking.
+ * In the documented dialect a structured answer has no text (it comes in End); in the live one
+ * the text parts carry the object as JSON text, and End carries the object.
+ * @param {StreamedAnswer} answer
+ * @param {StreamShape} shape
+ * @returns {Part[][]}
+ */
+function modelMessages(answer, shape) {
+	const text = answer.structured ? JSON.stringify(answer.output) : answer.text;
+	/** @param {string} content @returns {Part[]} */
+	const withThinking = (content) => [
+		...(shape.thinking ? [{ part_kind: 'thinking', content: THINKING_TEXT }] : []),
+		...(content === '' ? [] : [{ part_kind: 'text', content }]),
+	];
+	const final = answer.structured && shape.dialect === 'documented' ? [] : withThinking(text);
+	if (!shape.toolCall) return [final];
+	const toolCall = {
+		part_kind: 'builtin-tool-call',
+		tool_name: 'web_search',
+		args: { query: answer.input.slice(0, 80) },
+		tool_call_id: 'call_emulated_1',
+	};
+	return [[...withThinking(TOOL_LEAD_TEXT), toolCall], final];
+}
+
+/**
+ * Every frame before End, in order.
+ * @param {StreamedAnswer} answer
+ * @param {StreamShape} shape
+ * @param {{ unknownEvents: boolean }} extras  `unknown-events`: event types no client knows, and pings
+ * @returns {Frame[]}
+ */
+function bodyFrames(answer, shape, extras) {
+	/** @type {Frame[]} */
+	const frames = [];
+	if (shape.keepAlive) frames.push({ kind: 'comment', text: 'keep-alive' });
+	if (extras.unknownEvents) {
+		frames.push({ kind: 'comment', text: 'ping' });
+		frames.push({ kind: 'event', type: 'RunStatusEvent', data: { status: 'running' } });
+	}
+	for (const message of modelMessages(answer, shape)) messageFrames(message, shape, frames);
+	if (extras.unknownEvents) {
+		frames.push({
+			kind: 'event',
+			type: 'UsageEvent',
+			data: { input_tokens: 12, output_tokens: 34 },
+		});
+	}
+	return frames;
+}
+
+/**
+ * The frames of one model message: its parts piece by piece through every source of the shape.
+ * @param {Part[]} message
+ * @param {StreamShape} shape
+ * @param {Frame[]} frames  appended to
+ */
+function messageFrames(message, shape, frames) {
+	/** @type {Part[]} the message so far, every part whole up to now */
+	const complete = [];
+	/** @param {Part[]} parts */
+	const snapshot = (parts) => ({
+		kind: /** @type {const} */ ('event'),
+		type: 'FrontendModelResponse',
+		data: { parts },
+	});
+	message.forEach((part, index) => {
+		if (part.part_kind === 'builtin-tool-call') {
+			if (shape.parts) frames.push(partEvent('PartStartEvent', index, part));
+			if (shape.parts) frames.push(partEvent('PartEndEvent', index, part));
+			complete.push(part);
+			if (shape.snapshots) frames.push(snapshot([...complete]));
+			return;
+		}
+		const kind = part.part_kind;
+		let sofar = '';
+		splitIntoChunks(String(part.content)).forEach((piece, n) => {
+			sofar += piece;
+			const start = frames.length;
+			if (shape.parts) {
+				frames.push(
+					n === 0
+						? partEvent('PartStartEvent', index, { part_kind: kind, content: piece })
+						: {
+								kind: 'event',
+								type: 'PartDeltaEvent',
+								data: { index, delta: delta(kind, piece, n) },
+							},
+				);
+			}
+			if (shape.content && kind === 'text') {
+				frames.push({ kind: 'event', type: 'FrontendModelResponse', data: { content: piece } });
+			}
+			if (shape.snapshots)
+				frames.push(snapshot([...complete, { part_kind: kind, content: sofar }]));
+			if (kind === 'text' && frames.length > start) {
+				/** @type {Frame & { kind: 'event' }} */ (frames[start]).startsPiece = true;
+				if (shape.keepAlive && n % 5 === 4) frames.push({ kind: 'comment', text: 'keep-alive' });
+			}
+		});
+		if (shape.parts) frames.push(partEvent('PartEndEvent', index, part));
+		complete.push(part);
+	});
+	if (shape.finalSnapshot && complete.length > 0) frames.push(snapshot(complete));
+}
+
+/**
+ * @param {string} type
+ * @param {number} index
+ * @param {Part} part
+ * @returns {Frame}
+ */
+function partEvent(type, index, part) {
+	return { kind: 'event', type, data: { index, part } };
+}
+
+/**
+ * A delta of a part. Every third one leaves `part_delta_kind` out: it then belongs to the kind
+ * its part started with (docs/api.md#live-stream-dialect).
+ * @param {string} kind
+ * @param {string} piece
+ * @param {number} n  the piece's position in its part (1 for the first delta)
+ */
+function delta(kind, piece, n) {
+	return n % 3 === 2 ? { content_delta: piece } : { part_delta_kind: kind, content_delta: piece };
+}
+
+/**
+ * The End event's data.
+ * @param {StreamedAnswer} answer
+ * @param {StreamShape} shape
+ * @param {boolean} idInEnd  the stream has no `x-conversation-id` header: End must carry the id
+ * @returns {Record<string, unknown>}
+ */
+function endData(answer, shape, idInEnd) {
+	const fields = { output: answer.output, conversation_id: answer.conversationId };
+	if (shape.end === 'data') return { data: fields };
+	if (shape.end === 'top') return fields;
+	/** @type {Record<string, unknown>} */
+	const end = shape.end === 'documented' && answer.structured ? { output: answer.output } : {};
+	if (idInEnd) end.conversation_id = answer.conversationId;
+	return end;
+}
+
+/**
+ * The error event that ends a failed stream: `Error` in the documented dialect, `SSEErrorEvent`
+ * in the live one.
+ * @param {StreamShape} shape
+ * @param {string} message
+ * @returns {Frame}
+ */
+function errorFrame(shape, message) {
+	return shape.dialect === 'documented'
+		? { kind: 'event', type: 'Error', data: { message } }
+		: { kind: 'event', type: 'SSEErrorEvent', data: { message, turn_status: 'error' } };
+}
+
+module.exports = { bodyFrames, endData, errorFrame, THINKING_TEXT, TOOL_LEAD_TEXT };
