@@ -64,7 +64,9 @@ async function startEnv(options) {
 
 	const { startEmulator } = require('../emulator/server.js');
 	const token = `e2e-${crypto.randomBytes(12).toString('hex')}`;
-	const emulator = await startEmulator({ port: 0, token });
+	// The webhook check counts the streamed chunks the documented dialect sends
+	// (docs/api.md#documented-stream-dialect).
+	const emulator = await startEmulator({ port: 0, token, dialect: 'documented' });
 	app.registerCleanup(() => emulator.close());
 	app.log(`emulator: ${emulator.baseUrl} (token generated for this run)`);
 
