@@ -5,15 +5,17 @@
 // PackageDirectoryLoader through jest's require) gets the 1.x n8n-workflow too.
 // Run with `npm run test:n8n1`.
 const path = require('node:path');
-const base = require('./jest.config');
+const { projects, testTimeout } = require('./jest.config');
 
+const built = projects.find((project) => project.displayName === 'built');
 const n8n1Modules = path.join(__dirname, '.cache', 'n8n1', 'node_modules');
 const mapped = ['n8n-core', 'n8n-workflow', '@n8n/di', '@n8n/backend-common'];
 const names = mapped.map((name) => name.replace('/', '\\/')).join('|');
 
 /** @type {import('jest').Config} */
 module.exports = {
-	...base,
+	...built,
+	testTimeout,
 	displayName: 'n8n 1.x',
 	testMatch: [
 		'**/test/node.engine.test.ts',

@@ -60,7 +60,7 @@ async function node(
 }
 
 describe('concurrency', () => {
-	test('200 items at concurrency 10 with 100 ms answers: under 3 s, order and pairing intact', async () => {
+	test('200 items at concurrency 10 with 100 ms answers: ten at a time, far faster than one by one, order and pairing intact', async () => {
 		const items = Array.from({ length: 200 }, (_, index) => ({ q: `question ${index}` }));
 		const started = Date.now();
 		const run = await runNodes(items, [
@@ -79,7 +79,8 @@ describe('concurrency', () => {
 		});
 		expect(emulator.stats.maxInFlight).toBeGreaterThanOrEqual(8);
 		expect(emulator.stats.maxInFlight).toBeLessThanOrEqual(10);
-		expect(elapsed).toBeLessThan(3000);
+		// One at a time would take 20 s; ten at a time about 2 s (more on a loaded machine).
+		expect(elapsed).toBeLessThan(10_000);
 	});
 
 	test('items of one conversation never overlap, and keep their input order', async () => {

@@ -1,0 +1,76 @@
+/**
+ * How long a call may take (README's Reliability): one deadline over every attempt, an idle
+ * limit between stream chunks, and the execution's cancellation, all stopping the request.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { RequestLifetime, StoppedError } from '../../nodes/Assistant/transport/lifetime';
+
+describe('a call is stopped by its deadline, its idle limit or cancellation, whichever comes first', () => {
+	it('the deadline stops the call and says so', async () => {
+		const lifetime = new RequestLifetime(30);
+		expect(lifetime.signal.aborted).toBe(false);
+		await sleep(60);
+		expect(lifetime.signal.aborted).toBe(true);
+		expect(lifetime.reason).toBe('timeout');
+		expect(lifetime.remainingMs()).toBe(0);
+		lifetime.dispose();
+	});
+
+	it('a stream that keeps sending is not idle; one that goes quiet is stopped as idle', async () => {
+		const lifetime = new RequestLifetime(5_000);
+		lifetime.watchIdle(40);
+		for (let chunk = 0; chunk < 4; chunk++) {
+			await sleep(20);
+			lifetime.touch();
+		}
+		expect(lifetime.reason).toBeUndefined();
+		await sleep(80);
+		expect(lifetime.reason).toBe('idle');
+		lifetime.dispose();
+	});
+
+	it('cancelling the execution stops the call at once, even before it started', () => {
+		const execution = new AbortController();
+		const running = new RequestLifetime(5_000, execution.signal);
+		const stopped: string[] = [];
+		running.onStop(() => stopped.push('running'));
+		execution.abort();
+		expect(running.reason).toBe('cancelled');
+		expect(stopped).toEqual(['running']);
+		const late = new RequestLifetime(5_000, execution.signal);
+		expect(late.reason).toBe('cancelled');
+		running.dispose();
+		late.dispose();
+	});
+
+	it('the first reason wins', () => {
+		const lifetime = new RequestLifetime(5_000);
+		lifetime.stop('idle');
+		lifetime.stop('cancelled');
+		expect(lifetime.reason).toBe('idle');
+		expect(lifetime.signal.reason).toEqual(new StoppedError('idle'));
+		lifetime.dispose();
+	});
+});
+
+describe('a pause between attempts ends early when the call is stopped', () => {
+	it('a pause waits its time when nothing stops the call', async () => {
+		const lifetime = new RequestLifetime(5_000);
+		const started = Date.now();
+		await lifetime.pause(30);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+		lifetime.dispose();
+	});
+
+	it('cancellation during a pause rejects it with the reason, without waiting it out', async () => {
+		const execution = new AbortController();
+		const lifetime = new RequestLifetime(5_000, execution.signal);
+		const started = Date.now();
+		const pause = lifetime.pause(2_000);
+		execution.abort();
+		await expect(pause).rejects.toEqual(new StoppedError('cancelled'));
+		expect(Date.now() - started).toBeLessThan(500);
+		lifetime.dispose();
+	});
+});
