@@ -17,6 +17,8 @@ const USAGE = `Usage: node test/emulator/cli.js [options]
                      or documented (the three events of the specification)
   --delay <ms>       delay before each ask is answered (default 0)
   --chunk-delay <ms> pause between stream chunks (default 0)
+  --session-pool <n> the account's sessions: asks beyond n at once are refused as
+                     "sessions are busy" (HTTP 503, Retry-After: 1; default: no limit)
   --quiet            do not log requests
   --help             show this text`;
 
@@ -28,6 +30,7 @@ const USAGE = `Usage: node test/emulator/cli.js [options]
  * @property {'live' | 'documented'} dialect
  * @property {number} delay
  * @property {number} chunkDelay
+ * @property {number} sessionPool  0: no limit
  * @property {boolean} quiet
  * @property {boolean} help
  */
@@ -47,6 +50,7 @@ function parseArgs(argv, env) {
 		dialect: 'live',
 		delay: 0,
 		chunkDelay: 0,
+		sessionPool: 0,
 		quiet: false,
 		help: false,
 	};
@@ -59,6 +63,7 @@ function parseArgs(argv, env) {
 		else if (flag === '--dialect') options.dialect = toDialect(value());
 		else if (flag === '--delay') options.delay = toNumber(flag, value());
 		else if (flag === '--chunk-delay') options.chunkDelay = toNumber(flag, value());
+		else if (flag === '--session-pool') options.sessionPool = toNumber(flag, value());
 		else if (flag === '--quiet') options.quiet = true;
 		else if (flag === '--help' || flag === '-h') options.help = true;
 		else fail(`unknown option ${argv[i]}`);
@@ -110,6 +115,7 @@ async function main() {
 		answerDelayMs: options.delay,
 		chunkDelayMs: options.chunkDelay,
 		log: !options.quiet,
+		sessionPool: options.sessionPool > 0 ? { size: options.sessionPool } : undefined,
 	});
 	const { baseUrl, token } = emulator;
 	process.stdout.write(

@@ -18,6 +18,7 @@ const { validateOutputFormat, buildOutput, isPlainObject } = require('./schema')
 const { resolveShape, DIALECTS, SHAPE_TOKENS } = require('./shapes');
 const { bodyFrames, endData, errorFrame } = require('./streamFrames');
 const { ResponseWriter } = require('./writer');
+const { SessionPool } = require('./sessionPool');
 
 /** @typedef {import('./faults').FaultSpec} FaultSpec */
 /** @typedef {import('./faults').FaultPlan} FaultPlan */
@@ -38,6 +39,8 @@ const { ResponseWriter } = require('./writer');
  * @property {number} [chunkDelayMs]  pause between stream chunks (default 0)
  * @property {boolean} [log]  print one line per request to stderr
  * @property {number} [maxRecordedRequests]  cap of stats.requests (default 10000, oldest dropped)
+ * @property {import('./sessionPool').SessionPoolOptions} [sessionPool]  the account's pool of
+ *   sessions: asks beyond its size are refused as "sessions are busy" (default: no limit)
  */
 
 /**
@@ -67,6 +70,8 @@ const { ResponseWriter } = require('./writer');
  * @property {() => void} reset  clears conversations, stats and queued faults
  * @property {(fault: FaultSpec, times?: number) => void} queueFault  next `times` matching requests get `fault`
  * @property {EmulatorStats} stats  live statistics (the same object for the emulator's lifetime)
+ * @property {import('./sessionPool').SessionPoolStats | null} sessionPool  the session pool's
+ *   counts (null without a pool)
  */
 
 /**
@@ -101,6 +106,7 @@ const { ResponseWriter } = require('./writer');
  * @property {Map<string, number>} directiveUses  input + directive -> times applied (for `times=`)
  * @property {Map<string, number>} activeAsks  conversation id -> asks in progress naming it
  * @property {Set<AbortController>} controllers  one per request in progress
+ * @property {SessionPool | null} sessionPool
  * @property {EmulatorStats} stats
  */
 
@@ -171,6 +177,7 @@ async function startEmulator(options = {}) {
 		reset: () => resetState(state),
 		queueFault: (fault, times = 1) => queueFault(state, fault, times),
 		stats: state.stats,
+		sessionPool: state.sessionPool?.stats ?? null,
 	};
 }
 
@@ -197,6 +204,7 @@ function createState(options) {
 		directiveUses: new Map(),
 		activeAsks: new Map(),
 		controllers: new Set(),
+		sessionPool: options.sessionPool ? new SessionPool(options.sessionPool) : null,
 		stats: {
 			requests: [],
 			completedAsks: new Map(),
@@ -269,6 +277,7 @@ function resetState(state) {
 	stats.completedAsks.clear();
 	stats.maxConcurrentPerConversation = 0;
 	stats.conversationOverlaps = 0;
+	state.sessionPool?.reset();
 	// inFlight is a gauge of requests still running: it stays, its maximum restarts from it.
 	stats.maxInFlight = stats.inFlight;
 }
@@ -621,6 +630,7 @@ async function handleStats(ctx) {
 	sendJson(ctx.res, 200, {
 		...stats,
 		completedAsks: Object.fromEntries(stats.completedAsks),
+		sessionPool: ctx.state.sessionPool?.stats ?? null,
 		pendingFaults: faultQueue.map((q) => ({ ...q.fault, remaining: q.remaining })),
 	});
 }
@@ -653,7 +663,27 @@ async function handleAsk(ctx, queued) {
 	if (checked.kind === 'unknown-conversation') {
 		return sendJson(ctx.res, 404, { detail: 'Conversation not found' });
 	}
+	if (!takeSession(ctx)) return;
 	await runAsk(ctx, checked.ask, faults.planFaults([...queued, ...directiveFaults]), directives);
+}
+
+/**
+ * A session of the account's pool for a valid ask, given back when its answer is over; false
+ * (and the refusal sent) when the pool is full. Always true without a pool.
+ * @param {Context} ctx
+ */
+function takeSession(ctx) {
+	const pool = ctx.state.sessionPool;
+	if (!pool) return true;
+	const admission = pool.admit();
+	if ('refusal' in admission) {
+		sendCanned(ctx.res, admission.refusal);
+		return false;
+	}
+	// 'finish' (the last byte handed to the network) comes before the client can ask again.
+	ctx.res.once('finish', admission.release);
+	ctx.onClose(admission.release);
+	return true;
 }
 
 /**
