@@ -1,10 +1,4 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 export class AssistantApi implements ICredentialType {
 	name = 'assistantApi';
@@ -27,7 +21,7 @@ export class AssistantApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://assistant.example.com/api',
 			description:
-				'The address of the Assistant API, with or without a trailing slash. For the local emulator: the URL that npm run emulator prints.',
+				"The address of your assistant's API, as its API documentation gives it (not the address of the web app you chat in), e.g. https://assistant.example.com/api. Test the credential: it says what answered if this is another address.",
 		},
 		{
 			displayName: 'Access Token',
@@ -41,6 +35,8 @@ export class AssistantApi implements ICredentialType {
 		},
 	];
 
+	// Tested by the Assistant node (its credentialTest method), which can tell a web page, a wrong
+	// token and an unreachable address apart: a declarative test passes for any 200.
 	authenticate: IAuthenticateGeneric = {
 		type: 'generic',
 		properties: {
@@ -48,31 +44,5 @@ export class AssistantApi implements ICredentialType {
 				Authorization: '=Bearer {{$credentials.accessToken}}',
 			},
 		},
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "")}}',
-			url: '/models/available',
-			method: 'GET',
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The access token was rejected (HTTP 401). Copy it again from Settings > Advanced in the assistant app.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'Nothing answers at this base URL (HTTP 404). Check the address of the Assistant API.',
-				},
-			},
-		],
 	};
 }

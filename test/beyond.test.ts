@@ -209,14 +209,14 @@ describe('catalog intelligence', () => {
 		for (const output of run.outputs('Ask')) {
 			expect(output.json.output).toMatch(/^\[model=openai:gpt-5-mini /);
 		}
-		const hints = hintsOf(run, 'Ask');
-		expect(hints).toHaveLength(1);
-		expect(hints[0].message).toMatch(
+		const deprecation = hintsOf(run, 'Ask').filter((hint) => /deprecated/.test(hint.message));
+		expect(deprecation).toHaveLength(1);
+		expect(deprecation[0].message).toMatch(
 			/"openai:gpt-4o-mini" is deprecated: asked its successor "openai:gpt-5-mini"/,
 		);
 	});
 
-	test('with Use Successor off, the chosen model is sent, and the hint still names the successor', async () => {
+	test('with Replace Deprecated Model off, the chosen model is sent, and the hint still names the successor', async () => {
 		const run = await runNodes(
 			[{}],
 			[
@@ -229,15 +229,17 @@ describe('catalog intelligence', () => {
 			],
 		);
 		expect(run.outputs('Ask')[0].json.output).toMatch(/^\[model=openai:gpt-4o-mini /);
-		expect(hintsOf(run, 'Ask')[0].message).toMatch(/its successor is "openai:gpt-5-mini"/);
+		expect(hintsOf(run, 'Ask').map((hint) => hint.message)).toContainEqual(
+			expect.stringMatching(/its successor is "openai:gpt-5-mini"/),
+		);
 	});
 
 	test('the catalog is read once per execution, whoever needs it', async () => {
 		const items = Array.from({ length: 5 }, () => ({}));
 		const run = await runNodes(items, [
 			await node('Ask', { operation: 'ask', input: 'x', model: rl('openai:gpt-4o-mini') }),
-			await node('Catalog', { operation: 'getCatalog' }),
-			await node('Catalog Again', { operation: 'getCatalog', splitModels: true }),
+			await node('Catalog', { operation: 'getCatalog', catalogOutput: 'catalog' }),
+			await node('Catalog Again', { operation: 'getCatalog' }),
 		]);
 		expect(run.outputs('Catalog')).toHaveLength(5);
 		expect(
@@ -245,14 +247,14 @@ describe('catalog intelligence', () => {
 		).toHaveLength(1);
 	});
 
-	test('Get Catalog: models as items, filtered by media domain, with deprecation info', async () => {
+	test('Get Catalog: one item per model by default, filtered by media domain, with deprecation info', async () => {
 		const run = await runNodes(
 			[{}],
 			[
 				await node('Images', {
 					operation: 'getCatalog',
-					splitModels: true,
-					catalogFilters: { mediaDomains: ['image'], addDeprecationInfo: true },
+					catalogFilters: { mediaDomains: ['image'] },
+					options: { addDeprecationInfo: true },
 				}),
 			],
 		);
@@ -264,7 +266,7 @@ describe('catalog intelligence', () => {
 		}
 	});
 
-	test('Get Catalog: chat models only, featured only', async () => {
+	test('Get Catalog as one item: the whole catalog, chat models only, featured only', async () => {
 		const served = (await (await fetch(`${emulator.baseUrl}/models/catalog`)).json()) as {
 			featured_model_ids: string[];
 		};
@@ -273,6 +275,7 @@ describe('catalog intelligence', () => {
 			[
 				await node('Featured', {
 					operation: 'getCatalog',
+					catalogOutput: 'catalog',
 					catalogFilters: { mediaDomains: ['chat'], featuredOnly: true },
 				}),
 			],

@@ -1,6 +1,9 @@
 /**
  * The Assistant node inside the real n8n-core engine, against the emulator over real HTTP.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
@@ -40,6 +43,13 @@ async function ask(parameters: IDataObject, items: IDataObject[] = [{}]) {
 		},
 	);
 	return run;
+}
+
+function hintsOf(run: Awaited<ReturnType<typeof ask>>, nodeName: string): string[] {
+	const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as {
+		hints?: Array<{ message: string }>;
+	};
+	return (taskData?.hints ?? []).map((hint) => hint.message);
 }
 
 function expectNoToken(value: unknown) {
@@ -115,13 +125,53 @@ describe('Ask', () => {
 		expect((emulator.stats.requests[0].body as IDataObject).output_format).toEqual(schema);
 	});
 
-	test('the default JSON Schema of the parameter is accepted by the service', async () => {
-		const run = await ask({ input: 'Summarize anything', responseFormat: 'jsonSchema' });
+	test('a JSON example gives the object: its schema is derived inside the service subset and shown', async () => {
+		const example = { summary: 'One sentence', score: 0.5, done: true, topics: ['release'] };
+		const run = await ask({
+			input: 'Summarize: all good',
+			responseFormat: 'jsonExample',
+			jsonExample: JSON.stringify(example),
+		});
 		expect(run.outputs('Ask')[0].json.output).toEqual({
 			summary: expect.any(String),
-			sentiment: expect.any(String),
-			topics: expect.any(Array),
+			score: expect.any(Number),
+			done: expect.any(Boolean),
+			topics: [expect.any(String)],
 		});
+		const derived = {
+			type: 'object',
+			properties: {
+				summary: { type: 'string' },
+				score: { type: 'number' },
+				done: { type: 'boolean' },
+				topics: { type: 'array', items: { type: 'string' } },
+			},
+			required: ['summary', 'score', 'done', 'topics'],
+		};
+		expect((emulator.stats.requests[0].body as IDataObject).output_format).toEqual(derived);
+		expect(hintsOf(run, 'Ask')).toContainEqual(
+			expect.stringContaining(
+				`Schema derived from the JSON Example: <code>${JSON.stringify(derived)}`,
+			),
+		);
+	});
+
+	test('Memory off sends memory_mode "off"; by default nothing is sent (docs/api.md#memory-mode)', async () => {
+		await ask({ input: 'Without memory', options: { memory: false } });
+		await ask({ input: 'With memory', options: { memory: true } });
+		const [off, on] = emulator.stats.requests.map((request) => request.body as IDataObject);
+		expect(off).toEqual({ input: 'Without memory', memory_mode: 'off' });
+		expect(on).toEqual({ input: 'With memory' });
+	});
+
+	test('after an answer, a hint says how to continue the conversation; after a failure, none', async () => {
+		const answered = await ask({ input: 'Hello' });
+		expect(hintsOf(answered, 'Ask')).toContainEqual(
+			expect.stringContaining('To continue this conversation'),
+		);
+		const failed = await ask({ input: 'x #fault=500', options: { retries: 0 } });
+		expect(failed.error()).toBeDefined();
+		expect(hintsOf(failed, 'Ask')).toEqual([]);
 	});
 
 	test('a second Ask continues the first one’s conversation through {{ $json.conversation_id }}', async () => {
@@ -240,10 +290,27 @@ describe('lists and catalog', () => {
 		}
 	});
 
-	test('Get Catalog: the catalog as served, one per item, fetched once, without the token', async () => {
+	test('Get Catalog: one item per model by default, like List Models; paired; sent without the token', async () => {
+		const served = (await (await fetch(`${emulator.baseUrl}/models/catalog`)).json()) as {
+			models: IDataObject[];
+		};
+		emulator.reset();
+		const run = await ask({ operation: 'getCatalog' }, [{ a: 1 }]);
+		expect(jsonOf(run.outputs('Ask'))).toEqual(served.models);
+		for (const item of run.outputs('Ask')) expect(item.pairedItem).toEqual({ item: 0 });
+		expect(emulator.stats.requests.map((r) => [r.path, r.authorization])).toEqual([
+			['/models/catalog', false],
+		]);
+	});
+
+	test('Get Catalog as The Whole Catalog: as served, one per item, fetched once', async () => {
 		const served = await (await fetch(`${emulator.baseUrl}/models/catalog`)).json();
 		emulator.reset();
-		const run = await ask({ operation: 'getCatalog' }, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+		const run = await ask({ operation: 'getCatalog', catalogOutput: 'catalog' }, [
+			{ a: 1 },
+			{ a: 2 },
+			{ a: 3 },
+		]);
 		const items = run.outputs('Ask');
 		expect(items).toHaveLength(3);
 		items.forEach((item, index) => {
@@ -294,22 +361,78 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 	});
 });
 
-describe('credential test', () => {
-	test('succeeds with the right token, fails clearly with a wrong one', async () => {
-		const pkg = await assistantPackage();
-		const ok = await testCredential(pkg, 'assistantApi', {
-			baseUrl: emulator.baseUrl,
-			accessToken: TOKEN,
+describe('credential test: passes only for the Assistant API, says what answered otherwise', () => {
+	/** Another server at the Base URL: a web app (HTML for every path), or JSON of another API. */
+	let other: http.Server;
+	let otherUrl: string;
+	beforeAll(async () => {
+		other = http.createServer((req, res) => {
+			if (req.url?.startsWith('/json/')) {
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end('{"status": "ok"}');
+				return;
+			}
+			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+			res.end('<!doctype html><html><head><title>Assistant</title></head><body></body></html>');
 		});
-		expect(ok.status).toBe('OK');
-		const wrong = await testCredential(pkg, 'assistantApi', {
-			baseUrl: emulator.baseUrl,
-			accessToken: 'wrong-token',
+		await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+		otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => await new Promise((resolve) => other.close(resolve)));
+
+	async function testWith(baseUrl: string, accessToken = TOKEN) {
+		return await testCredential(await assistantPackage(), 'assistantApi', { baseUrl, accessToken });
+	}
+
+	test('the Assistant API with the right token: OK, naming how many models it offers', async () => {
+		const result = await testWith(`${emulator.baseUrl}/`);
+		expect(result).toEqual({
+			status: 'OK',
+			message: expect.stringMatching(/^Connection tested successfully: \d+ models available\.$/),
 		});
-		expect(wrong.status).toBe('Error');
-		expect(wrong.message).toMatch(/401|authoriz|token/i);
-		expect(emulator.stats.requests.length).toBeGreaterThanOrEqual(2);
 		for (const request of emulator.stats.requests) expect(request.path).toBe('/models/available');
+	});
+
+	test('a wrong token: rejected (HTTP 401), without the token in the sentence', async () => {
+		const result = await testWith(emulator.baseUrl, 'wrong-token-123');
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/^The access token was rejected \(HTTP 401\): create a new one/);
+		expect(result.message).not.toContain('wrong-token-123');
+	});
+
+	test('a web page at the Base URL (any token): an HTML page, not the API', async () => {
+		const result = await testWith(`${otherUrl}/app`, 'wrong-token-123');
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/answered with a web page \(HTML\), not the Assistant API/),
+		});
+	});
+
+	test('JSON without a models list: not the Assistant API', async () => {
+		const result = await testWith(`${otherUrl}/json/v1`);
+		expect(result.message).toMatch(/not with the Assistant API's list of models/);
+		expect(result.status).toBe('Error');
+	});
+
+	test('a path where nothing answers (HTTP 404): not the address of the API', async () => {
+		const result = await testWith(`${emulator.baseUrl}/nothing-here`);
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(
+			/\(HTTP 404\): the Base URL is not the address of the Assistant API/,
+		);
+	});
+
+	test('no server at the address, or no address at all: one sentence each', async () => {
+		const refused = await testWith('http://127.0.0.1:1/api');
+		expect(refused).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^No answer at 127\.0\.0\.1:1: the connection was refused/),
+		});
+		const malformed = await testWith('assistant.example.com/api');
+		expect(malformed).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The Base URL is not a valid address: enter it in full/),
+		});
 	});
 });
 
@@ -401,16 +524,35 @@ describe('errors', () => {
 			{ input: 'x', responseFormat: 'xml' },
 			/Response Format "xml" is not supported/,
 		],
-		['timeout 0', { input: 'x', options: { timeout: 0 } }, /Timeout must be a number at least 1/],
 		[
-			'negative timeout',
-			{ input: 'x', options: { timeout: -5 } },
-			/Timeout must be a number at least 1/,
+			'timeout 0',
+			{ input: 'x', options: { timeoutMinutes: 0 } },
+			/Timeout must be a number from 0.01 to 1440/,
+		],
+		[
+			'negative idle timeout',
+			{ input: 'x', options: { stream: true, idleTimeoutSeconds: -5 } },
+			/Idle Timeout must be a number from 0.01 to 86400/,
 		],
 		[
 			'timeout 0 with a model set (no catalog read either)',
-			{ input: 'x', model: rl('openai:gpt-4o-mini'), options: { timeout: 0 } },
-			/Timeout must be a number at least 1/,
+			{ input: 'x', model: rl('openai:gpt-4o-mini'), options: { timeoutMinutes: 0 } },
+			/Timeout must be a number from 0.01 to 1440/,
+		],
+		[
+			'memory not a switch',
+			{ input: 'x', options: { memory: 'no' } },
+			/Memory must be true or false/,
+		],
+		[
+			'an empty JSON example',
+			{ input: 'x', responseFormat: 'jsonExample', jsonExample: '' },
+			/JSON Example is empty/,
+		],
+		[
+			'a JSON example with an empty list',
+			{ input: 'x', responseFormat: 'jsonExample', jsonExample: '{"tags": []}' },
+			/JSON Example: "tags" is an empty list/,
 		],
 	])(
 		'bad input (%s) fails before any request, naming the parameter',

@@ -465,8 +465,16 @@ describe('lists and catalog', () => {
 		expect(items.map((item) => item.json)).toEqual(PERSONAS);
 	});
 
-	test('Get Catalog: the catalog as served, for each item; no Authorization header sent', async () => {
-		const items = outputs(await ask({ operation: 'getCatalog' }, [{ n: 1 }, { n: 2 }]));
+	test('Get Catalog: one item per model by default, every field as served', async () => {
+		const items = outputs(await ask({ operation: 'getCatalog' }));
+		expect(items.map((item) => item.json)).toEqual(CATALOG.models);
+		for (const item of items) expect(item.pairedItem).toEqual({ item: 0 });
+	});
+
+	test('Get Catalog, the whole catalog: as served, for each item; no Authorization header sent', async () => {
+		const items = outputs(
+			await ask({ operation: 'getCatalog', catalogOutput: 'catalog' }, [{ n: 1 }, { n: 2 }]),
+		);
 		expect(items).toHaveLength(2);
 		items.forEach((item, index) => {
 			expect(item.json).toEqual(CATALOG);
@@ -533,15 +541,11 @@ describe('credential test', () => {
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toMatch(/401|token/i);
 		expect(wrong.message).not.toContain(WRONG_TOKEN);
-		// n8n-core's request helper tries a 401 once more (its pre-authentication refresh): 2 or 3.
-		const [first, ...rest] = server.requests.map((request) => [
-			request.path,
-			request.authorization,
+		// One request per test, the token as a bearer.
+		expect(server.requests.map((request) => [request.path, request.authorization])).toEqual([
+			['/models/available', `Bearer ${TOKEN}`],
+			['/models/available', `Bearer ${WRONG_TOKEN}`],
 		]);
-		expect(first).toEqual(['/models/available', `Bearer ${TOKEN}`]);
-		expect(rest.length).toBeGreaterThanOrEqual(1);
-		for (const request of rest)
-			expect(request).toEqual(['/models/available', `Bearer ${WRONG_TOKEN}`]);
 	});
 });
 

@@ -197,7 +197,7 @@ describe('failures: the documented message, in bounded time', () => {
 	test('a slow first byte beyond the timeout fails within the timeout', async () => {
 		const { error, ms } = await run({
 			input: 'slow #fault=slow-first-byte&ms=4000',
-			options: { timeout: 600 },
+			options: { timeoutMinutes: 0.01 },
 		});
 		expect(error?.message).toBe('The assistant did not answer within 0.6 s');
 		expect(ms).toBeLessThan(2500);
@@ -206,7 +206,7 @@ describe('failures: the documented message, in bounded time', () => {
 	test('a stalled stream beyond the idle timeout fails soon after it stalls', async () => {
 		const { error, ms } = await run({
 			input: 'stall #fault=stall-stream&ms=5000',
-			options: { stream: true, idleTimeout: 400 },
+			options: { stream: true, idleTimeoutSeconds: 0.4 },
 		});
 		expect(error?.message).toBe('The stream stalled: no data for 0.4 s');
 		expect(ms).toBeLessThan(2500);
@@ -216,7 +216,7 @@ describe('failures: the documented message, in bounded time', () => {
 		emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask' }, 50);
 		const { error, ms } = await run({
 			input: 'down for long',
-			options: { retries: 10, timeout: 1500 },
+			options: { retries: 10, timeoutMinutes: 0.025 },
 		});
 		expect(error?.message).toMatch(/HTTP 503|did not answer within 1.5 s/);
 		expect(ms).toBeLessThan(3500);

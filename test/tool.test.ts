@@ -17,6 +17,7 @@ import { startEmulator, type Emulator } from './emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential } from './helpers/assistant';
 import type { EngineCredential, LoadedPackage } from './helpers/engine';
 import {
+	editorToolDescription,
 	runAgent,
 	toolDescriptionFor,
 	toolTypeDescription,
@@ -90,7 +91,9 @@ describe('the tool variant n8n derives from usableAsTool', () => {
 		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
 		const description = toolTypeDescription(pkg, TOOL_TYPE);
 
-		expect(base.description.usableAsTool).toBe(true);
+		expect(base.description.usableAsTool).toEqual({
+			replacements: { description: expect.stringContaining('conversation_id') },
+		});
 		expect(description).toMatchObject({
 			name: 'assistantTool',
 			displayName: 'Assistant Tool',
@@ -116,6 +119,42 @@ describe('the tool variant n8n derives from usableAsTool', () => {
 		expect(base.description.name).toBe('assistant');
 		expect(base.description.outputs).toEqual([NodeConnectionTypes.Main]);
 		expect(base.description.properties.map((p) => p.name)).not.toContain('toolDescription');
+	});
+});
+
+describe('the tool variant in the editor (the Tools panel, the tool node’s parameters)', () => {
+	test('it carries the agent-facing description; the node itself has one line', () => {
+		const base = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'));
+		const tool = editorToolDescription(base);
+		expect(nodeDescription).not.toMatch(/\n/);
+		expect(nodeDescription.length).toBeLessThanOrEqual(90);
+		expect(tool.description).toMatch(/self-contained question.*conversation_id/s);
+		// "Set Manually" starts from the agent-facing text.
+		const manual = tool.properties.find((property) => property.name === 'toolDescription');
+		expect(manual?.default).toBe(tool.description);
+	});
+
+	test('Memory is among the tool’s Ask options, so an agent’s asks can run without memory', () => {
+		const tool = editorToolDescription(
+			pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')),
+		);
+		const askOptions = tool.properties.find(
+			(property) =>
+				property.name === 'options' && property.displayOptions?.show?.operation?.includes('ask'),
+		);
+		expect(askOptions?.options).toContainEqual(
+			expect.objectContaining({ name: 'memory', type: 'boolean', default: true }),
+		);
+	});
+
+	test('with Memory off, the tool’s ask sends memory_mode "off"', async () => {
+		await callTool(
+			[{ args: { question: QUESTION } }],
+			{},
+			toolNode({ ...FROM_AI_PARAMETERS, options: { memory: false } }),
+		);
+		const [ask] = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+		expect(ask.body).toMatchObject({ input: QUESTION, memory_mode: 'off' });
 	});
 });
 

@@ -30,6 +30,8 @@ export interface AskRequest {
 	persona_id?: string;
 	output_format?: OutputFormatSchema;
 	stream?: boolean;
+	/** docs/api.md#memory-mode: sent only to turn memory off. */
+	memory_mode?: 'enabled' | 'off';
 }
 
 /** Non-streaming answer of POST /assistant/ask. */

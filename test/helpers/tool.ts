@@ -468,6 +468,21 @@ export async function runAgent(
 	};
 }
 
+/**
+ * The tool variant as the editor lists it (GET /types/nodes.json, the Tools panel): n8n's
+ * NodeTypes.buildSyntheticToolDescription (packages/cli/src/node-types.ts) applies
+ * `usableAsTool.replacements` to a copy of the description before converting it. The type n8n
+ * runs (synthesizeToolType, as getByNameAndVersion) does not: there the description is the
+ * node's own.
+ */
+export function editorToolDescription(base: INodeType): INodeTypeDescription {
+	const { usableAsTool } = base.description;
+	const copy = structuredClone({ ...base.description }) as INodeTypeDescription;
+	const description =
+		typeof usableAsTool === 'object' ? { ...copy, ...usableAsTool.replacements } : copy;
+	return convertNodeToAiTool({ description }).description;
+}
+
 /** The tool type's description, its properties as a plain array (they are prototype-backed). */
 export function toolTypeDescription(pkg: LoadedPackage, toolType: string): INodeTypeDescription {
 	const type = withAiTools(pkg).nodeTypes.getByNameAndVersion(toolType);

@@ -1,82 +1,32 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
 } from 'n8n-workflow';
 
 import type { AskRequest, AskResponse } from '../api';
-import { successorOf } from '../catalog';
 import { StreamAnswerAssembler } from '../sse';
 import { apiRequest, streamRequest } from '../transport';
 import { apiError } from '../transport/errors';
-import { EXAMPLE_JSON_SCHEMA, modelLocator, personaLocator } from './descriptions';
-import { catalogOfExecution } from './executionCatalog';
-import {
-	optionsOf,
-	readConversationId,
-	readInput,
-	readJsonSchema,
-	readLocatorId,
-	readRequestSettings,
-	type RequestSettings,
-} from './parameters';
+import type { RequestSettings } from './requestOptions';
 import type { RunCache } from './runCache';
+import { askOptions, readConcurrency } from './ask/askOptions';
+import { conversationOf, messageProperties, readAskParameters } from './ask/askParameters';
+import { activeModel } from './ask/deprecatedModel';
+import { addAnswerHints } from './ask/answerHints';
+import { responseFormatProperties } from './ask/responseFormat';
 
-const showForAsk = { show: { operation: ['ask'] } };
+/** Ask: one message per item, the answer as text or as an object. */
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Input',
-		name: 'input',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Summarize my unread emails from today',
-		description:
-			'The message for the assistant: a question or an instruction. Make it self-contained: the assistant sees only this message (and the earlier messages of the conversation, if you continue one).',
-		typeOptions: { rows: 4 },
-		displayOptions: showForAsk,
-	},
-	{ ...modelLocator, displayOptions: showForAsk },
-	{ ...personaLocator, displayOptions: showForAsk },
-	{
-		displayName: 'Conversation ID',
-		name: 'conversationId',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. {{ $json.conversation_id }}',
-		description:
-			'The conversation_id of an earlier answer, to continue that conversation: the assistant remembers what was said. Leave empty to start a new conversation.',
-		displayOptions: showForAsk,
-	},
-	{
-		displayName: 'Response Format',
-		name: 'responseFormat',
-		type: 'options',
-		default: 'text',
-		options: [
-			{ name: 'Text', value: 'text', description: 'The reply as text' },
-			{
-				name: 'JSON Schema',
-				value: 'jsonSchema',
-				description: 'The reply as an object matching a JSON Schema',
-			},
-		],
-		displayOptions: showForAsk,
-	},
-	{
-		displayName: 'JSON Schema',
-		name: 'jsonSchema',
-		type: 'json',
-		default: EXAMPLE_JSON_SCHEMA,
-		description:
-			'The shape of the object to return: an object schema whose properties are string (optionally with enum), number, boolean, array (with items) or object',
-		typeOptions: { rows: 10 },
-		displayOptions: { show: { operation: ['ask'], responseFormat: ['jsonSchema'] } },
-	},
+	...messageProperties,
+	...responseFormatProperties,
+	askOptions,
 ];
+
+/** The router asks Ask how many items may run at once, and which conversation each continues. */
+export { readConcurrency as concurrency, conversationOf };
 
 interface AskOutput extends IDataObject {
 	output: string | IDataObject;
@@ -89,73 +39,26 @@ export async function execute(
 	cache: RunCache,
 ): Promise<INodeExecutionData[]> {
 	// Every parameter is checked before the first request (the catalog's included).
-	const request = readAskRequest(this, itemIndex);
-	const stream = optionsOf(this, itemIndex).stream === true;
-	const settings = readRequestSettings(this, itemIndex);
-	if (request.model_name)
-		request.model_name = await activeModel(this, itemIndex, cache, request.model_name);
-
-	const answer = stream
+	const { request, options, outputFormat } = readAskParameters(this, itemIndex);
+	if (request.model_name) {
+		request.model_name = await activeModel(
+			this,
+			itemIndex,
+			cache,
+			request.model_name,
+			options.useSuccessor,
+		);
+	}
+	const settings: RequestSettings = {
+		timeoutMs: options.timeoutMs,
+		idleTimeoutMs: options.idleTimeoutMs,
+		retries: options.retries,
+	};
+	const answer = options.stream
 		? await askStreaming(this, request, settings, itemIndex)
 		: await askOnce(this, request, settings, itemIndex);
+	await addAnswerHints(this, cache, outputFormat);
 	return [{ json: answer }];
-}
-
-/**
- * A deprecated model id is answered by its successor (by default), with a hint either way, so
- * that workflows keep working when the service retires a model. The catalog is only an aid
- * here: when it cannot be read, the model is sent as chosen.
- */
-async function activeModel(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	cache: RunCache,
-	modelId: string,
-): Promise<string> {
-	let successor: string | undefined;
-	try {
-		successor = successorOf(await catalogOfExecution(ctx, itemIndex, cache), modelId);
-	} catch (error) {
-		ctx.logger.debug(
-			`Assistant: catalog not available for the deprecation check: ${(error as Error).message}`,
-		);
-		return modelId;
-	}
-	if (!successor) return modelId;
-	const follow = optionsOf(ctx, itemIndex).useSuccessor !== false;
-	await cache.once(`deprecation hint ${modelId}`, async () =>
-		ctx.addExecutionHints({
-			message: follow
-				? `Model "${modelId}" is deprecated: asked its successor "${successor}" instead. Choose "${successor}" in Model to make this permanent.`
-				: `Model "${modelId}" is deprecated; its successor is "${successor}". Choose it in Model, or turn on Options > Use Successor of Deprecated Model.`,
-			type: 'warning',
-			location: 'outputPane',
-		}),
-	);
-	return follow ? successor : modelId;
-}
-
-/** Every parameter checked before anything is sent; optional fields are left out when empty. */
-function readAskRequest(ctx: IExecuteFunctions, itemIndex: number): AskRequest {
-	const request: AskRequest = { input: readInput(ctx, itemIndex) };
-	const model = readLocatorId(ctx, itemIndex, 'model');
-	if (model) request.model_name = model;
-	const persona = readLocatorId(ctx, itemIndex, 'persona');
-	if (persona) request.persona_id = persona;
-	const conversationId = readConversationId(ctx, itemIndex);
-	if (conversationId) request.conversation_id = conversationId;
-
-	const responseFormat = ctx.getNodeParameter('responseFormat', itemIndex, 'text') as unknown;
-	if (responseFormat === 'jsonSchema') {
-		request.output_format = readJsonSchema(ctx, itemIndex);
-	} else if (responseFormat !== 'text') {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Response Format ${JSON.stringify(responseFormat)} is not supported`,
-			{ itemIndex, description: 'Choose "Text" or "JSON Schema".' },
-		);
-	}
-	return request;
 }
 
 async function askOnce(

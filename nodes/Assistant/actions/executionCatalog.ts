@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogResponse } from '../api';
 import { readCatalog } from '../catalog';
-import { readRequestSettings } from './parameters';
+import { readRequestSettings } from './requestOptions';
 import type { RunCache } from './runCache';
 
 /** Read once per execution (and per node run when the engine has no execution id). */

@@ -9,6 +9,7 @@ import type { CatalogModel, CatalogResponse } from '../api';
 import { successorOf } from '../catalog';
 import { catalogOfExecution } from './executionCatalog';
 import { listOf } from './listOf';
+import { optionsCollection, optionsOf } from './requestOptions';
 import type { RunCache } from './runCache';
 
 const showForCatalog = { show: { operation: ['getCatalog'] } };
@@ -17,12 +18,23 @@ type DomainFilter = 'chat' | 'image' | 'video' | 'speech' | 'transcription';
 
 export const description: INodeProperties[] = [
 	{
-		displayName: 'Return Models as Separate Items',
-		name: 'splitModels',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to output one item per catalog model instead of one item holding the whole catalog',
+		displayName: 'Output',
+		name: 'catalogOutput',
+		type: 'options',
+		default: 'models',
+		options: [
+			{
+				name: 'One Item per Model',
+				value: 'models',
+				description: 'Each catalog model as its own item, like List Models',
+			},
+			{
+				name: 'The Whole Catalog',
+				value: 'catalog',
+				description:
+					'One item holding the catalog as the service serves it: models, default_chat_model_id, featured_model_ids, deprecation_map, …',
+			},
+		],
 		displayOptions: showForCatalog,
 	},
 	{
@@ -55,25 +67,33 @@ export const description: INodeProperties[] = [
 					{ name: 'Video', value: 'video' },
 				],
 			},
-			{
-				displayName: 'Add Deprecation Info',
-				name: 'addDeprecationInfo',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to add to each model "deprecated" (true or false) and "successor" (the model to use instead, from deprecation_map, or null)',
-			},
 		],
 	},
+	optionsCollection('getCatalog', [
+		{
+			displayName: 'Add Deprecation Info',
+			name: 'addDeprecationInfo',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to add to each model "deprecated" (true or false) and "successor" (the model to use instead, from deprecation_map, or null)',
+		},
+	]),
 ];
 
 interface CatalogFilters {
 	featuredOnly?: boolean;
 	mediaDomains?: DomainFilter[];
-	addDeprecationInfo?: boolean;
 }
 
-/** The public catalog, as served unless filters ask otherwise. The token is not sent. */
+interface CatalogSelection extends CatalogFilters {
+	addDeprecationInfo: boolean;
+}
+
+/**
+ * The public catalog, one item per model by default (readable in table view, like List Models),
+ * as served unless filters ask otherwise. The token is not sent (docs/api.md#catalog).
+ */
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -81,19 +101,22 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const catalog = await catalogOfExecution(this, itemIndex, cache);
 	listOf(this, catalog, 'models', itemIndex);
-	const split = this.getNodeParameter('splitModels', itemIndex, false) as boolean;
-	const filters = this.getNodeParameter('catalogFilters', itemIndex, {}) as CatalogFilters;
+	const wholeCatalog = this.getNodeParameter('catalogOutput', itemIndex, 'models') === 'catalog';
+	const selection: CatalogSelection = {
+		...(this.getNodeParameter('catalogFilters', itemIndex, {}) as CatalogFilters),
+		addDeprecationInfo: optionsOf(this, itemIndex).addDeprecationInfo === true,
+	};
 
-	const filtering = Boolean(
-		filters.featuredOnly || filters.mediaDomains?.length || filters.addDeprecationInfo,
+	const selecting = Boolean(
+		selection.featuredOnly || selection.mediaDomains?.length || selection.addDeprecationInfo,
 	);
 	// Copies: a later node that edits one item must not change the others, nor the cache.
-	const models = filtering ? selectModels(catalog, filters) : structuredClone(catalog.models);
-	if (split) return models.map((model) => ({ json: model as IDataObject }));
+	const models = selecting ? selectModels(catalog, selection) : structuredClone(catalog.models);
+	if (!wholeCatalog) return models.map((model) => ({ json: model as IDataObject }));
 	return [{ json: { ...structuredClone(catalog), models } as IDataObject }];
 }
 
-function selectModels(catalog: CatalogResponse, filters: CatalogFilters): CatalogModel[] {
+function selectModels(catalog: CatalogResponse, filters: CatalogSelection): CatalogModel[] {
 	const featured = new Set(catalog.featured_model_ids ?? []);
 	const domains = new Set(filters.mediaDomains ?? []);
 	return catalog.models

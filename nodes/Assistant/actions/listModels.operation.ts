@@ -2,11 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import type { ModelsResponse } from '../api';
 import { apiRequest } from '../transport';
-import { listOf } from './listOf';
-import { readRequestSettings } from './parameters';
+import { addListPerItemHint, listOf } from './listOf';
+import { optionsCollection, readRequestSettings } from './requestOptions';
 import type { RunCache } from './runCache';
 
-export const description: INodeProperties[] = [];
+export const description: INodeProperties[] = [optionsCollection('listModels')];
 
 export async function execute(
 	this: IExecuteFunctions,
@@ -21,5 +21,6 @@ export async function execute(
 			...readRequestSettings(this, itemIndex),
 		}),
 	);
+	await addListPerItemHint(this, cache);
 	return listOf(this, response, 'models', itemIndex).map((model) => ({ json: { ...model } }));
 }

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { apiError } from '../transport/errors';
+import type { RunCache } from './runCache';
 
 /** The array under `key` of a list response, or a clear error when the service sent another shape. */
 export function listOf<TKey extends string, TEntry>(
@@ -21,4 +22,17 @@ export function listOf<TKey extends string, TEntry>(
 		);
 	}
 	return list as TEntry[];
+}
+
+/** With several input items every item gets the whole list: say so once, and how to get one. */
+export async function addListPerItemHint(ctx: IExecuteFunctions, cache: RunCache): Promise<void> {
+	if (ctx.getInputData().length < 2) return;
+	await cache.once('list per item hint', async () =>
+		ctx.addExecutionHints({
+			message:
+				'The list is fetched once per run and every input item gets all of it. For a single list, turn on <b>Execute Once</b> in the node settings.',
+			type: 'info',
+			location: 'outputPane',
+		}),
+	);
 }

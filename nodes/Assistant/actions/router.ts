@@ -10,21 +10,21 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
-import { MAX_CONCURRENCY } from './descriptions';
 import { RunCache } from './runCache';
 
-type OperationExecute = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	cache: RunCache,
-) => Promise<INodeExecutionData[]>;
+interface Operation {
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		cache: RunCache,
+	): Promise<INodeExecutionData[]>;
+	/** How many items may run at once (checked by the operation); one when absent. */
+	concurrency?(ctx: IExecuteFunctions): number;
+	/** The conversation an item continues: items of one conversation run one after another. */
+	conversationOf?(ctx: IExecuteFunctions, itemIndex: number): string | undefined;
+}
 
-const operations: Record<string, OperationExecute> = {
-	ask: ask.execute,
-	listModels: listModels.execute,
-	getCatalog: getCatalog.execute,
-	listPersonas: listPersonas.execute,
-};
+const operations: Record<string, Operation> = { ask, listModels, getCatalog, listPersonas };
 
 /**
  * Runs the chosen operation for every input item. Each item yields its own outputs, paired
@@ -33,8 +33,8 @@ const operations: Record<string, OperationExecute> = {
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const execute = operations[operation];
-	if (!execute) {
+	const chosen = operations[operation];
+	if (!chosen) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not supported`, {
 			description: 'Choose Ask, List Models, Get Catalog or List Personas.',
 		});
@@ -43,7 +43,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const cache = new RunCache();
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		try {
-			const results = await execute.call(this, itemIndex, cache);
+			const results = await chosen.execute.call(this, itemIndex, cache);
 			return results.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
@@ -52,11 +52,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	};
 
-	const concurrency = operation === 'ask' ? readConcurrency(this) : 1;
+	const concurrency = chosen.concurrency?.(this) ?? 1;
 	const perItem =
 		concurrency > 1
 			? await runConcurrently(items.length, concurrency, runItem, (itemIndex) =>
-					conversationOf(this, itemIndex),
+					chosen.conversationOf?.(this, itemIndex),
 				)
 			: await runInOrder(items.length, runItem);
 	return [perItem.flat()];
@@ -109,35 +109,6 @@ async function runConcurrently(
 	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
 	return perItem;
-}
-
-/** The conversation an item continues, or undefined for a new one (or a bad value: its own error). */
-function conversationOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
-	try {
-		const value = ctx.getNodeParameter('conversationId', itemIndex, '') as unknown;
-		return typeof value === 'string' && value.trim() ? value.trim() : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-function readConcurrency(ctx: IExecuteFunctions): number {
-	const value = ctx.getNodeParameter('options.concurrency', 0, 1) as unknown;
-	if (
-		typeof value !== 'number' ||
-		!Number.isInteger(value) ||
-		value < 1 ||
-		value > MAX_CONCURRENCY
-	) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(value)})`,
-			{
-				description: 'Set Options > Concurrency; 1 asks one item at a time.',
-			},
-		);
-	}
-	return value;
 }
 
 function withItemIndex(

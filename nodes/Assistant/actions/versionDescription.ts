@@ -1,19 +1,21 @@
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import * as ask from './ask.operation';
-import { requestOptions } from './descriptions';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
 
 /**
- * The node's parameters, and its description (also what an AI Agent reads about the node used as
- * a tool). The rest of the node's description is in Assistant.node.ts, where n8n's lint rules and
- * package scanner look for it.
+ * The node's parameters (each operation declares its own), its one-line description for the nodes
+ * panel, and what an AI Agent reads about the node used as a tool. The rest of the node's
+ * description is in Assistant.node.ts, where n8n's lint rules and package scanner look for it.
  */
-export const versionDescription: Pick<INodeTypeDescription, 'description' | 'properties'> = {
-	// Also what an AI Agent reads about the node used as a tool: say what to send and how to continue.
-	description:
+export const versionDescription: Pick<INodeTypeDescription, 'description' | 'properties'> & {
+	toolDescription: string;
+} = {
+	description: 'Ask your personal AI assistant, which can use your files, integrations and tools',
+	// The tool variant's description: say what to send and how to continue.
+	toolDescription:
 		"Ask the user's personal AI assistant, which can use their files, integrations and tools, and get its answer. Send a complete, self-contained question or instruction. Each answer includes a conversation_id: pass it back as the conversation ID to ask a follow-up in the same conversation, or leave it empty to start a new one.",
 	properties: [
 		{
@@ -54,6 +56,5 @@ export const versionDescription: Pick<INodeTypeDescription, 'description' | 'pro
 		...listModels.description,
 		...getCatalog.description,
 		...listPersonas.description,
-		requestOptions,
 	],
 };

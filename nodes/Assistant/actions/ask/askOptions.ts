@@ -1,0 +1,125 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
+import {
+	idleTimeoutOption,
+	optionsOf,
+	readRequestSettings,
+	retriesOption,
+	timeoutOption,
+	type RequestSettings,
+} from '../requestOptions';
+
+/** Ask's Options collection: declared, read and checked here. */
+
+export const MAX_CONCURRENCY = 20;
+
+export const askOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	displayOptions: { show: { operation: ['ask'] } },
+	options: [
+		{
+			displayName: 'Concurrency',
+			name: 'concurrency',
+			type: 'number',
+			default: 1,
+			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+			description:
+				'How many items to ask at once. Output order and pairing stay those of the input; items that continue the same conversation still run one after another.',
+		},
+		{ ...idleTimeoutOption, displayOptions: { show: { stream: [true] } } },
+		{
+			displayName: 'Memory',
+			name: 'memory',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether the assistant may use your workspace's memory to answer. Turn it off for automations that should answer from the message alone.",
+		},
+		{
+			displayName: 'Replace Deprecated Model',
+			name: 'useSuccessor',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether to ask the successor of the chosen model when the service's catalog marks the model deprecated. A hint names the successor either way.",
+		},
+		retriesOption,
+		{
+			displayName: 'Stream',
+			name: 'stream',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same. When the workflow streams its response, the chunks are passed on as they arrive.',
+		},
+		timeoutOption,
+	],
+};
+
+export interface AskOptions extends RequestSettings {
+	stream: boolean;
+	memory: boolean;
+	useSuccessor: boolean;
+}
+
+/** The item's options, checked before anything is sent. */
+export function readAskOptions(ctx: ParameterContext, itemIndex: number): AskOptions {
+	const options = optionsOf(ctx, itemIndex);
+	return {
+		stream: readSwitch(ctx, itemIndex, options, 'stream', 'Stream', false),
+		memory: readSwitch(ctx, itemIndex, options, 'memory', 'Memory', true),
+		useSuccessor: readSwitch(
+			ctx,
+			itemIndex,
+			options,
+			'useSuccessor',
+			'Replace Deprecated Model',
+			true,
+		),
+		...readRequestSettings(ctx, itemIndex),
+	};
+}
+
+/** Options > Concurrency: one value for the whole run, read from the first item. */
+export function readConcurrency(ctx: ParameterContext): number {
+	const value = ctx.getNodeParameter('options.concurrency', 0, 1);
+	if (
+		typeof value !== 'number' ||
+		!Number.isInteger(value) ||
+		value < 1 ||
+		value > MAX_CONCURRENCY
+	) {
+		throw invalidParameter(
+			ctx,
+			0,
+			`Concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${describeValue(value)})`,
+			'Set Options > Concurrency; 1 asks one item at a time.',
+		);
+	}
+	return value;
+}
+
+function readSwitch(
+	ctx: ParameterContext,
+	itemIndex: number,
+	options: Record<string, unknown>,
+	name: string,
+	label: string,
+	fallback: boolean,
+): boolean {
+	const value = options[name] ?? fallback;
+	if (typeof value !== 'boolean') {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`${label} must be true or false (got ${describeValue(value)})`,
+			`Set Options > ${label} with the switch, or an expression that gives true or false.`,
+		);
+	}
+	return value;
+}

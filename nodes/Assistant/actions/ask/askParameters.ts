@@ -1,0 +1,107 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { AskRequest } from '../../api';
+import { modelLocator, personaLocator, readLocatorId } from '../locators';
+import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
+import { readAskOptions, type AskOptions } from './askOptions';
+import { readOutputFormat, type OutputFormat } from './responseFormat';
+
+/** Ask's message parameters: declared, read and checked here, before any request is sent. */
+
+const showForAsk = { show: { operation: ['ask'] } };
+
+export const messageProperties: INodeProperties[] = [
+	{
+		displayName: 'Input',
+		name: 'input',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Summarize my unread emails from today',
+		description:
+			'The message for the assistant: a question or an instruction. Each input item sends one message, usually mapped from a field of the item with an expression. Make it self-contained: the assistant sees only this message (and the earlier messages of the conversation, if you continue one).',
+		typeOptions: { rows: 4 },
+		displayOptions: showForAsk,
+	},
+	{ ...modelLocator, displayOptions: showForAsk },
+	{ ...personaLocator, displayOptions: showForAsk },
+	{
+		displayName: 'Conversation ID',
+		name: 'conversationId',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.conversation_id }}',
+		description:
+			'The conversation_id of an earlier answer, to continue that conversation: the assistant remembers what was said. Leave empty to start a new conversation.',
+		displayOptions: showForAsk,
+	},
+];
+
+export interface AskParameters {
+	request: AskRequest;
+	options: AskOptions;
+	outputFormat?: OutputFormat;
+}
+
+/** Every parameter of the item, checked; optional fields are left out of the request when empty. */
+export function readAskParameters(ctx: ParameterContext, itemIndex: number): AskParameters {
+	const request: AskRequest = { input: readInput(ctx, itemIndex) };
+	const model = readLocatorId(ctx, itemIndex, 'model');
+	if (model) request.model_name = model;
+	const persona = readLocatorId(ctx, itemIndex, 'persona');
+	if (persona) request.persona_id = persona;
+	const conversationId = readConversationId(ctx, itemIndex);
+	if (conversationId) request.conversation_id = conversationId;
+	const outputFormat = readOutputFormat(ctx, itemIndex);
+	if (outputFormat) request.output_format = outputFormat.schema;
+	const options = readAskOptions(ctx, itemIndex);
+	// docs/api.md#memory-mode: the service's default is "enabled"; only "off" is sent.
+	if (!options.memory) request.memory_mode = 'off';
+	return { request, options, outputFormat };
+}
+
+export function readInput(ctx: ParameterContext, itemIndex: number): string {
+	const value = ctx.getNodeParameter('input', itemIndex, '');
+	if (typeof value !== 'string' && typeof value !== 'number') {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			'Input must be text',
+			`Got ${describeValue(value)}. Put the message for the assistant in "Input", e.g. {{ $json.question }}.`,
+		);
+	}
+	const text = String(value);
+	if (text.trim() === '') {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			'Input is empty',
+			'Put the message for the assistant in "Input". If it comes from an expression, check that the field exists on this item.',
+		);
+	}
+	return text;
+}
+
+export function readConversationId(ctx: ParameterContext, itemIndex: number): string | undefined {
+	const value = ctx.getNodeParameter('conversationId', itemIndex, '');
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== 'string' && typeof value !== 'number') {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			'Conversation ID must be text',
+			`Got ${describeValue(value)}. Use the conversation_id of an earlier answer, e.g. {{ $json.conversation_id }}, or leave it empty to start a new conversation.`,
+		);
+	}
+	const id = String(value).trim();
+	return id === '' ? undefined : id;
+}
+
+/** The conversation an item continues, for the concurrency runner; a bad value is its own error. */
+export function conversationOf(ctx: ParameterContext, itemIndex: number): string | undefined {
+	try {
+		return readConversationId(ctx, itemIndex);
+	} catch {
+		return undefined;
+	}
+}

@@ -1,0 +1,116 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../transport';
+import { DEFAULT_RETRIES, MAX_RETRIES } from '../transport/retry';
+import { describeValue, invalidParameter, type ParameterContext } from './parameterErrors';
+
+/**
+ * How long to wait and how often to try again: options every operation offers (each in its own
+ * Options collection), in units a person reads, converted here to what the transport takes.
+ */
+
+const MS_PER_MINUTE = 60_000;
+const MS_PER_SECOND = 1_000;
+/** A day: far beyond any answer, and well inside what a timer can hold. */
+const MAX_TIMEOUT_MINUTES = 24 * 60;
+const MAX_IDLE_TIMEOUT_SECONDS = 24 * 60 * 60;
+
+export const DEFAULT_TIMEOUT_MINUTES = DEFAULT_TIMEOUT_MS / MS_PER_MINUTE;
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = DEFAULT_IDLE_TIMEOUT_MS / MS_PER_SECOND;
+
+export const timeoutOption: INodeProperties = {
+	displayName: 'Timeout (Minutes)',
+	name: 'timeoutMinutes',
+	type: 'number',
+	default: DEFAULT_TIMEOUT_MINUTES,
+	typeOptions: { minValue: 0.01, maxValue: MAX_TIMEOUT_MINUTES, numberPrecision: 2 },
+	description:
+		'How long the whole call may take, retries included. Answers can take minutes while the assistant uses tools.',
+};
+
+export const idleTimeoutOption: INodeProperties = {
+	displayName: 'Idle Timeout (Seconds)',
+	name: 'idleTimeoutSeconds',
+	type: 'number',
+	default: DEFAULT_IDLE_TIMEOUT_SECONDS,
+	typeOptions: { minValue: 0.01, maxValue: MAX_IDLE_TIMEOUT_SECONDS, numberPrecision: 2 },
+	description: 'How long a stream may stay silent between chunks before the item fails',
+};
+
+export const retriesOption: INodeProperties = {
+	displayName: 'Retries',
+	name: 'retries',
+	type: 'number',
+	default: DEFAULT_RETRIES,
+	typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
+	description:
+		"How many times this node tries a request again after a network error, a busy conversation (409), rate limiting (429) or a server error (5xx), with growing pauses; other errors are never retried. n8n's own Retry On Fail (node settings) reruns the whole node on top of these, so the attempts multiply: use one or the other.",
+};
+
+export interface RequestSettings {
+	timeoutMs: number;
+	idleTimeoutMs: number;
+	retries: number;
+}
+
+/** Options > Timeout, Idle Timeout and Retries of the item, checked, in the transport's units. */
+export function readRequestSettings(ctx: ParameterContext, itemIndex: number): RequestSettings {
+	const options = optionsOf(ctx, itemIndex);
+	const timeoutMinutes = checkedNumber(ctx, itemIndex, options, timeoutOption, 'Timeout');
+	const idleSeconds = checkedNumber(ctx, itemIndex, options, idleTimeoutOption, 'Idle Timeout');
+	const retries = checkedNumber(ctx, itemIndex, options, retriesOption, 'Retries');
+	return {
+		timeoutMs: Math.round(timeoutMinutes * MS_PER_MINUTE),
+		idleTimeoutMs: Math.round(idleSeconds * MS_PER_SECOND),
+		retries: Math.round(retries),
+	};
+}
+
+function checkedNumber(
+	ctx: ParameterContext,
+	itemIndex: number,
+	options: Record<string, unknown>,
+	option: INodeProperties,
+	label: string,
+): number {
+	const min = option.typeOptions?.minValue ?? 0;
+	const max = option.typeOptions?.maxValue ?? Number.MAX_SAFE_INTEGER;
+	const value = options[option.name] ?? option.default;
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`${label} must be a number from ${min} to ${max} (got ${describeValue(value)})`,
+			`Set Options > ${option.displayName}; the default is ${String(option.default)}.`,
+		);
+	}
+	return number;
+}
+
+/** Options, read once per item: one getNodeParameter call (each costs n8n a parameter resolution). */
+const optionsCache = new WeakMap<ParameterContext, Map<number, Record<string, unknown>>>();
+
+export function optionsOf(ctx: ParameterContext, itemIndex: number): Record<string, unknown> {
+	let perItem = optionsCache.get(ctx);
+	if (!perItem) optionsCache.set(ctx, (perItem = new Map()));
+	let options = perItem.get(itemIndex);
+	if (!options) {
+		options = (ctx.getNodeParameter('options', itemIndex, {}) ?? {}) as Record<string, unknown>;
+		perItem.set(itemIndex, options);
+	}
+	return options;
+}
+
+/** An operation's Options collection: its own options, then Timeout and Retries. */
+export function optionsCollection(operation: string, own: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: { operation: [operation] } },
+		options: [...own, retriesOption, timeoutOption],
+	};
+}

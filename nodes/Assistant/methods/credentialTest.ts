@@ -1,0 +1,165 @@
+import type {
+	ICredentialTestFunctions,
+	ICredentialsDecrypted,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
+
+/**
+ * The credential test: passes only when the Base URL answers as the Assistant API does
+ * (docs/api.md#models: JSON with a `models` list, for this token), and otherwise says in one
+ * sentence what answered instead: a web page, a rejected token, nothing at that path, or no
+ * answer at all. A plain "any 200 passes" test turns green for the assistant's web app or
+ * n8n's own address.
+ */
+
+/** Someone is waiting in the credential dialog. */
+const TEST_TIMEOUT_MS = 15_000;
+
+interface TestResponse {
+	statusCode: number;
+	statusMessage?: string;
+	headers?: Record<string, unknown>;
+	body?: unknown;
+}
+
+export async function assistantApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
+	const base = baseUrlOf(data.baseUrl);
+	if (!base) return failed(INVALID_URL);
+	const token = typeof data.accessToken === 'string' ? data.accessToken.trim() : '';
+	if (!token)
+		return failed(
+			'The access token is empty: paste the token you created in the assistant app under Settings > Advanced.',
+		);
+
+	let response: TestResponse;
+	try {
+		response = await requestModelList(this.helpers, base, token);
+	} catch (error) {
+		return failed(unreachable(base, error));
+	}
+	return verdict(base, response);
+}
+
+/**
+ * GET /models/available with the token, whatever the status. A credential test's context offers
+ * only `request` (n8n-workflow's ICredentialTestFunctions has no httpRequest), so it is used here.
+ */
+async function requestModelList(
+	helpers: ICredentialTestFunctions['helpers'],
+	base: BaseUrl,
+	token: string,
+): Promise<TestResponse> {
+	return (await helpers.request({
+		method: 'GET',
+		uri: `${base.address}/models/available`,
+		headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+		resolveWithFullResponse: true,
+		simple: false,
+		timeout: TEST_TIMEOUT_MS,
+	})) as TestResponse;
+}
+
+/** The verdict on what answered at the Base URL; exported for the unit tests. */
+export function verdict(base: BaseUrl, response: TestResponse): INodeCredentialTestResult {
+	const { statusCode } = response;
+	if (statusCode === 401 || statusCode === 403) {
+		return failed(
+			`The access token was rejected (HTTP ${statusCode}): create a new one in the assistant app under Settings > Advanced and paste it here.`,
+		);
+	}
+	if (statusCode === 404) {
+		return failed(
+			`Nothing answers at ${base.address}/models/available (HTTP 404): the Base URL is not the address of the Assistant API.`,
+		);
+	}
+	if (statusCode < 200 || statusCode > 299) {
+		return failed(
+			`${base.host} answered HTTP ${statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''} instead of the list of models: check the Base URL, or try again later.`,
+		);
+	}
+	const body = parsedBody(response.body);
+	if (isHtml(response, body)) {
+		return failed(
+			`${base.host} answered with a web page (HTML), not the Assistant API: the Base URL must be the API's address (e.g. https://assistant.example.com/api), not the assistant's web app or n8n.`,
+		);
+	}
+	const models = (body as { models?: unknown } | null)?.models;
+	if (typeof body !== 'object' || body === null || !Array.isArray(models)) {
+		return failed(
+			`${base.host} answered, but not with the Assistant API's list of models (no "models" list in the JSON): check the Base URL.`,
+		);
+	}
+	return {
+		status: 'OK',
+		message: `Connection tested successfully: ${models.length} model${models.length === 1 ? '' : 's'} available.`,
+	};
+}
+
+const INVALID_URL =
+	'The Base URL is not a valid address: enter it in full, starting with https://, e.g. https://assistant.example.com/api.';
+
+interface BaseUrl {
+	/** Without trailing slashes, for joining paths. */
+	address: string;
+	host: string;
+}
+
+/** The Base URL, or undefined when it is not an http(s) address. */
+export function baseUrlOf(value: unknown): BaseUrl | undefined {
+	if (typeof value !== 'string') return undefined;
+	const trimmed = value.trim().replace(/\/+$/, '');
+	let url: URL;
+	try {
+		url = new URL(trimmed);
+	} catch {
+		return undefined;
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+	return { address: trimmed, host: url.host };
+}
+
+function unreachable(base: BaseUrl, error: unknown): string {
+	const code = String(
+		(error as { code?: unknown; cause?: { code?: unknown } })?.code ??
+			(error as { cause?: { code?: unknown } })?.cause?.code ??
+			'',
+	);
+	const where = base.host;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+		return `No answer at ${where}: that host name was not found. Check the Base URL.`;
+	}
+	if (code === 'ECONNREFUSED') {
+		return `No answer at ${where}: the connection was refused. Check the Base URL and that the service is running.`;
+	}
+	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
+		return `No answer at ${where} within ${TEST_TIMEOUT_MS / 1000} seconds. Check the Base URL and the network.`;
+	}
+	if (/CERT|SSL|TLS/i.test(code)) {
+		return `No secure connection to ${where}: its TLS certificate was not accepted (${code}).`;
+	}
+	return `No answer at ${where}${code ? ` (${code})` : ''}. Check the Base URL and the network.`;
+}
+
+function parsedBody(body: unknown): unknown {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+	if (typeof text !== 'string') return text;
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
+}
+
+function isHtml(response: TestResponse, body: unknown): boolean {
+	const contentType = String(response.headers?.['content-type'] ?? '');
+	if (/html/i.test(contentType)) return true;
+	return typeof body === 'string' && /^\s*</.test(body);
+}
+
+function failed(message: string): INodeCredentialTestResult {
+	return { status: 'Error', message };
+}

@@ -1,0 +1,28 @@
+import type { INode } from 'n8n-workflow';
+
+import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
+
+const NODE: INode = {
+	id: 'unit',
+	name: 'Ask',
+	type: 'n8n-nodes-assistant.assistant',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/**
+ * The two things a parameter check asks of n8n: the node (for the error) and a parameter's value
+ * (here as n8n resolves it: the stored value, or the fallback; `options.x` reads into a collection).
+ */
+export function parameters(values: Record<string, unknown>): ParameterContext {
+	return {
+		getNode: () => NODE,
+		getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) => {
+			const [head, ...rest] = name.split('.');
+			let value: unknown = values[head];
+			for (const key of rest) value = (value as Record<string, unknown> | undefined)?.[key];
+			return value === undefined ? fallback : value;
+		},
+	};
+}
