@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readAskParameters } from '../../nodes/Assistant/actions/ask/askParameters';
 import { readConcurrency } from '../../nodes/Assistant/actions/ask/askOptions';
 import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
-import { parameters } from './parameterContext';
+import { parameters } from './parameter-context';
 
 function failure(
 	values: Record<string, unknown>,
