@@ -1,7 +1,7 @@
 /**
  * The package as published: `npm pack`, extracted, loaded alone into the n8n-core engine, and
- * pointed at test/independent/server.js, an Assistant API written from the specification and
- * the field notes only (not the emulator), which uses the other legal shapes where they differ.
+ * pointed at test/independent/server.js, an Assistant API written from docs/api.md only (not the
+ * emulator), which uses the other legal shapes where they differ, and streams in both dialects.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,7 +45,11 @@ let workDir: string;
 let tarball: string;
 let tarballFiles: string[];
 let packageDir: string;
-let server: Awaited<ReturnType<typeof start>>;
+type Dialect = 'documented' | 'live';
+type IndependentServer = Awaited<ReturnType<typeof start>>;
+/** Serves every case; the stream cases run against the server of each dialect. */
+let server: IndependentServer;
+const servers = {} as Record<Dialect, IndependentServer>;
 let pkg: LoadedPackage;
 let credential: EngineCredential;
 
@@ -71,7 +75,7 @@ beforeAll(async () => {
 	execFileSync('tar', ['-xzf', tarball, '-C', workDir]);
 	packageDir = path.join(workDir, 'package');
 
-	server = await start({ token: TOKEN });
+	servers.documented = server = await start({ token: TOKEN, dialect: 'documented' });
 	// A trailing slash on the base URL must work as well as none.
 	credential = {
 		id: 'independent',
@@ -83,12 +87,12 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-	await server?.close();
+	await Promise.all(Object.values(servers).map((each) => each.close()));
 	if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
-	if (server) server.requests.length = 0;
+	for (const each of Object.values(servers)) each.requests.length = 0;
 });
 
 // ——— helpers ———
@@ -122,8 +126,14 @@ async function run(
 	});
 }
 
-async function ask(parameters: IDataObject, items: IDataObject[] = [{}]): Promise<RunResult> {
-	return await run(items, [assistant('Ask', { operation: 'ask', ...parameters })]);
+async function ask(
+	parameters: IDataObject,
+	items: IDataObject[] = [{}],
+	target: IndependentServer = server,
+): Promise<RunResult> {
+	// The same credential, pointed at the server of one dialect or the other.
+	const pointed = { ...credential, data: { ...credential.data, baseUrl: `${target.baseUrl}/` } };
+	return await run(items, [assistant('Ask', { operation: 'ask', ...parameters })], [pointed]);
 }
 
 /** The node's output items, each of which must be paired to an input item. */
@@ -151,8 +161,8 @@ function reply(input: string, model = 'default', persona = 'default', history = 
 	return `echo(${input}) via ${model} as ${persona}; history=${history}`;
 }
 
-function askRequests() {
-	return server.requests.filter((request) => request.path === '/assistant/ask');
+function askRequests(target: IndependentServer = server) {
+	return target.requests.filter((request) => request.path === '/assistant/ask');
 }
 
 function expectNoToken(value: unknown, token = TOKEN) {
@@ -397,61 +407,65 @@ describe('Ask', () => {
 	});
 });
 
-describe('Ask, streamed (CRLF, parts with thinking, Part* events, keep-alives, split UTF-8)', () => {
-	test('the same text as without streaming, thinking left out; id from x-conversation-id', async () => {
-		const input = 'Grüße aus 東京 — café ☕ 😀';
-		const plain = only(await ask({ input }));
-		const streamed = only(await ask({ input, options: { stream: true } }));
-		expect(streamed).toEqual({
-			output: plain.output,
-			conversation_id: expect.stringMatching(UUID),
-		});
-		expect(streamed.conversation_id).not.toBe(plain.conversation_id);
-		expect(streamed.output).toBe(reply(input));
-		expect((askRequests()[1].body as IDataObject).stream).toBe(true);
-	});
+describe.each(['documented'] as const)(
+	'Ask, streamed in the %s dialect (docs/api.md#streams)',
+	(dialect) => {
+		const streamed = (parameters: IDataObject) =>
+			ask(
+				{ ...parameters, options: { stream: true, retries: 0, ...(parameters.options as object) } },
+				[{}],
+				servers[dialect],
+			);
 
-	test('without the header, the conversation id comes from End, and continues the conversation', async () => {
-		const input = 'noheader: ünïcödé ✓ 🎉';
-		const streamed = only(await ask({ input, options: { stream: true } }));
-		expect(streamed).toEqual({
-			output: reply(input),
-			conversation_id: expect.stringMatching(UUID),
+		test('a streamed answer is the JSON answer: thinking is no answer text, every piece counts once', async () => {
+			const input = 'Grüße aus 東京 — café ☕ 😀';
+			const plain = only(await ask({ input }, [{}], servers[dialect]));
+			const json = only(await streamed({ input }));
+			expect(json).toEqual({ output: plain.output, conversation_id: expect.stringMatching(UUID) });
+			expect(json.conversation_id).not.toBe(plain.conversation_id);
+			expect(json.output).toBe(reply(input));
+			expect((askRequests(servers[dialect])[1].body as IDataObject).stream).toBe(true);
 		});
-		const next = only(
-			await ask({ input: 'and then?', conversationId: streamed.conversation_id as string }),
-		);
-		expect(next).toEqual({
-			output: reply('and then?', 'default', 'default', 1),
-			conversation_id: streamed.conversation_id,
-		});
-	});
 
-	test('JSON Schema: the object from End.output', async () => {
-		const json = only(
-			await ask({
-				input: 'Streamed summary',
-				responseFormat: 'jsonSchema',
-				jsonSchema: JSON.stringify(SCHEMA),
-				options: { stream: true },
-			}),
-		);
-		expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
-	});
-
-	test('an Error event fails with the server’s message; a stream without End is incomplete', async () => {
-		const failed = await ask({
-			input: 'stream-error please',
-			options: { stream: true, retries: 0 },
+		test('without x-conversation-id, the id comes from End and continues the conversation', async () => {
+			const input = 'noheader: ünïcödé ✓ 🎉';
+			const json = only(await streamed({ input }));
+			expect(json).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
+			const next = only(
+				await ask(
+					{ input: 'and then?', conversationId: json.conversation_id as string },
+					[{}],
+					servers[dialect],
+				),
+			);
+			expect(next).toEqual({
+				output: reply('and then?', 'default', 'default', 1),
+				conversation_id: json.conversation_id,
+			});
 		});
-		expect(errorOf(failed).message).toContain('Upstream model failed mid-answer (stream-error)');
-		const cut = await ask({ input: 'stream-cut please', options: { stream: true, retries: 0 } });
-		expect(errorOf(cut).message).toMatch(/ended before the answer was complete|incomplete/i);
-		expect(
-			JSON.stringify(cut.data.data.resultData.runData.Ask?.at(-1)?.data ?? null),
-		).not.toContain('echo(');
-	});
-});
+
+		test('a structured answer is the object of End', async () => {
+			const json = only(
+				await streamed({
+					input: 'Streamed summary',
+					responseFormat: 'jsonSchema',
+					jsonSchema: JSON.stringify(SCHEMA),
+				}),
+			);
+			expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
+		});
+
+		test('an error event fails with the server’s message; a stream without End is incomplete', async () => {
+			const failed = await streamed({ input: 'stream-error please' });
+			expect(errorOf(failed).message).toContain('Upstream model failed mid-answer (stream-error)');
+			const cut = await streamed({ input: 'stream-cut please' });
+			expect(errorOf(cut).message).toMatch(/ended before the answer was complete|incomplete/i);
+			expect(
+				JSON.stringify(cut.data.data.resultData.runData.Ask?.at(-1)?.data ?? null),
+			).not.toContain('echo(');
+		});
+	},
+);
 
 describe('lists and catalog', () => {
 	test('List Models: one item per model, every field as served', async () => {

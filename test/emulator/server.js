@@ -14,7 +14,8 @@ const data = require('./data');
 const faults = require('./faults');
 const { parseDirectives } = require('./directives');
 const { composeReply, extractName } = require('./reply');
-const { validateOutputFormat, buildOutput, isPlainObject } = require('./schema');
+const { buildOutput } = require('./schema');
+const { validateOutputFormat, isPlainObject } = require('../helpers/outputFormatSubset');
 const { resolveShape, DIALECTS, SHAPE_TOKENS } = require('./shapes');
 const { bodyFrames, endData, errorFrame } = require('./streamFrames');
 const { ResponseWriter } = require('./writer');
@@ -24,7 +25,7 @@ const { SessionPool } = require('./sessionPool');
 /** @typedef {import('./faults').FaultPlan} FaultPlan */
 /** @typedef {import('./faults').CannedResponse} CannedResponse */
 /** @typedef {import('./directives').Directives} Directives */
-/** @typedef {import('./schema').ValidationDetail} ValidationDetail */
+/** @typedef {import('../helpers/outputFormatSubset').ValidationDetail} ValidationDetail */
 /** @typedef {import('./schema').JsonObject} JsonObject */
 /** @typedef {import('./shapes').StreamShape} StreamShape */
 
