@@ -10,6 +10,8 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
+import type { AttemptPace } from '../transport/adaptivePace';
+import { runItems } from './concurrency';
 import { RunCache } from './runCache';
 
 interface Operation {
@@ -17,9 +19,12 @@ interface Operation {
 		this: IExecuteFunctions,
 		itemIndex: number,
 		cache: RunCache,
+		pace?: AttemptPace,
 	): Promise<INodeExecutionData[]>;
-	/** How many items may run at once (checked by the operation); one when absent. */
+	/** How many items may run at once at most (checked by the operation); one when absent. */
 	concurrency?(ctx: IExecuteFunctions): number;
+	/** Whether its requests go at the pace the service allows (see concurrency.ts). */
+	paced?: boolean;
 	/** The conversation an item continues: items of one conversation run one after another. */
 	conversationOf?(ctx: IExecuteFunctions, itemIndex: number): string | undefined;
 }
@@ -41,9 +46,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const cache = new RunCache();
-	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
+	const runItem = async (
+		itemIndex: number,
+		pace: AttemptPace | undefined,
+	): Promise<INodeExecutionData[]> => {
 		try {
-			const results = await chosen.execute.call(this, itemIndex, cache);
+			const results = await chosen.execute.call(this, itemIndex, cache, pace);
 			return results.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
@@ -52,63 +60,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	};
 
-	const concurrency = chosen.concurrency?.(this) ?? 1;
-	const perItem =
-		concurrency > 1
-			? await runConcurrently(items.length, concurrency, runItem, (itemIndex) =>
-					chosen.conversationOf?.(this, itemIndex),
-				)
-			: await runInOrder(items.length, runItem);
+	const perItem = await runItems(
+		this,
+		items.length,
+		{
+			concurrency: chosen.concurrency?.(this) ?? 1,
+			paced: chosen.paced === true,
+			conversationOf: (itemIndex) => chosen.conversationOf?.(this, itemIndex),
+		},
+		runItem,
+	);
 	return [perItem.flat()];
-}
-
-async function runInOrder(
-	count: number,
-	runItem: (itemIndex: number) => Promise<INodeExecutionData[]>,
-): Promise<INodeExecutionData[][]> {
-	const perItem: INodeExecutionData[][] = [];
-	for (let itemIndex = 0; itemIndex < count; itemIndex++) perItem.push(await runItem(itemIndex));
-	return perItem;
-}
-
-/**
- * Up to `concurrency` items at once, taken in input order; results are placed by item index,
- * so output order is input order. Items of one conversation wait for the one before them
- * (the service answers 409 to a second request on a busy conversation). After a failure
- * (without Continue On Fail) no new item starts, and the failure of the lowest item is thrown,
- * as it would have been one at a time.
- */
-async function runConcurrently(
-	count: number,
-	concurrency: number,
-	runItem: (itemIndex: number) => Promise<INodeExecutionData[]>,
-	conversationOfItem: (itemIndex: number) => string | undefined,
-): Promise<INodeExecutionData[][]> {
-	const perItem: INodeExecutionData[][] = new Array(count);
-	const conversationTails = new Map<string, Promise<unknown>>();
-	const failures = new Map<number, unknown>();
-	let next = 0;
-
-	const worker = async () => {
-		while (next < count && failures.size === 0) {
-			const itemIndex = next++;
-			const conversation = conversationOfItem(itemIndex);
-			const previous = conversation ? conversationTails.get(conversation) : undefined;
-			const run = (async () => {
-				if (previous) await previous.catch(() => undefined);
-				perItem[itemIndex] = await runItem(itemIndex);
-			})();
-			if (conversation) conversationTails.set(conversation, run);
-			try {
-				await run;
-			} catch (error) {
-				failures.set(itemIndex, error);
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
-	return perItem;
 }
 
 function withItemIndex(

@@ -1,0 +1,301 @@
+/**
+ * The adaptive pace of a node run (docs/api.md#full-session-pool): Concurrency is the upper bound,
+ * busy answers lower the asks in flight, successes raise them again, Retry-After is honoured and
+ * cancelling stops every wait at once. Time is a fake clock: no test waits for real.
+ */
+import { setMaxListeners } from 'node:events';
+
+import { AdaptivePace, type AttemptPace } from '../../nodes/Assistant/transport/adaptivePace';
+import { paceHint } from '../../nodes/Assistant/actions/concurrency';
+import { FakeClock } from '../helpers/fake-clock';
+
+const never = new AbortController().signal;
+// Every waiting lane listens to it in these tests (in n8n, each request has its own signal).
+setMaxListeners(0, never);
+
+/** Acquires `count` lanes at once; resolves with them once all have their turn. */
+async function startLanes(pace: AdaptivePace, count: number, from = 0): Promise<AttemptPace[]> {
+	const lanes = Array.from({ length: count }, (_, i) => pace.lane(from + i));
+	await Promise.all(lanes.map((lane) => lane.acquire(never)));
+	return lanes;
+}
+
+/** Whether a promise has settled once everything that can run now has run. */
+async function isSettled(clock: FakeClock, promise: Promise<unknown>): Promise<boolean> {
+	let settled = false;
+	void promise.then(
+		() => (settled = true),
+		() => (settled = true),
+	);
+	await clock.settle();
+	return settled;
+}
+
+interface Service {
+	/** Sessions of the account at a time (ms since the start). */
+	capacity: (now: number) => number;
+	answerMs: number;
+	retryAfterMs?: number;
+}
+
+interface Simulated {
+	elapsedMs: number;
+	attempts: number;
+	refused: number;
+	answeredOnce: boolean;
+	mostAtOnce: number;
+	pace: AdaptivePace;
+}
+
+/**
+ * A node run as the runner drives it (Concurrency workers taking items in order, each item's
+ * attempts through its own lane) against an account whose sessions refuse asks beyond their
+ * number at once, on the fake clock.
+ */
+async function simulate(items: number, concurrency: number, service: Service): Promise<Simulated> {
+	const clock = new FakeClock();
+	const pace = new AdaptivePace(concurrency, clock, () => 0.5);
+	const answers = new Array<number>(items).fill(0);
+	let active = 0;
+	let mostAtOnce = 0;
+	let attempts = 0;
+	let refused = 0;
+	const askOnce = async (item: number, lane: AttemptPace): Promise<boolean> => {
+		await lane.acquire(never);
+		attempts += 1;
+		if (active >= service.capacity(clock.now())) {
+			refused += 1;
+			lane.release('busy', service.retryAfterMs);
+			return false;
+		}
+		active += 1;
+		mostAtOnce = Math.max(mostAtOnce, active);
+		await clock.sleep(service.answerMs);
+		active -= 1;
+		answers[item] += 1;
+		lane.release('ok');
+		return true;
+	};
+	let next = 0;
+	const worker = async () => {
+		while (next < items) {
+			const item = next++;
+			const lane = pace.lane(item);
+			while (!(await askOnce(item, lane)));
+		}
+	};
+	const run = Promise.all(Array.from({ length: concurrency }, worker));
+	await clock.runUntilSettled(run);
+	return {
+		elapsedMs: clock.now(),
+		attempts,
+		refused,
+		answeredOnce: answers.every((count) => count === 1),
+		mostAtOnce,
+		pace,
+	};
+}
+
+describe('Concurrency is the upper bound of asks in flight', () => {
+	it('without busy answers, as many asks run at once as Concurrency allows, and no more', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(3, clock);
+		const lanes = await startLanes(pace, 3);
+		const fourth = pace.lane(3).acquire(never);
+		expect(await isSettled(clock, fourth)).toBe(false);
+		lanes[0].release('ok');
+		expect(await isSettled(clock, fourth)).toBe(true);
+		expect(pace.summary()).toEqual({ max: 3, busyAnswers: 0, lowest: 3, final: 3 });
+	});
+
+	it('an account that is never busy runs at Concurrency from the first ask to the last', async () => {
+		const run = await simulate(200, 16, { capacity: () => Infinity, answerMs: 100 });
+		expect(run.elapsedMs).toBe(Math.ceil(200 / 16) * 100);
+		expect(run.mostAtOnce).toBe(16);
+		expect(run.refused).toBe(0);
+	});
+
+	it('a waiting earlier item gets the next free turn before a later one', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(1, clock);
+		const [running] = await startLanes(pace, 1);
+		const order: number[] = [];
+		const turns = [7, 2, 5].map((item) =>
+			pace
+				.lane(item)
+				.acquire(never)
+				.then(() => order.push(item)),
+		);
+		await clock.settle();
+		running.release('ok');
+		await clock.settle();
+		expect(order).toEqual([2]);
+		expect(await isSettled(clock, Promise.race(turns))).toBe(true);
+	});
+
+	it('cancelling stops every wait at once: for a turn and after a busy answer', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(2, clock);
+		const [running, refusedLane] = await startLanes(pace, 2);
+		refusedLane.release('busy', 60_000);
+		const cancel = new AbortController();
+		const waitingAfterBusy = refusedLane.acquire(cancel.signal);
+		const waitingForTurn = pace.lane(2).acquire(cancel.signal);
+		await clock.settle();
+		cancel.abort(new Error('cancelled'));
+		await expect(waitingForTurn).rejects.toThrow('cancelled');
+		await expect(waitingAfterBusy).rejects.toThrow('cancelled');
+		expect(clock.now()).toBe(0);
+		// The cancelled waiter gave up its place: the next turn goes to a new lane.
+		running.release('ok');
+		expect(await isSettled(clock, pace.lane(3).acquire(never))).toBe(true);
+	});
+});
+
+describe('busy answers lower the pace, successes raise it again', () => {
+	it('a busy answer lowers the asks allowed at once to those still in flight, which hold the sessions', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(16, clock);
+		const lanes = await startLanes(pace, 16);
+		// A pool of 4: the first four were admitted, the other twelve come back busy.
+		for (const lane of lanes.slice(4)) lane.release('busy', 1000);
+		expect(pace.allowed).toBe(4);
+		expect(pace.summary()).toMatchObject({ busyAnswers: 12, lowest: 4 });
+		const fifth = pace.lane(16).acquire(never);
+		expect(await isSettled(clock, fifth)).toBe(false);
+		lanes[0].release('ok');
+		expect(await isSettled(clock, fifth)).toBe(true);
+	});
+
+	it('busy answers of one round decrease the pace once, multiplicatively', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(20, clock);
+		const lanes = await startLanes(pace, 20);
+		// Busy while 19 and then 18 asks are still in flight: one step of 10 % (20 → 18).
+		lanes[19].release('busy');
+		lanes[18].release('busy');
+		expect(pace.allowed).toBe(18);
+		// An ask started after that decrease is a new round: its busy answer decreases again.
+		lanes[0].release('ok');
+		const [late] = await startLanes(pace, 1, 20);
+		late.release('busy');
+		expect(pace.allowed).toBe(16);
+	});
+
+	it('the pace rises again when the account has more sessions', async () => {
+		// 4 sessions for the first 5 s, then 12.
+		const run = await simulate(1200, 16, {
+			capacity: (now) => (now < 5_000 ? 4 : 12),
+			answerMs: 100,
+			retryAfterMs: 1000,
+		});
+		expect(run.answeredOnce).toBe(true);
+		expect(run.mostAtOnce).toBe(12);
+		// 200 asks in the first 5 s, then 1000 at 12 at once: 5 s + 8.4 s ideally.
+		expect(run.elapsedMs).toBeLessThan(1.25 * (5_000 + Math.ceil(1000 / 12) * 100));
+		expect(run.pace.summary().final).toBeGreaterThanOrEqual(12);
+	});
+
+	it('a level that was refused is probed again less and less often', async () => {
+		const run = await simulate(2000, 16, { capacity: () => 4, answerMs: 100, retryAfterMs: 0 });
+		expect(run.answeredOnce).toBe(true);
+		// The first round: the twelve beyond the pool. Then 500 rounds at 4: probing a fifth ask
+		// every round would be refused 500 times; after 2, 4 and then every 8 rounds, about 65.
+		expect(run.refused - 12).toBeLessThan(80);
+		expect(run.pace.summary()).toMatchObject({ max: 16, lowest: 4, final: 4 });
+	});
+});
+
+describe('a busy ask waits before its next attempt', () => {
+	it('as long as the server asks with Retry-After, at most 60 s', async () => {
+		for (const [retryAfterMs, waitedMs] of [
+			[1500, 1500],
+			[10 * 60_000, 60_000],
+		]) {
+			const clock = new FakeClock();
+			const pace = new AdaptivePace(2, clock);
+			const [lane, other] = await startLanes(pace, 2);
+			lane.release('busy', retryAfterMs);
+			other.release('ok');
+			const next = lane.acquire(never);
+			await clock.advance(waitedMs - 1);
+			expect(await isSettled(clock, next)).toBe(false);
+			await clock.advance(1);
+			expect(await isSettled(clock, next)).toBe(true);
+		}
+	});
+
+	it('without Retry-After, about one answer time, doubling while it stays refused', async () => {
+		const clock = new FakeClock();
+		// Random 0.5: the pause is three quarters of its exponential step.
+		const pace = new AdaptivePace(2, clock, () => 0.5);
+		const [timed, lane] = await startLanes(pace, 2);
+		await clock.advance(400);
+		timed.release('ok'); // answers take 400 ms here
+		const pauses: number[] = [];
+		for (let streak = 0; streak < 3; streak++) {
+			lane.release('busy');
+			const from = clock.now();
+			await clock.runUntilSettled(lane.acquire(never));
+			pauses.push(clock.now() - from);
+		}
+		expect(pauses).toEqual([300, 600, 1200]);
+	});
+
+	it('when no ask of the run holds a session, nobody starts before the pause is over', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(4, clock);
+		const [only] = await startLanes(pace, 1);
+		only.release('busy', 2000);
+		const fresh = pace.lane(1).acquire(never);
+		await clock.advance(1999);
+		expect(await isSettled(clock, fresh)).toBe(false);
+		await clock.advance(1);
+		expect(await isSettled(clock, fresh)).toBe(true);
+	});
+
+	it('an account refusing everything for 10 s is not flooded meanwhile', async () => {
+		const run = await simulate(100, 16, {
+			capacity: (now) => (now < 10_000 ? 0 : 4),
+			answerMs: 100,
+		});
+		expect(run.answeredOnce).toBe(true);
+		// Own pauses of 1 s doubling, and nobody starts while none holds a session.
+		expect(run.refused).toBeLessThan(60);
+	});
+});
+
+describe('the busy session pool of the benchmark: 400 asks, Concurrency 16, 4 sessions, 100 ms answers', () => {
+	const ideal = Math.ceil(400 / 4) * 100;
+
+	it('with Retry-After: 1, every item is answered once within 1.25 x the ideal', async () => {
+		const run = await simulate(400, 16, { capacity: () => 4, answerMs: 100, retryAfterMs: 1000 });
+		expect(run.answeredOnce).toBe(true);
+		expect(run.elapsedMs).toBeLessThanOrEqual(1.25 * ideal);
+		expect(run.pace.summary()).toMatchObject({ lowest: 4, final: 4 });
+	});
+
+	it("without Retry-After (the node's own pauses), the same", async () => {
+		const run = await simulate(400, 16, { capacity: () => 4, answerMs: 100 });
+		expect(run.answeredOnce).toBe(true);
+		expect(run.elapsedMs).toBeLessThanOrEqual(1.25 * ideal);
+	});
+});
+
+describe('the hint after the run says when the service limited the pace, and to what', () => {
+	it('nothing when no ask was answered busy', () => {
+		expect(paceHint({ max: 16, busyAnswers: 0, lowest: 16, final: 16 })).toBeUndefined();
+	});
+
+	it('the level the pace went down to and ended at, and the Concurrency that avoids refusals', () => {
+		expect(paceHint({ max: 16, busyAnswers: 14, lowest: 4, final: 4 })).toBe(
+			'The service limited the pace: 14 asks were answered "busy" (a full session pool, 429 or 503), so the node lowered the asks in flight from 16 (Concurrency) to as few as 4, and ended at 4. Setting Options &gt; Concurrency to 4 avoids most of these refusals.',
+		);
+	});
+
+	it('one item at a time: the asks waited and were asked again', () => {
+		expect(paceHint({ max: 1, busyAnswers: 1, lowest: 1, final: 1 })).toBe(
+			'The service was busy: 1 ask was answered "busy" (a full session pool, 429 or 503); each waited and was asked again.',
+		);
+	});
+});
