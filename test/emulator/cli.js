@@ -124,7 +124,7 @@ async function main() {
 			`Token: ${token}`,
 			`Streams: the ${options.dialect} dialect (--dialect live|documented; "#shape=<name>" in an input picks one ask's shape)`,
 			`Try: curl -s ${baseUrl}/assistant/ask -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"input":"Hello, my name is Ada"}'`,
-			'Faults: add "#fault=<name>" to an input, or POST /__emulator/faults; stats: GET /__emulator/stats. Ctrl-C stops.',
+			'Faults: add "#fault=<name>" to an input; stats: GET /__emulator/stats. Ctrl-C stops.',
 			'',
 		].join('\n'),
 	);

@@ -4,7 +4,7 @@
 /**
  * Fixture data of the Assistant API emulator: the models a user can ask with, their personas
  * and the public catalog. The values are invented but shaped like the live service's answers
- * (see /work/shared/spec), including the awkward parts a client must cope with: null
+ * (docs/api.md#models, docs/api.md#catalog), including the awkward parts a client must cope with: null
  * descriptions, BYOK entries without type or context window, reasoning configs with and
  * without api_value, media models with their own operation sets, deprecated ids.
  */

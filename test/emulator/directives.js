@@ -19,19 +19,17 @@ const { ASKABLE_MODEL_IDS } = require('./data');
  * @typedef {object} Directives
  * @property {FaultDirective[]} faults
  * @property {number | null} delayMs  `#delay=<ms>`: overrides answerDelayMs
- * @property {number | null} longChars  `#long=<N>`: pad the answer to about N characters
  * @property {StreamShape | null} shape  `#shape=<token>+...`: this ask's stream shape
  * @property {string | null} fallbackModel  `#fallback=<model>`: the model that answers instead
  * @property {string[]} errors  problems with the directives, answered as 422
  */
 
 // A directive runs up to the next whitespace or '#', so several can share an input.
-const DIRECTIVE_RE = /#(fault|delay|long|shape|fallback)=([^\s#]*)/g;
+const DIRECTIVE_RE = /#(fault|delay|shape|fallback)=([^\s#]*)/g;
 const MAX_DELAY_MS = 10 * 60 * 1000;
-const MAX_LONG_CHARS = 20_000_000;
 
 /**
- * Reads the emulator directives (`#fault=`, `#delay=`, `#long=`, `#shape=`, `#fallback=`) out of
+ * Reads the emulator directives (`#fault=`, `#delay=`, `#shape=`, `#fallback=`) out of
  * an ask input.
  * @param {string} input
  * @returns {Directives}
@@ -41,7 +39,6 @@ function parseDirectives(input) {
 	const result = {
 		faults: [],
 		delayMs: null,
-		longChars: null,
 		shape: null,
 		fallbackModel: null,
 		errors: [],
@@ -50,7 +47,6 @@ function parseDirectives(input) {
 		const [raw, kind, value] = match;
 		if (kind === 'fault') addFaultDirective(result, raw, value);
 		else if (kind === 'delay') result.delayMs = parseBounded(result, raw, value, MAX_DELAY_MS);
-		else if (kind === 'long') result.longChars = parseBounded(result, raw, value, MAX_LONG_CHARS);
 		else if (kind === 'shape') result.shape = attempt(result, raw, () => parseShape(value));
 		else result.fallbackModel = attempt(result, raw, () => knownModel(value));
 	}

@@ -12,14 +12,10 @@
  * @property {string} personaId
  * @property {string[]} earlier  the conversation's earlier user messages, oldest first
  * @property {string | null} knownName  the name remembered from "my name is X", if any
- * @property {number | null} longChars  pad the reply to at least this many characters
  * @property {boolean} unicodeProbe  append multi-byte characters (split-bytes faults)
  */
 
 const UNICODE_PROBE = ' Unicode check: café — naïve 😀 ok.';
-// Padding for `#long=N`: numbered segments, so a client that loses or repeats a piece of a long
-// stream produces visibly wrong text; multi-byte characters included on purpose.
-const PADDING_SEGMENT = 'The quick brown fox — café, naïve, façade 😀 — jumps over the lazy dog.';
 
 const NAME_RE = /\bmy name is\s+([\p{L}\p{N}_'-]+)/iu;
 const NAME_QUESTION_RE = /\bwhat(?:'s|\s+is)\s+my\s+name\b/i;
@@ -29,7 +25,7 @@ const NAME_QUESTION_RE = /\bwhat(?:'s|\s+is)\s+my\s+name\b/i;
  * `[model=<model> persona=<persona>] You said: "<input>".`
  * then ` Earlier you said: "<m1>" | "<m2>".` when the conversation has earlier messages,
  * then ` Your name is <X>.` / ` I don't know your name yet.` when the input asks "what is my name",
- * then the unicode probe and `#long` padding when asked for.
+ * then the unicode probe when asked for.
  * @param {string} input
  * @param {ReplyContext} context
  * @returns {string}
@@ -45,23 +41,7 @@ function composeReply(input, context) {
 			: " I don't know your name yet.";
 	}
 	if (context.unicodeProbe) text += UNICODE_PROBE;
-	if (context.longChars !== null) text = pad(text, context.longChars);
 	return text;
-}
-
-/**
- * @param {string} text
- * @param {number} target
- */
-function pad(text, target) {
-	const pieces = [text];
-	let length = text.length;
-	for (let n = 1; length < target; n++) {
-		const piece = ` [${n}] ${PADDING_SEGMENT}`;
-		pieces.push(piece);
-		length += piece.length;
-	}
-	return pieces.join('');
 }
 
 /**

@@ -1,0 +1,247 @@
+// @ts-check
+'use strict';
+
+/**
+ * POST /assistant/ask: directives and faults first, then validation, the conversation (409 while
+ * it is busy, docs/api.md#busy-conversation-409), the session pool, and the answer as JSON or as
+ * a stream (stream.js).
+ */
+
+const crypto = require('node:crypto');
+const faults = require('./faults');
+const { parseDirectives } = require('./directives');
+const { composeReply, extractName } = require('./reply');
+const { buildOutput } = require('./schema');
+const { isPlainObject } = require('../helpers/outputFormatSubset');
+const { resolveShape } = require('./shapes');
+const { validateAsk } = require('./askValidation');
+const { streamAnswer } = require('./stream');
+const { ResponseWriter } = require('./writer');
+const respond = require('./respond');
+const { applyFaults, authorize, parseJson, sendJson, sendCanned, writeHead } = respond;
+const { endResponse, wait, dropConnection } = respond;
+
+/** @typedef {import('./server').Context} Context */
+/** @typedef {import('./server').State} State */
+/** @typedef {import('./server').Conversation} Conversation */
+/** @typedef {import('./server').Handler} Handler */
+/** @typedef {import('./askValidation').Ask} Ask */
+/** @typedef {import('./faults').FaultSpec} FaultSpec */
+/** @typedef {import('./faults').FaultPlan} FaultPlan */
+/** @typedef {import('./directives').Directives} Directives */
+/** @typedef {import('../helpers/outputFormatSubset').ValidationDetail} ValidationDetail */
+/** @typedef {import('./shapes').StreamShape} StreamShape */
+
+/**
+ * @typedef {object} Answer
+ * @property {Conversation} conversation
+ * @property {string} input
+ * @property {string} text  the reply text (also for output_format asks, where it is not sent)
+ * @property {boolean} structured  output_format was given: output is an object
+ * @property {unknown} output  what `output` carries: the text, or the structured object
+ * @property {StreamShape} shape  how a stream of this answer is shaped
+ * @property {Record<string, string>} headers  sent with the answer, JSON or stream
+ * @property {() => void} release  frees the conversation; called just before the last write, so a
+ *   client that got the whole answer can always ask again at once
+ */
+
+/** @type {Handler} */
+async function handleAsk(ctx, queued) {
+	if (!authorize(ctx)) return;
+	const parsed = parseJson(ctx.rawBody);
+	if (!parsed.ok) {
+		return sendValidation(ctx, [{ loc: ['body'], msg: 'Invalid JSON', type: 'json_invalid' }]);
+	}
+	// Directives act before validation: a fault switched on in the input hits even a bad ask.
+	const input = inputOf(parsed.value);
+	const directives = parseDirectives(input);
+	if (directives.errors.length > 0) {
+		const detail = directives.errors.map((msg) => ({
+			loc: ['body', 'input'],
+			msg,
+			type: 'value_error',
+		}));
+		return sendValidation(ctx, detail);
+	}
+	const directiveFaults = takeDirectiveFaults(ctx.state, input, directives);
+	if (await applyFaults(ctx, directiveFaults)) return;
+	const checked = validateAsk(ctx.state, parsed.value);
+	if (checked.kind === 'invalid') return sendValidation(ctx, checked.errors);
+	if (checked.kind === 'unknown-conversation') {
+		return sendJson(ctx.res, 404, { detail: 'Conversation not found' });
+	}
+	if (!takeSession(ctx)) return;
+	await runAsk(ctx, checked.ask, faults.planFaults([...queued, ...directiveFaults]), directives);
+}
+
+/**
+ * A session of the account's pool for a valid ask, given back when its answer is over; false
+ * (and the refusal sent) when the pool is full. Always true without a pool.
+ * @param {Context} ctx
+ */
+function takeSession(ctx) {
+	const pool = ctx.state.sessionPool;
+	if (!pool) return true;
+	const admission = pool.admit();
+	if ('refusal' in admission) {
+		sendCanned(ctx.res, admission.refusal);
+		return false;
+	}
+	// 'finish' (the last byte handed to the network) comes before the client can ask again.
+	ctx.res.once('finish', admission.release);
+	ctx.onClose(admission.release);
+	return true;
+}
+
+/**
+ * The input of an ask body, or '' when there is none (validation reports that later).
+ * @param {unknown} body
+ */
+function inputOf(body) {
+	return isPlainObject(body) && typeof body.input === 'string' ? body.input : '';
+}
+
+/**
+ * @param {Context} ctx
+ * @param {ValidationDetail[]} detail
+ */
+function sendValidation(ctx, detail) {
+	sendJson(ctx.res, 422, { detail });
+}
+
+/**
+ * The directive faults of an input, minus those whose `times=` budget for this input is used up.
+ * @param {State} state
+ * @param {string} input
+ * @param {Directives} directives
+ * @returns {FaultSpec[]}
+ */
+function takeDirectiveFaults(state, input, directives) {
+	const taken = directives.faults.filter((directive) => {
+		if (directive.times === null) return true;
+		const key = `${input}\u0000${directive.raw}`;
+		const used = state.directiveUses.get(key) ?? 0;
+		if (used >= directive.times) return false;
+		state.directiveUses.set(key, used + 1);
+		return true;
+	});
+	return taken.map((directive) => directive.fault);
+}
+
+/**
+ * Answers a valid ask: refuses it when its conversation is busy, otherwise remembers the
+ * message and answers (JSON or stream); counts it in completedAsks when delivered in full.
+ * @param {Context} ctx
+ * @param {Ask} ask
+ * @param {FaultPlan} plan
+ * @param {Directives} directives
+ */
+async function runAsk(ctx, ask, plan, directives) {
+	const { state } = ctx;
+	const conversation =
+		state.conversations.get(ask.conversationId ?? '') ?? createConversation(state);
+	enterConversation(ctx, conversation.id);
+	if (conversation.busy) {
+		state.stats.conversationOverlaps += 1;
+		return sendJson(ctx.res, 409, { detail: faults.BUSY_DETAIL });
+	}
+	conversation.busy = true;
+	const release = () => {
+		conversation.busy = false;
+	};
+	ctx.onClose(release); // the client may hang up or the answer may fail half-way
+	const earlier = conversation.messages.slice();
+	conversation.messages.push(ask.input);
+	conversation.name = extractName(ask.input) ?? conversation.name;
+	const text = composeReply(ask.input, {
+		modelId: directives.fallbackModel ?? ask.modelId,
+		personaId: ask.personaId,
+		earlier,
+		knownName: conversation.name,
+		unicodeProbe: plan.splitBytes,
+	});
+	const structured = ask.outputFormat !== null;
+	const output = ask.outputFormat ? buildOutput(ask.outputFormat, ask.input) : text;
+	/** @type {Answer} */
+	const answer = {
+		conversation,
+		input: ask.input,
+		text,
+		structured,
+		output,
+		shape: resolveShape(state.config.dialect, directives.shape),
+		// docs/api.md#model-fallback
+		headers: directives.fallbackModel ? { 'x-model-fallback': directives.fallbackModel } : {},
+		release,
+	};
+	const delayMs = directives.delayMs ?? state.config.answerDelayMs;
+	const delivered = ask.stream
+		? await streamAnswer(ctx, answer, plan, delayMs)
+		: await jsonAnswer(ctx, answer, plan, delayMs);
+	if (delivered)
+		state.stats.completedAsks.set(ask.input, (state.stats.completedAsks.get(ask.input) ?? 0) + 1);
+}
+
+/**
+ * @param {State} state
+ * @returns {Conversation}
+ */
+function createConversation(state) {
+	const id = `conv_${crypto.randomBytes(8).toString('hex')}`;
+	/** @type {Conversation} */
+	const conversation = { id, messages: [], name: null, busy: false };
+	state.conversations.set(conversation.id, conversation);
+	return conversation;
+}
+
+/**
+ * Counts the asks in progress on a conversation (the refused ones too), for
+ * stats.maxConcurrentPerConversation.
+ * @param {Context} ctx
+ * @param {string} id
+ */
+function enterConversation(ctx, id) {
+	const { activeAsks, stats } = ctx.state;
+	const count = (activeAsks.get(id) ?? 0) + 1;
+	activeAsks.set(id, count);
+	stats.maxConcurrentPerConversation = Math.max(stats.maxConcurrentPerConversation, count);
+	ctx.onClose(() => {
+		const left = (activeAsks.get(id) ?? 1) - 1;
+		if (left > 0) activeAsks.set(id, left);
+		else activeAsks.delete(id);
+	});
+}
+
+/**
+ * @param {Context} ctx
+ * @param {Answer} answer
+ * @param {FaultPlan} plan
+ * @param {number} delayMs
+ * @returns {Promise<boolean>} whether the whole answer was delivered
+ */
+async function jsonAnswer(ctx, answer, plan, delayMs) {
+	await wait(delayMs, ctx.signal);
+	const body = JSON.stringify({ output: answer.output, conversation_id: answer.conversation.id });
+	writeHead(ctx.res, 200, {
+		'content-type': 'application/json',
+		'content-length': String(Buffer.byteLength(body)),
+		...answer.headers,
+	});
+	answer.release();
+	if (!plan.resetMidStream && !plan.splitBytes) {
+		ctx.res.write(body);
+		return endResponse(ctx.res);
+	}
+	const writer = new ResponseWriter(ctx.res, { signal: ctx.signal, splitBytes: plan.splitBytes });
+	if (!plan.resetMidStream) {
+		await writer.write(body);
+		return endResponse(ctx.res);
+	}
+	// Half the body, then the connection drops: content-length tells the client it is short.
+	const bytes = Buffer.from(body, 'utf8');
+	await writer.writeRaw(bytes.subarray(0, Math.floor(bytes.length / 2)));
+	await dropConnection(ctx, writer);
+	return false;
+}
+
+module.exports = { handleAsk };

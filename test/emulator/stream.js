@@ -1,0 +1,122 @@
+// @ts-check
+'use strict';
+
+/**
+ * A streamed answer on the wire: the frames of its shape (streamFrames.js) written with the
+ * pauses and stream faults of the ask, then End or the dialect's error event
+ * (docs/api.md#how-a-stream-ends).
+ */
+
+const { bodyFrames, endData, errorFrame } = require('./streamFrames');
+const { ResponseWriter } = require('./writer');
+const { writeHead, endResponse, wait, dropConnection } = require('./respond');
+
+/** @typedef {import('./server').Context} Context */
+/** @typedef {import('./ask').Answer} Answer */
+/** @typedef {import('./faults').FaultPlan} FaultPlan */
+
+/**
+ * Streams an answer as Server-Sent Events in the ask's shape, with the plan's stream faults.
+ * @param {Context} ctx
+ * @param {Answer} answer
+ * @param {FaultPlan} plan
+ * @param {number} delayMs
+ * @returns {Promise<boolean>} whether the whole answer, End included, was delivered
+ */
+async function streamAnswer(ctx, answer, plan, delayMs) {
+	const { res, signal } = ctx;
+	/** @type {Record<string, string>} */
+	const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+	if (!plan.noHeaderId) headers['x-conversation-id'] = answer.conversation.id;
+	writeHead(res, 200, { ...headers, ...answer.headers });
+	res.flushHeaders();
+	await wait(delayMs, signal);
+	const writer = new ResponseWriter(res, { signal, crlf: plan.crlf, splitBytes: plan.splitBytes });
+	const shape = { ...answer.shape, end: plan.endForm ?? answer.shape.end };
+	const streamed = {
+		text: answer.text,
+		structured: answer.structured,
+		output: answer.output,
+		conversationId: answer.conversation.id,
+		input: answer.input,
+	};
+	const frames = bodyFrames(streamed, shape, { unknownEvents: plan.unknownEvents });
+	if (!(await streamFrames(ctx, writer, plan, frames, answer))) return false;
+	answer.release();
+	if (plan.noEnd) {
+		endResponse(res);
+		return false;
+	}
+	await writer.event('End', endData(streamed, shape, plan.noHeaderId));
+	if (shape.keepAlive) await writer.write('data: [DONE]\n\n');
+	return endResponse(res);
+}
+
+/**
+ * Writes the frames before End, pausing between pieces of text; returns false when a fault cut
+ * the stream short.
+ * @param {Context} ctx
+ * @param {ResponseWriter} writer
+ * @param {FaultPlan} plan
+ * @param {import('./streamFrames').Frame[]} frames
+ * @param {Answer} answer
+ * @returns {Promise<boolean>}
+ */
+async function streamFrames(ctx, writer, plan, frames, answer) {
+	const chunkDelayMs = plan.chunkDelayMs ?? ctx.state.config.chunkDelayMs;
+	const pieces = frames.filter((frame) => frame.kind === 'event' && frame.startsPiece).length;
+	const cut = cutIndex(plan, pieces);
+	let sent = 0;
+	for (const frame of frames) {
+		if (frame.kind === 'comment') {
+			await writer.comment(frame.text);
+			continue;
+		}
+		if (frame.startsPiece) {
+			if (sent === cut && !(await interrupt(ctx, writer, plan, answer))) return false;
+			if (sent > 0) await wait(chunkDelayMs, ctx.signal);
+			sent += 1;
+		}
+		await writer.event(frame.type, frame.data);
+	}
+	return sent === cut ? interrupt(ctx, writer, plan, answer) : true;
+}
+
+/**
+ * After how many pieces of text a stream fault strikes: before any for a session-pool error, a
+ * piece or two for error-event, halfway otherwise.
+ * @param {FaultPlan} plan
+ * @param {number} count
+ */
+function cutIndex(plan, count) {
+	if (plan.errorBeforeText) return 0;
+	if (plan.errorEvent !== null) return Math.min(count, 2);
+	if (plan.resetMidStream || plan.stallMs !== null)
+		return Math.min(count, Math.max(1, Math.floor(count / 2)));
+	return -1;
+}
+
+/**
+ * Stalls, sends the error event or drops the connection; returns true when the stream goes on.
+ * @param {Context} ctx
+ * @param {ResponseWriter} writer
+ * @param {FaultPlan} plan
+ * @param {Answer} answer
+ */
+async function interrupt(ctx, writer, plan, answer) {
+	if (plan.stallMs !== null) await wait(plan.stallMs, ctx.signal);
+	if (plan.errorEvent !== null || plan.resetMidStream) answer.release();
+	if (plan.errorEvent !== null) {
+		const frame = errorFrame(answer.shape, plan.errorEvent);
+		if (frame.kind === 'event') await writer.event(frame.type, frame.data);
+		endResponse(ctx.res);
+		return false;
+	}
+	if (plan.resetMidStream) {
+		await dropConnection(ctx, writer);
+		return false;
+	}
+	return true;
+}
+
+module.exports = { streamAnswer };
