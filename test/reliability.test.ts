@@ -6,7 +6,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
-import { prng } from './fuzz/sseFraming';
+import { prng } from './fuzz/prng';
 import {
 	assistantNode,
 	assistantPackage,

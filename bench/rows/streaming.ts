@@ -1,8 +1,8 @@
 /**
  * Row 3: streaming. One 20 MB answer in 200,000 FrontendModelResponse events.
  *
- * 3a/3b (module, side by side): the node's decoding module (nodes/Assistant/sse.ts:
- *   parseAssistantStream + StreamAnswerAssembler, the path Ask uses) versus eventsource-parser
+ * 3a/3b (module, side by side): the node's stream modules (nodes/Assistant/stream/:
+ *   decodeSseBatches + StreamAnswer, the path Ask uses) versus eventsource-parser
  *   alone, over the same bytes, in the same process: time and peak memory growth.
  * 3c (engine, end to end): the node in n8n-core's engine with Options > Stream, against a tiny
  *   server writing those exact bytes in network-sized pieces, versus a bare fetch +
@@ -20,8 +20,8 @@ import {
 	emulatorCredential,
 	runWithItems,
 } from '../../test/helpers/assistant';
-import * as sse from '../../nodes/Assistant/sse';
-import { StreamAnswerAssembler, createAssistantStreamDecoder } from '../../nodes/Assistant/sse';
+import { StreamAnswer } from '../../nodes/Assistant/stream/answer';
+import { createSseDecoder, decodeSseBatches } from '../../nodes/Assistant/stream/decode';
 import { withProbes, type Arrival } from '../lib/probes';
 import type { Row } from '../lib/report';
 import {
@@ -107,17 +107,9 @@ function parserWithJson(input: Uint8Array[], memory: PeakMemory): string {
 	return contents.join('');
 }
 
-type BatchParser = (body: AsyncIterable<Uint8Array>) => AsyncGenerator<sse.AssistantStreamEvent[]>;
+export const MODULE_PATH = 'decodeSseBatches';
 
-/**
- * The async form Ask reads the stream with: batches of events per network chunk where the
- * module has them (`parseAssistantStreamBatches`), else one event at a time (`parseAssistantStream`).
- */
-const batchParser = (sse as unknown as { parseAssistantStreamBatches?: BatchParser })
-	.parseAssistantStreamBatches;
-export const MODULE_PATH = batchParser ? 'parseAssistantStreamBatches' : 'parseAssistantStream';
-
-/** The node's module, as Ask uses it: the async event stream into the assembler. */
+/** The node's module, as Ask uses it: the async message batches into the stream's answer. */
 async function nodeModule(input: Uint8Array[], memory: PeakMemory): Promise<string> {
 	async function* body() {
 		for (const piece of input) {
@@ -125,30 +117,23 @@ async function nodeModule(input: Uint8Array[], memory: PeakMemory): Promise<stri
 			memory.sample();
 		}
 	}
-	const assembler = new StreamAnswerAssembler(false);
-	if (batchParser) {
-		stream: for await (const batch of batchParser(body())) {
-			for (const event of batch) if (!assembler.accept(event)) break stream;
-		}
-	} else {
-		for await (const event of sse.parseAssistantStream(body())) {
-			if (!assembler.accept(event)) break;
-		}
+	const answer = new StreamAnswer({ structured: false });
+	stream: for await (const batch of decodeSseBatches(body())) {
+		for (const message of batch) if (!answer.accept(message)) break stream;
 	}
-	if (!assembler.complete) throw new Error('node module: stream not complete');
-	return assembler.result().output as string;
+	return answer.result().output as string;
 }
 
 /** The node's decoder without the async generator (for the details only). */
 function nodeDecoderSync(input: Uint8Array[], memory: PeakMemory): string {
-	const assembler = new StreamAnswerAssembler(false);
-	const decoder = createAssistantStreamDecoder((event) => assembler.accept(event));
+	const answer = new StreamAnswer({ structured: false });
+	const decoder = createSseDecoder((message) => answer.accept(message));
 	for (const piece of input) {
 		decoder.push(piece);
 		memory.sample();
 	}
 	decoder.finish();
-	return assembler.result().output as string;
+	return answer.result().output as string;
 }
 
 async function measure(
@@ -280,7 +265,7 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 					: undefined,
 			details: [
 				`Stream: ${streamDesc}. Module runs feed the pre-built pieces from memory (no network), ${options.runs} runs each, order alternated, full GC before each.`,
-				`Node: nodes/Assistant/sse.ts as Ask uses it, \`${MODULE_PATH}\` (async generator over the pieces) into \`StreamAnswerAssembler\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
+				`Node: nodes/Assistant/stream/ as Ask uses it, \`${MODULE_PATH}\` (async generator over the pieces) into \`StreamAnswer\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
 				`Baseline: eventsource-parser@3 alone (\`createParser({onEvent})\` fed by a streaming TextDecoder), keeping each event's \`data\` and joining once at the end.`,
 				`Reference (not the target's baseline): parser + \`JSON.parse\` of each event + join of the contents, the least a client must do: ${fmtSpreadMs(jsonTime)}; the node takes ${fmtRatio(moduleTime.median / jsonTime.median)} of that. The node's decoder fed synchronously (no async generator): ${fmtSpreadMs(syncTime)}.`,
 				`Per run (ms): node ${(samples.get('node module') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; parser alone ${(samples.get('parser alone') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,

@@ -1,7 +1,4 @@
-/**
- * Types of every request and response of the Assistant API
- * (`shared/spec/assistant-api.md`, plus what the field notes say the live service does).
- */
+/** Types of every request and response of the Assistant API (docs/api.md). */
 
 /** A JSON Schema restricted to the subset the service accepts for `output_format`. */
 export interface OutputFormatSchema {
@@ -40,7 +37,7 @@ export interface AskResponse {
 	conversation_id: string;
 }
 
-/** What a 200 response may carry instead of an answer (field notes): a failure. */
+/** What a 200 response may carry instead of an answer (docs/api.md#ask-answer): a failure. */
 export interface InBandErrorResponse {
 	error: string;
 }
@@ -124,23 +121,40 @@ export interface CatalogResponse {
 	[field: string]: unknown;
 }
 
-/** Data of a `FrontendModelResponse` event: `content`, `parts`, or both. */
-export interface FrontendModelResponseData {
+/** A part of a model message (docs/api.md#live-stream-dialect). */
+export interface MessagePart {
+	part_kind: 'text' | 'thinking' | 'builtin-tool-call' | string;
 	content?: string;
-	parts?: Array<{ part_kind: 'text' | 'thinking' | string; content?: string }>;
+	tool_name?: string;
+	args?: unknown;
 }
 
-/** Data of an `End` event; `{}` is common. */
+/** Data of a `FrontendModelResponse` event: `content` (a chunk), `parts` (a snapshot), or both. */
+export interface FrontendModelResponseData {
+	content?: string;
+	parts?: MessagePart[];
+}
+
+/** Data of `PartStartEvent` and `PartEndEvent` (the end repeats the whole part). */
+export interface PartEventData {
+	index: number;
+	part: MessagePart;
+}
+
+export interface PartDeltaEventData {
+	index: number;
+	delta: { part_delta_kind?: 'text' | 'thinking' | string; content_delta?: string };
+}
+
+/** Data of an `End` event; `{}` is common; the live service nests the fields under `data`. */
 export interface EndEventData {
 	output?: string | Record<string, unknown>;
 	conversation_id?: string;
+	data?: { output?: string | Record<string, unknown>; conversation_id?: string };
 }
 
+/** Data of an `Error` or `SSEErrorEvent` event. */
 export interface ErrorEventData {
 	message?: string;
-}
-
-/** FastAPI-style validation error (HTTP 422). */
-export interface ValidationErrorBody {
-	detail: Array<{ loc?: Array<string | number>; msg?: string; type?: string }>;
+	turn_status?: string;
 }

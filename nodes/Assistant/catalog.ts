@@ -1,5 +1,5 @@
 import type { CatalogResponse } from './api';
-import { apiRequest, getCredentials, type AssistantContext, type RequestSpec } from './transport';
+import { apiRequest, getCredentials, type AssistantContext, type ApiRequest } from './transport';
 
 /**
  * The public catalog, read at most once per execution whoever needs it (Get Catalog, Ask's
@@ -25,7 +25,7 @@ export type CatalogScope = { executionId: string } | 'picker' | 'uncached';
 export async function readCatalog(
 	ctx: AssistantContext,
 	scope: CatalogScope,
-	settings: Pick<RequestSpec, 'timeoutMs' | 'retries' | 'itemIndex'> = {},
+	settings: Pick<ApiRequest, 'timeoutMs' | 'retries' | 'itemIndex'> = {},
 ): Promise<CatalogResponse> {
 	const request = () =>
 		apiRequest<CatalogResponse>(ctx, {

@@ -1,5 +1,5 @@
-/** `npm run fuzz [-- --cases N --seed S]`: the SSE framing property over many cases. */
-import { runFuzz } from './sseFraming';
+/** `npm run fuzz [-- --cases N --seed S]`: the exactly-once property over generated streams. */
+import { runFuzz } from './check';
 
 function arg(name: string, fallback: number): number {
 	const at = process.argv.indexOf(`--${name}`);
@@ -9,11 +9,18 @@ function arg(name: string, fallback: number): number {
 const cases = arg('cases', 10_000);
 const seed = arg('seed', Date.now() % 1_000_000);
 const started = Date.now();
-const failed = runFuzz(cases, seed);
-console.log(`SSE framing fuzz: ${cases} cases from seed ${seed} in ${Date.now() - started} ms`);
-if (failed.length > 0) {
-	console.log(`FAILED seeds (replay with --seed S --cases 1): ${failed.slice(0, 20).join(', ')}`);
-	console.log(`${cases - failed.length} passed, ${failed.length} failed`);
+const report = runFuzz(cases, seed);
+console.log(
+	`Stream fuzz: ${cases} cases from seed ${seed} in ${Date.now() - started} ms ` +
+		`(dialects ${JSON.stringify(report.byDialect)}, outcomes ${JSON.stringify(report.byOutcome)})`,
+);
+if (report.failed.length > 0) {
+	for (const { seed: failedSeed, problem } of report.failed.slice(0, 10)) {
+		console.log(
+			`FAILED seed ${failedSeed} (replay with --seed ${failedSeed} --cases 1): ${problem}`,
+		);
+	}
+	console.log(`${cases - report.failed.length} passed, ${report.failed.length} failed`);
 	process.exitCode = 1;
 } else {
 	console.log(`${cases} passed, 0 failed`);

@@ -5,10 +5,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { AskRequest, AskResponse } from '../api';
-import { StreamAnswerAssembler } from '../sse';
-import { apiRequest, streamRequest } from '../transport';
-import { apiError } from '../transport/errors';
+import type { AskRequest } from '../api';
+import { askAssistant, type AskResult } from '../askAssistant';
+import { LiveChunks } from './liveChunks';
+import { noteModelFallback } from './modelFallback';
 import type { RequestSettings } from './requestOptions';
 import type { RunCache } from './runCache';
 import { askOptions, readConcurrency } from './ask/askOptions';
@@ -31,6 +31,8 @@ export { readConcurrency as concurrency, conversationOf };
 interface AskOutput extends IDataObject {
 	output: string | IDataObject;
 	conversation_id: string | null;
+	/** Only when the service answered with another model (docs/api.md#model-fallback). */
+	model_fallback?: string;
 }
 
 export async function execute(
@@ -55,8 +57,8 @@ export async function execute(
 		retries: options.retries,
 	};
 	const answer = options.stream
-		? await askStreaming(this, request, settings, itemIndex)
-		: await askOnce(this, request, settings, itemIndex);
+		? await askStreaming(this, request, settings, itemIndex, cache)
+		: await askOnce(this, request, settings, itemIndex, cache);
 	await addAnswerHints(this, cache, outputFormat);
 	return [{ json: answer }];
 }
@@ -66,138 +68,41 @@ async function askOnce(
 	request: AskRequest,
 	settings: RequestSettings,
 	itemIndex: number,
+	cache: RunCache,
 ): Promise<AskOutput> {
-	const response = await apiRequest<AskResponse>(ctx, {
-		method: 'POST',
-		path: '/assistant/ask',
-		body: request,
-		authenticated: true,
-		...settings,
-		itemIndex,
-	});
-	const structured = request.output_format !== undefined;
-	const output = structured ? objectFromJsonText(response?.output) : response?.output;
-	const validOutput = structured
-		? typeof output === 'object' && output !== null && !Array.isArray(output)
-		: typeof output === 'string';
-	if (!validOutput) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: structured
-					? 'The assistant did not return an object for the JSON Schema'
-					: 'The assistant sent an answer without text output',
-				description: `Received output of type ${output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output}.`,
-			},
-			itemIndex,
-		);
-	}
-	return {
-		output: output as string | IDataObject,
-		conversation_id: typeof response.conversation_id === 'string' ? response.conversation_id : null,
-	};
+	const result = await askAssistant(ctx, { request, stream: false, ...settings, itemIndex });
+	return await askOutput(ctx, cache, request, result);
 }
 
-/** A structured answer sent as JSON text (tolerated, as in streams) becomes the object. */
-function objectFromJsonText(output: unknown): unknown {
-	if (typeof output !== 'string') return output;
-	try {
-		return JSON.parse(output) as unknown;
-	} catch {
-		return output;
-	}
-}
-
+/** Text pieces go to a streaming execution as they come (docs/api.md#assembling-the-answer). */
 async function askStreaming(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
 	settings: RequestSettings,
 	itemIndex: number,
+	cache: RunCache,
 ): Promise<AskOutput> {
-	const opened = await streamRequest(ctx, {
-		method: 'POST',
-		path: '/assistant/ask',
-		body: { ...request, stream: true },
-		authenticated: true,
+	const live = new LiveChunks(ctx, itemIndex, request.output_format !== undefined);
+	const result = await askAssistant(ctx, {
+		request,
+		stream: true,
 		...settings,
 		itemIndex,
+		onText: (delta) => live.text(delta),
 	});
-	const structured = request.output_format !== undefined;
-	const live = new LiveChunks(ctx, itemIndex, structured);
-	const assembler = new StreamAnswerAssembler(structured);
-	stream: for await (const batch of opened.events) {
-		for (const event of batch) {
-			if (event.type === 'text') live.text(event.content);
-			if (!assembler.accept(event)) break stream;
-		}
-	}
-	if (assembler.errorMessage !== undefined) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: `The assistant reported an error: ${assembler.errorMessage}`,
-				description: 'The service sent an Error event in the stream; no answer was returned.',
-			},
-			itemIndex,
-		);
-	}
-	if (!assembler.complete) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: 'The stream ended before the answer was complete',
-				description:
-					'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
-			},
-			itemIndex,
-		);
-	}
-	let result;
-	try {
-		result = assembler.result();
-	} catch (error) {
-		throw apiError(ctx.getNode(), { message: (error as Error).message }, itemIndex);
-	}
 	live.finish(result.output);
-	return {
-		output: result.output as string | IDataObject,
-		conversation_id: opened.conversationId ?? result.conversationId ?? null,
-	};
+	return await askOutput(ctx, cache, request, result);
 }
 
-/**
- * Forwards the answer to n8n's streaming response (a Webhook or Chat Trigger that streams), as
- * it arrives. A structured answer is only useful whole, so it goes out once at the end.
- * Outside a streaming execution this does nothing.
- */
-class LiveChunks {
-	private readonly enabled: boolean;
-	private begun = false;
-
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly itemIndex: number,
-		private readonly structured: boolean,
-	) {
-		this.enabled = typeof ctx.isStreaming === 'function' && ctx.isStreaming();
-	}
-
-	text(content: string): void {
-		if (!this.enabled || this.structured) return;
-		this.begin();
-		this.ctx.sendChunk('item', this.itemIndex, content);
-	}
-
-	finish(output: string | Record<string, unknown>): void {
-		if (!this.enabled) return;
-		this.begin();
-		if (this.structured) this.ctx.sendChunk('item', this.itemIndex, JSON.stringify(output));
-		this.ctx.sendChunk('end', this.itemIndex);
-	}
-
-	private begin(): void {
-		if (this.begun) return;
-		this.begun = true;
-		this.ctx.sendChunk('begin', this.itemIndex);
-	}
+async function askOutput(
+	ctx: IExecuteFunctions,
+	cache: RunCache,
+	request: AskRequest,
+	result: AskResult,
+): Promise<AskOutput> {
+	return {
+		output: result.output as string | IDataObject,
+		conversation_id: result.conversationId,
+		...(await noteModelFallback(ctx, cache, request.model_name, result)),
+	};
 }

@@ -1,7 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../transport';
-import { DEFAULT_RETRIES, MAX_RETRIES } from '../transport/retry';
+import {
+	DEFAULT_IDLE_TIMEOUT_MS,
+	DEFAULT_RETRIES,
+	DEFAULT_TIMEOUT_MS,
+	MAX_RETRIES,
+} from '../transport';
 import { describeValue, invalidParameter, type ParameterContext } from './parameterErrors';
 
 /**

@@ -57,6 +57,13 @@ export class RequestLifetime {
 		if (idleMs > 0 && !this.signal.aborted) this.armIdle(idleMs);
 	}
 
+	/** No idle limit (between the attempts of a call, say). */
+	unwatchIdle(): void {
+		this.idleMs = 0;
+		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
+		this.idleSignal = undefined;
+	}
+
 	touch(): void {
 		if (this.idleMs <= 0 || this.signal.aborted) return;
 		this.lastActivity = Date.now();
@@ -100,7 +107,7 @@ export class RequestLifetime {
 	}
 
 	private checkIdle(): void {
-		if (this.signal.aborted) return;
+		if (this.signal.aborted || this.idleMs <= 0) return;
 		const quietMs = Date.now() - this.lastActivity;
 		if (quietMs >= this.idleMs) this.stop('idle');
 		else this.armIdle(this.idleMs - quietMs);

@@ -1,0 +1,188 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import type { AskRequest, AskResponse } from './api';
+import { jsonObject, StreamAnswer, type StreamAnswerError } from './stream/answer';
+import { getCredentials } from './transport/credentials';
+import { apiError, headline } from './transport/errors';
+import { RetryableFailure, sessionPoolError, type FailureScope } from './transport/failures';
+import { parseJsonAnswer } from './transport/jsonCall';
+import { RequestLifetime } from './transport/lifetime';
+import type { AttemptPace } from './transport/pace';
+import {
+	cancelSignalOf,
+	headerValue,
+	type ApiRequest,
+	type AssistantContext,
+	type ResponseHeaders,
+} from './transport/request';
+import { withRetries } from './transport/retryLoop';
+import { readAll, sendOnce, type Attempt } from './transport/send';
+import { isSessionPoolMessage, redact } from './transport/serverMessage';
+import { openStream } from './transport/streamCall';
+
+export type { AssistantContext } from './transport/request';
+
+/** One ask, as the Ask operation, the agent tool and a chat model make it. */
+export interface AskCall {
+	request: AskRequest;
+	stream: boolean;
+	timeoutMs: number;
+	idleTimeoutMs: number;
+	retries: number;
+	itemIndex?: number;
+	/** Each new piece of a streamed text answer, once, as it arrives. */
+	onText?: (delta: string) => void;
+	pace?: AttemptPace;
+}
+
+export interface AskResult {
+	output: string | Record<string, unknown>;
+	conversationId: string | null;
+	/** The model that answered, when the service fell back from the one asked for. */
+	modelFallback?: string;
+}
+
+/**
+ * Asks the assistant, streamed or not, with retries: the answer, or a NodeApiError for every
+ * failure. A streamed ask returns what the same ask without streaming returns
+ * (docs/api.md#how-a-stream-ends).
+ */
+export async function askAssistant(ctx: AssistantContext, call: AskCall): Promise<AskResult> {
+	const credentials = await getCredentials(ctx);
+	const request: ApiRequest = {
+		method: 'POST',
+		path: '/assistant/ask',
+		body: call.stream ? { ...call.request, stream: true } : call.request,
+		authenticated: true,
+		timeoutMs: call.timeoutMs,
+		idleTimeoutMs: call.idleTimeoutMs,
+		retries: call.retries,
+		itemIndex: call.itemIndex,
+		pace: call.pace,
+	};
+	const lifetime = new RequestLifetime(call.timeoutMs, cancelSignalOf(ctx));
+	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
+	const attempt: Attempt = { ctx, scope, credentials, lifetime };
+	try {
+		return await withRetries({ ctx, scope, lifetime }, async () =>
+			call.stream ? await streamedAnswer(attempt, call) : await wholeAnswer(attempt, call),
+		);
+	} finally {
+		lifetime.dispose();
+	}
+}
+
+async function wholeAnswer(attempt: Attempt, call: AskCall): Promise<AskResult> {
+	const response = await sendOnce<unknown>(attempt, 'text');
+	const bodyText = await readAll(response.body);
+	const { statusCode, headers } = response;
+	const body = parseJsonAnswer<AskResponse>(attempt.scope, statusCode, headers, bodyText);
+	return resultOfJson(attempt.scope, call, body, headers);
+}
+
+function resultOfJson(
+	scope: FailureScope,
+	call: AskCall,
+	body: unknown,
+	headers: ResponseHeaders,
+): AskResult {
+	const answer = (typeof body === 'object' && body !== null ? body : {}) as Partial<AskResponse>;
+	const conversationId =
+		typeof answer.conversation_id === 'string' && answer.conversation_id
+			? answer.conversation_id
+			: null;
+	return withFallback(
+		{ output: checkedOutput(scope, call, answer.output), conversationId },
+		headers,
+	);
+}
+
+/** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
+function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
+	const structured = call.request.output_format !== undefined;
+	const object = typeof output === 'string' && structured ? jsonObject(output) : output;
+	if (typeof object === 'object' && object !== null && !Array.isArray(object)) {
+		return object as Record<string, unknown>;
+	}
+	if (!structured && typeof output === 'string' && output) return output;
+	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
+	throw apiError(
+		scope.node,
+		output === undefined || output === ''
+			? { message: 'The assistant finished without an answer', description: RUN_AGAIN }
+			: {
+					message: structured
+						? `The assistant did not return an object for the JSON Schema: received ${received}`
+						: `The assistant sent an answer without text output: received ${received}`,
+					description: RUN_AGAIN,
+				},
+		scope.request.itemIndex,
+	);
+}
+
+const RUN_AGAIN = 'Run the item again; if it keeps happening, try another model.';
+
+async function streamedAnswer(attempt: Attempt, call: AskCall): Promise<AskResult> {
+	const opened = await openStream(attempt);
+	if (opened.kind === 'json') return resultOfJson(attempt.scope, call, opened.body, opened.headers);
+	const structured = call.request.output_format !== undefined;
+	const answer = new StreamAnswer({ structured, onText: call.onText });
+	read: for await (const batch of opened.messages) {
+		for (const message of batch) if (!answer.accept(message)) break read;
+	}
+	let result;
+	try {
+		result = answer.result();
+	} catch (error) {
+		// result() throws nothing but StreamAnswerErrors.
+		throw streamFailure(attempt.scope, error as StreamAnswerError);
+	}
+	const conversationId =
+		headerValue(opened.headers, 'x-conversation-id') || result.conversationId || null;
+	return withFallback({ output: result.output, conversationId }, opened.headers);
+}
+
+/** A stream that did not answer, as the error to show (or a full session pool to wait for). */
+function streamFailure(
+	scope: FailureScope,
+	failure: StreamAnswerError,
+): RetryableFailure | NodeApiError {
+	const { node, request, secret } = scope;
+	const said = redact(failure.serverMessage ?? '', secret);
+	switch (failure.failure) {
+		case 'error-event':
+			// Before any answer text, a full session pool is waited out like its HTTP form.
+			if (isSessionPoolMessage(said) && !failure.afterText) {
+				return new RetryableFailure('session-pool', sessionPoolError(scope, undefined, said));
+			}
+			return apiError(
+				node,
+				{
+					message: headline('The assistant reported an error', undefined, said),
+					description: `The stream ended with this error and no answer was returned. ${RUN_AGAIN}`,
+				},
+				request.itemIndex,
+			);
+		case 'incomplete':
+			return apiError(
+				node,
+				{
+					message: failure.message,
+					description:
+						'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
+				},
+				request.itemIndex,
+			);
+		default:
+			return apiError(
+				node,
+				{ message: failure.message, description: RUN_AGAIN },
+				request.itemIndex,
+			);
+	}
+}
+
+function withFallback(result: AskResult, headers: ResponseHeaders): AskResult {
+	const fallback = headerValue(headers, 'x-model-fallback')?.trim();
+	return fallback ? { ...result, modelFallback: fallback } : result;
+}

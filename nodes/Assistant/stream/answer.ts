@@ -1,0 +1,153 @@
+import { AnswerAssembler } from './assembly';
+import { createSseDecoder, type SseMessage } from './decode';
+import { toStreamEvents, type StreamEvent } from './events';
+
+/**
+ * The meaning of an ask stream, in one place (docs/api.md#streams): which events carry answer
+ * text, what the final answer is, and when a stream has not answered. The transport only moves
+ * the bytes; this module is pure, for the node, the tests and the fuzz alike.
+ */
+
+export interface StreamAnswerOptions {
+	/** The ask gave `output_format`: the answer must be an object. */
+	structured: boolean;
+	/**
+	 * Each newly taken piece of answer text, once, as it is taken (separators between model
+	 * messages included). Not called for a structured ask: that answer is only useful whole.
+	 */
+	onText?: (delta: string) => void;
+}
+
+export interface StreamAnswerResult {
+	output: string | Record<string, unknown>;
+	conversationId?: string;
+}
+
+export type StreamFailure =
+	/** An `Error` or `SSEErrorEvent`: `serverMessage` holds the server's words. */
+	| 'error-event'
+	/** The stream closed without `End` or an error event. */
+	| 'incomplete'
+	/** `End` after no answer text and no `output`. */
+	| 'no-answer'
+	/** A structured ask answered without an object. */
+	| 'not-an-object';
+
+/** A stream that did not answer; `message` is the sentence to show the user. */
+export class StreamAnswerError extends Error {
+	constructor(
+		readonly failure: StreamFailure,
+		message: string,
+		/** The server's own message, for an error event (not redacted: the caller does that). */
+		readonly serverMessage?: string,
+		/** Whether any answer text had come before the failure. */
+		readonly afterText = false,
+	) {
+		super(message);
+		this.name = 'StreamAnswerError';
+	}
+}
+
+export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
+
+/** Folds the SSE messages of one stream into its answer. */
+export class StreamAnswer {
+	private readonly assembler: AnswerAssembler;
+	private end: Extract<StreamEvent, { type: 'end' }> | undefined;
+	private errorMessage: string | undefined;
+
+	constructor(private readonly options: StreamAnswerOptions) {
+		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
+	}
+
+	/** Whether any answer text has been taken. */
+	get hasText(): boolean {
+		return this.assembler.hasText;
+	}
+
+	/** End or an error event has come: later messages mean nothing. */
+	get finished(): boolean {
+		return this.end !== undefined || this.errorMessage !== undefined;
+	}
+
+	/** Returns false once the stream is finished. */
+	accept(message: SseMessage): boolean {
+		if (this.finished) return false;
+		for (const event of toStreamEvents(message)) {
+			if (event.type === 'end') this.end = event;
+			else if (event.type === 'error') this.errorMessage = event.message;
+			else this.assembler.accept(event);
+			if (this.finished) return false;
+		}
+		return true;
+	}
+
+	/** The answer of a finished stream; a StreamAnswerError when it has none. */
+	result(): StreamAnswerResult {
+		if (this.errorMessage !== undefined) {
+			throw new StreamAnswerError(
+				'error-event',
+				`The assistant reported an error: ${this.errorMessage}`,
+				this.errorMessage,
+				this.hasText,
+			);
+		}
+		if (!this.end) {
+			throw new StreamAnswerError(
+				'incomplete',
+				'The stream ended before the answer was complete',
+				undefined,
+				this.hasText,
+			);
+		}
+		const output = this.output(this.end.output);
+		return this.end.conversationId === undefined
+			? { output }
+			: { output, conversationId: this.end.conversationId };
+	}
+
+	/** End's output wins when present; else the assembled text (docs/api.md#how-a-stream-ends). */
+	private output(endOutput: string | Record<string, unknown> | undefined) {
+		const text = this.assembler.text();
+		if (endOutput === undefined && !text) {
+			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
+		}
+		if (!this.options.structured) return endOutput ?? text;
+		if (typeof endOutput === 'object') return endOutput;
+		const object = jsonObject(endOutput ?? text);
+		if (object) return object;
+		throw new StreamAnswerError(
+			'not-an-object',
+			'The assistant did not return an object for the JSON Schema',
+			undefined,
+			this.hasText,
+		);
+	}
+}
+
+/** The whole stream at once: the bytes as they came, however they were split. */
+export function readAnswerFromChunks(
+	chunks: Iterable<Uint8Array | string>,
+	options: StreamAnswerOptions,
+): StreamAnswerResult {
+	const answer = new StreamAnswer(options);
+	const decoder = createSseDecoder((message) => answer.accept(message));
+	for (const chunk of chunks) {
+		decoder.push(chunk);
+		if (answer.finished) break;
+	}
+	if (!answer.finished) decoder.finish();
+	return answer.result();
+}
+
+/** Text that parses as a JSON object (a structured answer sent as text). */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
+	try {
+		const value: unknown = JSON.parse(text.trim());
+		return typeof value === 'object' && value !== null && !Array.isArray(value)
+			? (value as Record<string, unknown>)
+			: undefined;
+	} catch {
+		return undefined;
+	}
+}

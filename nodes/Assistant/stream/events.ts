@@ -1,0 +1,137 @@
+import type { SseMessage } from './decode';
+
+/**
+ * What the node reads from each SSE message of an ask stream, in either dialect
+ * (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect). Everything else on
+ * the wire (comments, `[DONE]`, unknown events, tool-call arguments) carries nothing.
+ */
+export type StreamEvent =
+	/** `FrontendModelResponse.content`: the next piece of the current message's text. */
+	| { type: 'content'; text: string }
+	/** `FrontendModelResponse.parts`: the current message so far, its text parts joined. */
+	| { type: 'snapshot'; text: string }
+	| { type: 'partStart'; index: number; kind: string; text: string }
+	/** `kind` is absent when the delta does not name it: it is then its part's kind. */
+	| { type: 'partDelta'; index: number; kind?: string; text: string }
+	| { type: 'partEnd'; index: number; kind: string; text: string }
+	| { type: 'end'; output?: string | Record<string, unknown>; conversationId?: string }
+	| { type: 'error'; message: string };
+
+type Json = Record<string, unknown>;
+
+export function toStreamEvents(message: SseMessage): StreamEvent[] {
+	switch (message.event) {
+		case 'FrontendModelResponse':
+			return modelResponseEvents(message.data);
+		case 'PartStartEvent':
+		case 'PartEndEvent':
+			return partEvent(message.event, parseObject(message.data));
+		case 'PartDeltaEvent':
+			return partDeltaEvent(parseObject(message.data));
+		case 'End':
+			return [endEvent(parseObject(message.data))];
+		case 'Error':
+		case 'SSEErrorEvent':
+			return [{ type: 'error', message: errorMessage(message.data) }];
+		default:
+			return [];
+	}
+}
+
+function modelResponseEvents(dataText: string): StreamEvent[] {
+	const data = parseObject(dataText);
+	if (!data) {
+		// Answer text that cannot be read would be lost silently: the stream is not usable.
+		return [
+			{ type: 'error', message: `Malformed FrontendModelResponse event: ${preview(dataText)}` },
+		];
+	}
+	const events: StreamEvent[] = [];
+	if (typeof data.content === 'string' && data.content) {
+		events.push({ type: 'content', text: data.content });
+	}
+	if (Array.isArray(data.parts)) {
+		let text = '';
+		for (const part of data.parts as unknown[]) {
+			if (isObject(part) && part.part_kind === 'text' && typeof part.content === 'string') {
+				text += part.content;
+			}
+		}
+		events.push({ type: 'snapshot', text });
+	}
+	return events;
+}
+
+function partEvent(type: 'PartStartEvent' | 'PartEndEvent', data: Json | undefined): StreamEvent[] {
+	if (!data || !isIndex(data.index) || !isObject(data.part)) return [];
+	const kind = typeof data.part.part_kind === 'string' ? data.part.part_kind : 'unknown';
+	// Whether it is answer text is the assembler's call: an end may leave out the kind.
+	const text = typeof data.part.content === 'string' ? data.part.content : '';
+	return [
+		{ type: type === 'PartStartEvent' ? 'partStart' : 'partEnd', index: data.index, kind, text },
+	];
+}
+
+function partDeltaEvent(data: Json | undefined): StreamEvent[] {
+	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
+	const { part_delta_kind: kind, content_delta: text } = data.delta;
+	if (typeof text !== 'string' || !text) return [];
+	return [
+		{
+			type: 'partDelta',
+			index: data.index,
+			kind: typeof kind === 'string' ? kind : undefined,
+			text,
+		},
+	];
+}
+
+/** End's fields at the top level or, as one client reads them, under `data`. */
+function endEvent(data: Json | undefined): StreamEvent {
+	const nested = data && isObject(data.data) ? data.data : undefined;
+	const end: StreamEvent = { type: 'end' };
+	for (const fields of [data, nested]) {
+		if (!fields) continue;
+		const { output, conversation_id: conversationId } = fields;
+		if (end.output === undefined && (isObject(output) || (typeof output === 'string' && output))) {
+			end.output = output;
+		}
+		if (end.conversationId === undefined && typeof conversationId === 'string' && conversationId) {
+			end.conversationId = conversationId;
+		}
+	}
+	return end;
+}
+
+function errorMessage(dataText: string): string {
+	const data = parseObject(dataText);
+	for (const fields of [data, data && isObject(data.data) ? data.data : undefined]) {
+		for (const key of ['message', 'error', 'detail']) {
+			const value = fields?.[key];
+			if (typeof value === 'string' && value.trim()) return value;
+		}
+	}
+	if (data) return 'The assistant reported an error without a message';
+	return dataText.trim() || 'The assistant reported an error without a message';
+}
+
+function parseObject(text: string): Json | undefined {
+	try {
+		const value: unknown = JSON.parse(text);
+		return isObject(value) ? value : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function isObject(value: unknown): value is Json {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isIndex(value: unknown): value is number {
+	return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function preview(text: string): string {
+	return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}

@@ -1,0 +1,162 @@
+import { NodeApiError, type INode } from 'n8n-workflow';
+
+import { apiError, describeStatus, headline, sessionPoolText } from './errors';
+import type { RequestLifetime } from './lifetime';
+import type { ApiRequest, ResponseHeaders } from './request';
+import type { RetryCause } from './retryPolicy';
+import { isRetryableStatus } from './retryPolicy';
+import { isSessionPoolMessage, redact, serverMessage } from './serverMessage';
+
+/**
+ * What went wrong in one attempt, as the error to throw: a RetryableFailure when waiting may
+ * help (the retry loop decides), a NodeApiError when it cannot.
+ */
+
+/** A failure worth another attempt; `error` is what the user sees when none is left. */
+export class RetryableFailure extends Error {
+	constructor(
+		readonly cause: RetryCause,
+		readonly error: NodeApiError,
+		readonly headers: ResponseHeaders = {},
+	) {
+		super(error.message);
+		this.name = 'RetryableFailure';
+	}
+}
+
+/** Who failed and with which secret to keep out of the words. */
+export interface FailureScope {
+	node: INode;
+	request: ApiRequest;
+	secret: string;
+}
+
+/** A non-2xx answer. */
+export function statusFailure(
+	scope: FailureScope,
+	status: number,
+	headers: ResponseHeaders,
+	bodyText: string,
+): RetryableFailure | NodeApiError {
+	const said = redact(serverMessage(bodyText), scope.secret);
+	if (isSessionPoolMessage(said)) {
+		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), headers);
+	}
+	const error = apiError(
+		scope.node,
+		{ ...describeStatus(status, headers, said), httpCode: String(status) },
+		scope.request.itemIndex,
+	);
+	if (!isRetryableStatus(status)) return error;
+	return new RetryableFailure(status === 409 ? 'busy-conversation' : 'status', error, headers);
+}
+
+/** `{"error": "..."}` inside a 200 (docs/api.md#ask-answer). */
+export function inBandFailure(
+	scope: FailureScope,
+	status: number,
+	headers: ResponseHeaders,
+	message: string,
+): RetryableFailure | NodeApiError {
+	const said = redact(message, scope.secret);
+	if (isSessionPoolMessage(said)) {
+		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), headers);
+	}
+	return apiError(
+		scope.node,
+		{
+			message: headline('The assistant could not answer', undefined, said),
+			description:
+				'The service reported this failure inside a successful response. Run the item again; if it keeps failing, change the input or the model.',
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+export function sessionPoolError(
+	scope: FailureScope,
+	status: number | undefined,
+	said: string,
+): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			...sessionPoolText(status, said),
+			httpCode: status === undefined ? undefined : String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** The connection failed before an answer: worth retrying. */
+export function networkFailure(scope: FailureScope, url: string, error: unknown): RetryableFailure {
+	const detail = transportDetail(error, scope.secret);
+	return new RetryableFailure(
+		'network',
+		apiError(
+			scope.node,
+			{
+				message: headline(`Could not reach the assistant at ${url}`, undefined, detail),
+				description: "Check the credential's base URL and that the service is reachable from n8n.",
+			},
+			scope.request.itemIndex,
+		),
+	);
+}
+
+/** The connection broke while the answer was streaming. */
+export function brokenStreamError(scope: FailureScope, error: unknown): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: headline(
+				'The stream broke off before the answer was complete',
+				undefined,
+				transportDetail(error, scope.secret),
+			),
+			description: 'No partial answer was returned. Run the item again.',
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** Stopped from our side: the deadline, the idle limit or the execution's cancellation. */
+export function stoppedError(scope: FailureScope, lifetime: RequestLifetime): NodeApiError {
+	const { request } = scope;
+	const where = `${request.method} ${request.path}`;
+	const text = (message: string, description: string) =>
+		apiError(scope.node, { message, description }, request.itemIndex);
+	switch (lifetime.reason) {
+		case 'idle':
+			return text(
+				`The stream stalled: no data for ${seconds(request.idleTimeoutMs ?? 0)}`,
+				`No partial answer was returned. Raise Options > Idle Timeout (Seconds) if the assistant pauses longer while it works (${where}).`,
+			);
+		case 'timeout':
+			return text(
+				`The assistant did not answer within ${seconds(lifetime.timeoutMs)}`,
+				`Raise Options > Timeout (Minutes) if answers take longer; it covers every retry of ${where}.`,
+			);
+		default:
+			return text('The execution was cancelled', `${where} was stopped before it finished.`);
+	}
+}
+
+function seconds(ms: number): string {
+	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * `CODE: message` of a transport failure. The raw error (an AxiosError, or n8n's NodeApiError
+ * around one) holds the request config with the Authorization header: only the underlying code
+ * and message are used, and the token is redacted from them all the same.
+ */
+export function transportDetail(error: unknown, secret: string): string {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+	return redact(
+		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
+		secret,
+	);
+}

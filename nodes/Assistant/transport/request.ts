@@ -1,0 +1,58 @@
+import type {
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	ILoadOptionsFunctions,
+	ISupplyDataFunctions,
+} from 'n8n-workflow';
+
+import type { AttemptPace } from './pace';
+
+/** Every kind of n8n context that calls the API: a node run, a picker, a sub-node's supplyData. */
+export type AssistantContext = IExecuteFunctions | ILoadOptionsFunctions | ISupplyDataFunctions;
+
+/** Answers can take minutes while the assistant runs tools (n8n's usual 300 s is too short). */
+export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** Silence allowed between stream chunks; the assistant can work a while between parts. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** One request to the API, with everything that governs how it is sent. */
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** Path below the base URL, starting with '/'. */
+	path: string;
+	body?: object;
+	/** False only for the public catalog: the token grants full access, so it is not sent there. */
+	authenticated: boolean;
+	/** For the whole call: every attempt, the pauses between them and, for a stream, its last byte. */
+	timeoutMs?: number;
+	/** For streams: the longest silence allowed between two chunks. */
+	idleTimeoutMs?: number;
+	retries?: number;
+	itemIndex?: number;
+	pace?: AttemptPace;
+}
+
+/** A response as the HTTP helper returns it with `returnFullResponse`. */
+export interface RawResponse<TBody> {
+	statusCode: number;
+	headers: ResponseHeaders;
+	body: TBody;
+}
+
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** Header value as one string, whatever the case of its name (Node gives arrays for repeats). */
+export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
+	const wanted = name.toLowerCase();
+	for (const key of Object.keys(headers)) {
+		if (key.toLowerCase() !== wanted) continue;
+		const value = headers[key];
+		return Array.isArray(value) ? value[0] : value;
+	}
+	return undefined;
+}
+
+export function cancelSignalOf(ctx: AssistantContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}

@@ -1,0 +1,72 @@
+/**
+ * The server's own words in a failed response, from whichever shape it used
+ * (docs/api.md#errors): `detail` (a string, or FastAPI's list of validation errors), `error`,
+ * `message` or `msg`, else the text of the body.
+ */
+
+const MAX_MESSAGE_LENGTH = 500;
+
+export function serverMessage(bodyText: string): string {
+	const trimmed = bodyText.trim();
+	if (!trimmed) return '';
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(trimmed);
+	} catch {
+		return clip(stripHtml(trimmed));
+	}
+	return clip(messageFromJson(parsed) ?? trimmed);
+}
+
+function messageFromJson(body: unknown): string | undefined {
+	if (typeof body === 'string') return body;
+	if (typeof body !== 'object' || body === null) return undefined;
+	const record = body as Record<string, unknown>;
+	const detail = record.detail;
+	if (typeof detail === 'string') return detail;
+	if (Array.isArray(detail)) return validationMessages(detail).join('; ');
+	for (const key of ['error', 'message', 'msg']) {
+		const value = record[key];
+		if (typeof value === 'string') return value;
+		if (typeof value === 'object' && value !== null) {
+			const nested = messageFromJson(value);
+			if (nested) return nested;
+		}
+	}
+	return undefined;
+}
+
+/** FastAPI's 422 detail: `[{loc: ['body', 'model_name'], msg: '...'}]` → `body.model_name: ...`. */
+function validationMessages(detail: unknown[]): string[] {
+	return detail.map((entry) => {
+		if (typeof entry !== 'object' || entry === null) return String(entry);
+		const { loc, msg } = entry as { loc?: unknown; msg?: unknown };
+		const where = Array.isArray(loc) ? loc.map(String).join('.') : '';
+		const what = typeof msg === 'string' ? msg : JSON.stringify(entry);
+		return where ? `${where}: ${what}` : what;
+	});
+}
+
+function stripHtml(text: string): string {
+	if (!/^\s*</.test(text)) return text;
+	return text
+		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim();
+}
+
+function clip(text: string): string {
+	return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+}
+
+/** Removes the secret from any text that could have echoed it. */
+export function redact(text: string, secret: string | undefined): string {
+	if (!secret || secret.length < 4) return text;
+	return text.split(secret).join('[redacted]');
+}
+
+/** The account's pool of sessions is full (docs/api.md#full-session-pool). */
+export function isSessionPoolMessage(text: string): boolean {
+	return /sessions are busy|cannot evict/i.test(text);
+}

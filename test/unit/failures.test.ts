@@ -1,0 +1,115 @@
+/** Failed responses -> errors: one clean sentence each, the server's words once, no token. */
+import type { INode } from 'n8n-workflow';
+
+import {
+	inBandFailure,
+	RetryableFailure,
+	statusFailure,
+	type FailureScope,
+} from '../../nodes/Assistant/transport/failures';
+import { isSessionPoolMessage, serverMessage } from '../../nodes/Assistant/transport/serverMessage';
+
+const TOKEN = 'sk-secret-token-1234';
+const node: INode = {
+	id: '1',
+	name: 'Ask',
+	type: 'n8n-nodes-assistant.assistant',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+const scope: FailureScope = {
+	node,
+	request: { method: 'POST', path: '/assistant/ask', authenticated: true, itemIndex: 3 },
+	secret: TOKEN,
+};
+
+function errorOf(failure: ReturnType<typeof statusFailure>) {
+	return failure instanceof RetryableFailure ? failure.error : failure;
+}
+
+describe('failures -> errors (docs/api.md#errors)', () => {
+	test('the message has the meaning, the status and the server words; the description what to do', () => {
+		const error = errorOf(
+			statusFailure(scope, 401, {}, JSON.stringify({ detail: 'Invalid or missing access token' })),
+		);
+		expect(error.message).toBe(
+			'The access token was rejected (HTTP 401): Invalid or missing access token',
+		);
+		expect(error.description).toMatch(/^Check the Assistant API credential/);
+		expect(error.description).toMatch(/\.$/);
+		expect(error.description).not.toContain('Invalid or missing access token');
+		expect(error.httpCode).toBe('401');
+		expect((error.context as { itemIndex?: number }).itemIndex).toBe(3);
+	});
+
+	test('a 422 names the field the service rejected, once', () => {
+		const body = {
+			detail: [{ loc: ['body', 'model_name'], msg: 'unknown model', type: 'value_error' }],
+		};
+		const error = errorOf(statusFailure(scope, 422, {}, JSON.stringify(body)));
+		expect(error.message).toBe(
+			'The assistant rejected the request (HTTP 422): body.model_name: unknown model',
+		);
+		expect(error.description).not.toContain('unknown model');
+	});
+
+	test('every description is whole sentences ending in a full stop', () => {
+		for (const status of [400, 401, 403, 404, 408, 409, 422, 429, 500, 503]) {
+			const error = errorOf(statusFailure(scope, status, { 'retry-after': '5' }, 'nope'));
+			expect(error.message).toBe(error.message.trim());
+			expect(error.message).toMatch(new RegExp(`\\(HTTP ${status}\\): nope$`));
+			expect(error.description).toMatch(/^[A-Z].*\.$/);
+			expect(error.description).not.toContain('nope');
+		}
+	});
+
+	test('passing states are retried; a request that is wrong is not', () => {
+		expect(statusFailure(scope, 503, {}, '')).toBeInstanceOf(RetryableFailure);
+		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).cause).toBe('busy-conversation');
+		expect(statusFailure(scope, 400, {}, '')).not.toBeInstanceOf(RetryableFailure);
+	});
+
+	test('a full session pool, whatever the status, is its own retryable failure saying what to do', () => {
+		for (const [status, words] of [
+			[503, 'All sessions are busy'],
+			[400, 'Cannot evict an idle session'],
+		] as const) {
+			const failure = statusFailure(scope, status, {}, JSON.stringify({ error: words }));
+			expect(failure).toBeInstanceOf(RetryableFailure);
+			expect((failure as RetryableFailure).cause).toBe('session-pool');
+			const { error } = failure as RetryableFailure;
+			expect(error.message).toBe(
+				`All of the account's assistant sessions are busy (HTTP ${status}): ${words}`,
+			);
+			expect(error.description).toMatch(/Run fewer asks at the same time/);
+		}
+		const inBand = inBandFailure(scope, 200, {}, 'sessions are busy, try later');
+		expect((inBand as RetryableFailure).cause).toBe('session-pool');
+		expect(isSessionPoolMessage('The model is busy')).toBe(false);
+	});
+
+	test('an in-band error is a failure with the server words', () => {
+		const error = inBandFailure(scope, 200, {}, 'Model overloaded');
+		expect(error).not.toBeInstanceOf(RetryableFailure);
+		expect(error.message).toBe('The assistant could not answer: Model overloaded');
+	});
+
+	test('the access token never appears, even when the server echoes it', () => {
+		const echoed = JSON.stringify({ message: `token ${TOKEN} is not valid` });
+		const error = errorOf(statusFailure(scope, 401, {}, echoed));
+		const everything = JSON.stringify({ ...error, message: error.message, stack: error.stack });
+		expect(everything).not.toContain(TOKEN);
+		expect(error.message).toContain('[redacted]');
+		expect(inBandFailure(scope, 200, {}, `bad ${TOKEN}`).message).not.toContain(TOKEN);
+	});
+
+	test('the server words come from detail, error, message or msg, or the body text', () => {
+		expect(serverMessage('{"error": {"message": "bad token"}}')).toBe('bad token');
+		expect(serverMessage('{"msg": "m"}')).toBe('m');
+		expect(serverMessage('<html><body><h1>502 Bad Gateway</h1></body></html>')).toBe(
+			'502 Bad Gateway',
+		);
+		expect(serverMessage('  ')).toBe('');
+	});
+});

@@ -1,0 +1,266 @@
+/**
+ * The stream's meaning (docs/api.md#streams): every shape of both dialects, alone and mixed, as
+ * readAnswerFromChunks reads them.
+ */
+import {
+	NO_ANSWER_MESSAGE,
+	readAnswerFromChunks,
+	StreamAnswerError,
+} from '../../nodes/Assistant/stream/answer';
+
+const sse = (event: string, data: unknown) =>
+	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+const text = (content: string) => ({ part_kind: 'text', content });
+const thinking = (content: string) => ({ part_kind: 'thinking', content });
+const start = (index: number, part: object) => sse('PartStartEvent', { index, part });
+const delta = (index: number, content: string, kind?: string) =>
+	sse('PartDeltaEvent', {
+		index,
+		delta: kind ? { part_delta_kind: kind, content_delta: content } : { content_delta: content },
+	});
+const partEnd = (index: number, part: object) => sse('PartEndEvent', { index, part });
+const snapshot = (...parts: object[]) => sse('FrontendModelResponse', { parts });
+const content = (piece: string) => sse('FrontendModelResponse', { content: piece });
+
+function read(events: string[], structured = false) {
+	const deltas: string[] = [];
+	const result = readAnswerFromChunks([events.join('')], {
+		structured,
+		onText: (piece) => deltas.push(piece),
+	});
+	return { ...result, deltas };
+}
+
+function failure(events: string[], structured = false): StreamAnswerError {
+	let caught: unknown;
+	try {
+		readAnswerFromChunks([events.join('')], { structured });
+	} catch (error) {
+		caught = error;
+	}
+	expect(caught).toBeInstanceOf(StreamAnswerError);
+	return caught as StreamAnswerError;
+}
+
+const TWELVE_WORDS = 'one two three four five six seven eight nine ten eleven twelve';
+const words = TWELVE_WORDS.split(' ').map((word, index) => (index === 0 ? word : ` ${word}`));
+
+describe('answer text from each source (docs/api.md#assembling-the-answer)', () => {
+	test('text carried only by Part events, with an empty End, is the answer', () => {
+		const events = [start(0, text(words[0]))];
+		for (const word of words.slice(1)) events.push(delta(0, word, 'text'));
+		events.push(partEnd(0, text(TWELVE_WORDS)), sse('End', {}));
+		const { output, deltas } = read(events);
+		expect(output).toBe(TWELVE_WORDS);
+		expect(deltas).toEqual(words);
+	});
+
+	test('growing snapshots count each word once (12 words stay 12)', () => {
+		const events: string[] = [];
+		let sofar = '';
+		for (const word of words) events.push(snapshot(thinking('hmm'), text((sofar += word))));
+		events.push(sse('End', {}));
+		const { output, deltas } = read(events);
+		expect(output).toBe(TWELVE_WORDS);
+		expect(deltas.join('')).toBe(TWELVE_WORDS);
+	});
+
+	test('one snapshot of the complete message is the whole text', () => {
+		expect(read([snapshot(text('Hello'), text(' world')), sse('End', {})]).output).toBe(
+			'Hello world',
+		);
+	});
+
+	test('content deltas of the documented dialect are joined', () => {
+		expect(read([content('Hel'), content('lo'), sse('End', {})]).output).toBe('Hello');
+	});
+
+	test('the same text through Part events, snapshots and content counts once', () => {
+		const { output, deltas } = read([
+			start(0, text('Hel')),
+			content('Hel'),
+			snapshot(text('Hel')),
+			delta(0, 'lo', 'text'),
+			snapshot(text('Hello')),
+			content('lo'),
+			content(' there'),
+			delta(0, ' there'),
+			partEnd(0, text('Hello there')),
+			snapshot(text('Hello there')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Hello there');
+		expect(deltas).toEqual(['Hel', 'lo', ' there']);
+	});
+
+	test('thinking and tool-call parts are never answer text', () => {
+		const { output } = read([
+			start(0, thinking('Let me think')),
+			delta(0, ' more'),
+			delta(0, ' still', 'thinking'),
+			partEnd(0, thinking('Let me think more still')),
+			start(1, { part_kind: 'builtin-tool-call', tool_name: 'search', args: { q: 'x' } }),
+			start(2, text('Answer')),
+			delta(2, '!'),
+			snapshot(thinking('Let me think more still'), text('Answer!')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Answer!');
+	});
+
+	test('a delta without its kind is of the kind its part started with', () => {
+		const { output } = read([
+			start(0, thinking('')),
+			delta(0, 'secret'),
+			start(1, text('')),
+			delta(1, 'shown'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('shown');
+	});
+
+	test('two model messages around a tool call are joined by a blank line; indexes restart', () => {
+		const { output, deltas } = read([
+			start(0, text('Let me look that up.')),
+			partEnd(0, text('Let me look that up.')),
+			start(1, { part_kind: 'builtin-tool-call', tool_name: 'search' }),
+			start(0, text('It is ')),
+			delta(0, 'sunny.'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Let me look that up.\n\nIt is sunny.');
+		expect(deltas).toEqual(['Let me look that up.', '\n\n', 'It is ', 'sunny.']);
+	});
+
+	test('a snapshot that does not continue the message begins a new one', () => {
+		const { output } = read([
+			snapshot(text('First')),
+			snapshot(text('First message')),
+			snapshot(text('Second')),
+			snapshot(text('Second message')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('First message\n\nSecond message');
+	});
+
+	test('a snapshot that lags behind the Part events adds nothing', () => {
+		const { output } = read([
+			start(0, text('abc')),
+			delta(0, 'def'),
+			snapshot(text('abc')),
+			delta(0, 'ghi'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('abcdefghi');
+	});
+
+	test('comments, [DONE] and unknown events carry nothing', () => {
+		const { output } = read([
+			': keep-alive\n\n',
+			content('ok'),
+			'data: [DONE]\n\n',
+			sse('SomethingNew', { content: 'no' }),
+			sse('End', {}),
+		]);
+		expect(output).toBe('ok');
+	});
+});
+
+describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
+	test("End's output wins over the streamed text, at the top level or under data", () => {
+		const streamed = [start(0, text('Let me look that up.')), start(0, text('Sunny.'))];
+		expect(read([...streamed, sse('End', { output: 'Sunny.' })]).output).toBe('Sunny.');
+		const nested = read([
+			...streamed,
+			sse('End', { data: { output: 'Sunny.', conversation_id: 'c1' } }),
+		]);
+		expect(nested.output).toBe('Sunny.');
+		expect(nested.conversationId).toBe('c1');
+		// The live caller still got each streamed piece once.
+		expect(nested.deltas.join('')).toBe('Let me look that up.\n\nSunny.');
+	});
+
+	test('End with only an output answers; End with neither text nor output does not', () => {
+		expect(read([sse('End', { data: { output: 'Only here' } })]).output).toBe('Only here');
+		const error = failure([start(0, thinking('hmm')), sse('End', {})]);
+		expect(error.failure).toBe('no-answer');
+		expect(error.message).toBe(NO_ANSWER_MESSAGE);
+	});
+
+	test('a structured answer: an End object, End text or streamed text that is a JSON object', () => {
+		const object = { summary: 'ok', count: 2 };
+		expect(read([sse('End', { data: { output: object } })], true).output).toEqual(object);
+		expect(read([sse('End', { output: JSON.stringify(object) })], true).output).toEqual(object);
+		const streamed = read(
+			[content('{"summary": "ok",'), content(' "count": 2}'), sse('End', {})],
+			true,
+		);
+		expect(streamed.output).toEqual(object);
+		expect(streamed.deltas).toEqual([]);
+		expect(failure([content('not json'), sse('End', {})], true).failure).toBe('not-an-object');
+	});
+
+	test('Error and SSEErrorEvent end the stream with the server message', () => {
+		for (const name of ['Error', 'SSEErrorEvent']) {
+			const error = failure([
+				content('partial'),
+				sse(name, { message: 'Upstream model failed', turn_status: 'error' }),
+				content(' ignored'),
+				sse('End', {}),
+			]);
+			expect(error.failure).toBe('error-event');
+			expect(error.serverMessage).toBe('Upstream model failed');
+			expect(error.message).toBe('The assistant reported an error: Upstream model failed');
+			expect(error.afterText).toBe(true);
+		}
+		expect(failure([sse('Error', 'plain words')]).serverMessage).toBe('plain words');
+	});
+
+	test('a stream that closes without End or an error is incomplete', () => {
+		const error = failure([content('cut sh')]);
+		expect(error.failure).toBe('incomplete');
+		expect(error.message).toBe('The stream ended before the answer was complete');
+	});
+
+	test('a FrontendModelResponse whose data is not JSON is reported, not swallowed', () => {
+		const error = failure([sse('FrontendModelResponse', '{"content": "x'), sse('End', {})]);
+		expect(error.failure).toBe('error-event');
+		expect(error.message).toMatch(/Malformed FrontendModelResponse/);
+	});
+});
+
+describe('bytes split anywhere (docs/api.md#streams)', () => {
+	const wire = [
+		': keep-alive\n\n',
+		start(0, text('Bonjour, ')),
+		delta(0, 'café — '),
+		snapshot(text('Bonjour, café — ')),
+		content('Bonjour, café — voilà 😀'),
+		sse('End', { data: { conversation_id: 'conv_1' } }),
+	].join('');
+
+	for (const [name, body] of [
+		['\\n', wire],
+		['\\r\\n', wire.replace(/\n/g, '\r\n')],
+	] as const) {
+		test(`the same answer whatever byte the stream is cut at (${name} line endings)`, () => {
+			const bytes = Buffer.from(body, 'utf8');
+			for (let cut = 0; cut <= bytes.length; cut++) {
+				const deltas: string[] = [];
+				const result = readAnswerFromChunks([bytes.subarray(0, cut), bytes.subarray(cut)], {
+					structured: false,
+					onText: (piece) => deltas.push(piece),
+				});
+				expect(result).toEqual({ output: 'Bonjour, café — voilà 😀', conversationId: 'conv_1' });
+				expect(deltas.join('')).toBe('Bonjour, café — voilà 😀');
+			}
+		});
+	}
+
+	test('byte by byte, multi-byte characters split across chunks', () => {
+		const chunks = Array.from(Buffer.from(wire, 'utf8'), (byte) => Uint8Array.of(byte));
+		expect(readAnswerFromChunks(chunks, { structured: false }).output).toBe(
+			'Bonjour, café — voilà 😀',
+		);
+	});
+});
