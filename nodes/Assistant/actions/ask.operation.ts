@@ -7,6 +7,7 @@ import type {
 
 import type { AskRequest } from '../api';
 import { askAssistant, type AskResult } from '../askAssistant';
+import type { AttemptPace } from '../transport/pace';
 import { LiveChunks } from './liveChunks';
 import { noteModelFallback } from './modelFallback';
 import type { RequestSettings } from './requestOptions';
@@ -39,6 +40,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	cache: RunCache,
+	pace?: AttemptPace,
 ): Promise<INodeExecutionData[]> {
 	// Every parameter is checked before the first request (the catalog's included).
 	const { request, options, outputFormat } = readAskParameters(this, itemIndex);
@@ -57,8 +59,8 @@ export async function execute(
 		retries: options.retries,
 	};
 	const answer = options.stream
-		? await askStreaming(this, request, settings, itemIndex, cache)
-		: await askOnce(this, request, settings, itemIndex, cache);
+		? await askStreaming(this, request, { ...settings, pace }, itemIndex, cache)
+		: await askOnce(this, request, { ...settings, pace }, itemIndex, cache);
 	await addAnswerHints(this, cache, outputFormat);
 	return [{ json: answer }];
 }
@@ -66,7 +68,7 @@ export async function execute(
 async function askOnce(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	settings: RequestSettings,
+	settings: RequestSettings & { pace?: AttemptPace },
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<AskOutput> {
@@ -78,7 +80,7 @@ async function askOnce(
 async function askStreaming(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	settings: RequestSettings,
+	settings: RequestSettings & { pace?: AttemptPace },
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<AskOutput> {

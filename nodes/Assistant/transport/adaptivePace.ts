@@ -1,4 +1,4 @@
-import { MAX_DELAY_MS } from './retry';
+import { MAX_DELAY_MS } from './retryPolicy';
 
 /**
  * How many asks of one node run are in flight, found as the run goes (docs/api.md#full-session-pool).
