@@ -12,7 +12,6 @@ import {
 	type EngineCredential,
 	type LoadedPackage,
 	callListSearch,
-	callLoadOptions,
 	chain,
 	itemsNode,
 	loadPackage,
@@ -114,12 +113,12 @@ function echoWorkflow(parameters: INode['parameters'], extra: Partial<INode> = {
 	return chain(manualTrigger(), items, echoNode(parameters, extra));
 }
 
-describe('engine harness', () => {
+describe('the harness runs workflows as n8n-core does', () => {
 	test('loads the package with PackageDirectoryLoader', () => {
 		expect(pkg.name).toBe('n8n-nodes-harness-fixture');
 		const echo = pkg.nodeTypes.getByNameAndVersion('n8n-nodes-harness-fixture.echo');
 		expect(echo.description.name).toBe('echo');
-		expect(Object.keys(pkg.credentialTypes)).toEqual(['echoApi', 'echoCheckApi']);
+		expect(Object.keys(pkg.credentialTypes)).toEqual(['echoApi']);
 	});
 
 	test('items flow through the node and out, with pairedItem and the bearer header', async () => {
@@ -172,7 +171,9 @@ describe('engine harness', () => {
 
 		expect(result.error()?.message).toMatch(/no credential of type "echoApi"/);
 	});
+});
 
+describe('the harness calls pickers and credential tests as the editor does', () => {
 	test('list search runs through LoadOptionsContext with the credential', async () => {
 		const first = await callListSearch(pkg, 'echo', 'searchThings', { credentials, filter: 'a' });
 		expect(first).toEqual({
@@ -190,17 +191,6 @@ describe('engine harness', () => {
 		expect(second.results.map((result) => result.name)).toEqual(['gamma', 'delta']);
 		expect(second.paginationToken).toBeUndefined();
 		expect(seen.every((request) => request.authorization === `Bearer ${TOKEN}`)).toBe(true);
-	});
-
-	test('load options see the current node parameters', async () => {
-		const options = await callLoadOptions(pkg, 'echo', 'getColors', {
-			credentials,
-			currentNodeParameters: { message: 'x-' },
-		});
-		expect(options).toEqual([
-			{ name: 'x-red', value: 'red' },
-			{ name: 'x-green', value: 'green' },
-		]);
 	});
 
 	test('the credential test succeeds with the right token and fails with a wrong one', async () => {
@@ -235,18 +225,9 @@ describe('engine harness', () => {
 					: 'The token is not allowed to do that',
 		});
 	});
+});
 
-	test('a credential tested by a node method runs it, with the type defaults applied', async () => {
-		await expect(testCredential(pkg, 'echoCheckApi', { code: 'open-sesame' })).resolves.toEqual({
-			status: 'OK',
-			message: 'Code accepted',
-		});
-		await expect(testCredential(pkg, 'echoCheckApi', {})).resolves.toEqual({
-			status: 'Error',
-			message: 'Wrong code: unset',
-		});
-	});
-
+describe('the harness streams, logs and cancels as n8n-core does', () => {
 	test('a streaming run collects the chunks the node sends', async () => {
 		const echo = echoNode({ message: '={{ "m" + $json.x }}' });
 		const workflow = chain(manualTrigger(), itemsNode([{ x: 1 }, { x: 2 }]), echo);

@@ -1,16 +1,14 @@
 /**
- * An in-memory `ICredentialsHelper` for the engine harness: serves the credentials a test passes,
- * applies the credential type's defaults and expressions, and applies its `authenticate` (a
- * function, or the generic headers/qs/body/auth with `={{ ... }}` over `$credentials`) the way
- * n8n's own CredentialsHelper does (packages/cli/src/credentials-helper.ts).
+ * An in-memory `ICredentialsHelper` for the engine harness: serves the credentials a test
+ * passes, fills in the credential type's defaults, resolves `={{ ... }}` values, and applies a
+ * generic `authenticate` block (headers, qs, body or auth over `$credentials`) as n8n's own
+ * CredentialsHelper does. Only what this package's credential uses: no `extends`, no function
+ * `authenticate`, no pre-authentication, no OAuth.
  */
 import { Credentials, getAdditionalKeys } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
-	ICredentialsExpressionResolveValues,
-	IExecuteData,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
@@ -30,7 +28,7 @@ export interface EngineCredential {
 	data: Record<string, unknown>;
 }
 
-/** A node the helper resolves credential expressions on when no execution is at hand. */
+/** A node the helper resolves credential expressions on. */
 const resolverNode: INode = {
 	id: 'harness-credential-resolver',
 	name: 'Credential Resolver',
@@ -39,6 +37,10 @@ const resolverNode: INode = {
 	position: [0, 0],
 	parameters: {},
 };
+
+function unsupported(what: string): never {
+	throw new Error(`Engine harness: ${what} is not supported (this package does not use it)`);
+}
 
 export class HarnessCredentialsHelper extends ICredentialsHelper {
 	constructor(
@@ -68,31 +70,20 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	getCredentialType(type: string): ICredentialType {
 		const credentialType = this.credentialTypes[type];
 		if (!credentialType) throw new Error(`Engine harness: unknown credential type "${type}"`);
+		if (credentialType.extends?.length) unsupported(`credential type "${type}" with extends`);
 		return credentialType;
 	}
 
-	getParentTypes(type: string): string[] {
-		const parents = this.credentialTypes[type]?.extends ?? [];
-		return parents.flatMap((parent) => [parent, ...this.getParentTypes(parent)]);
+	getParentTypes(): string[] {
+		return [];
 	}
 
-	isCredentialUsableByNode(type: string, nodeType: string): boolean {
-		const credentialType = this.credentialTypes[type];
-		if (!credentialType?.restrictToSupportedNodes) return true;
-		return (credentialType.supportedNodes ?? []).some(
-			(supported) => nodeType === supported || nodeType.endsWith(`.${supported}`),
-		);
+	isCredentialUsableByNode(): boolean {
+		return true;
 	}
 
 	getCredentialsProperties(type: string): INodeProperties[] {
-		const credentialType = this.getCredentialType(type);
-		if (!credentialType.extends) return credentialType.properties;
-		const combined: INodeProperties[] = [];
-		for (const parent of credentialType.extends) {
-			NodeHelpers.mergeNodeProperties(combined, this.getCredentialsProperties(parent));
-		}
-		NodeHelpers.mergeNodeProperties(combined, credentialType.properties);
-		return combined;
+		return this.getCredentialType(type).properties;
 	}
 
 	async getDecrypted(
@@ -100,13 +91,9 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		nodeCredentials: INodeCredentialsDetails,
 		type: string,
 		mode: WorkflowExecuteMode,
-		_executeData?: IExecuteData,
-		raw?: boolean,
-		expressionResolveValues?: ICredentialsExpressionResolveValues,
 	): Promise<ICredentialDataDecryptedObject> {
 		const stored = this.find(nodeCredentials, type).data as ICredentialDataDecryptedObject;
-		if (raw === true) return { ...stored };
-		return this.applyDefaults(additionalData, type, stored, mode, expressionResolveValues);
+		return this.applyDefaults(additionalData, type, stored, mode);
 	}
 
 	/** Fills in the type's defaults and resolves `={{ ... }}` values (n8n's applyDefaultsAndOverwrites). */
@@ -115,7 +102,6 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		type: string,
 		stored: ICredentialDataDecryptedObject,
 		mode: WorkflowExecuteMode,
-		expressionResolveValues?: ICredentialsExpressionResolveValues,
 	): ICredentialDataDecryptedObject {
 		const withDefaults = NodeHelpers.getNodeParameters(
 			this.getCredentialsProperties(type),
@@ -125,31 +111,11 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			null,
 			null,
 		) as ICredentialDataDecryptedObject;
-		if (stored.oauthTokenData !== undefined) withDefaults.oauthTokenData = stored.oauthTokenData;
-		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
-
-		if (expressionResolveValues) {
-			const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } =
-				expressionResolveValues;
-			return workflow.expression.getParameterValue(
-				withDefaults as INodeParameters,
-				runExecutionData,
-				runIndex,
-				itemIndex,
-				node.name,
-				connectionInputData,
-				mode,
-				additionalKeys,
-				undefined,
-				false,
-				withDefaults,
-			) as ICredentialDataDecryptedObject;
-		}
 		return this.resolverWorkflow().expression.getComplexParameterValue(
 			resolverNode,
 			withDefaults as INodeParameters,
 			mode,
-			additionalKeys,
+			getAdditionalKeys(additionalData, mode, null, { isCredential: true }),
 			undefined,
 			undefined,
 			withDefaults,
@@ -164,9 +130,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		node?: INode,
 	): Promise<IHttpRequestOptions> {
 		const { authenticate } = this.getCredentialType(typeName);
-		if (typeof authenticate === 'function') {
-			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
-		}
+		if (typeof authenticate === 'function') unsupported('a function `authenticate`');
 		if (authenticate?.type === 'generic') {
 			const context = workflow ?? this.resolverWorkflow();
 			const resolve = (value: string) =>
@@ -202,40 +166,13 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return resolved ? resolved.toString() : '';
 	}
 
-	/**
-	 * Runs the type's `preAuthentication` when its expirable property is empty, expired or being
-	 * tested, and keeps the result in memory (n8n would persist it).
-	 */
-	async preAuthentication(
-		helpers: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		node: INode,
-		credentialsExpired: boolean,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		const credentialType = this.getCredentialType(typeName);
-		const expirable = credentialType.properties.find(
-			(property) => property.type === 'hidden' && property.typeOptions?.expirable === true,
-		);
-		if (!expirable || typeof credentialType.preAuthentication !== 'function') return undefined;
-		const isTest = node.parameters?.temp === '' && node.type === 'n8n-nodes-base.noOp';
-		if (credentials[expirable.name] !== '' && !credentialsExpired && !isTest) return undefined;
-		const output = await credentialType.preAuthentication.call(helpers, credentials);
-		if (output[expirable.name] === undefined) return undefined;
-		const details = node.credentials?.[typeName];
-		if (details) Object.assign(this.find(details, typeName).data, output);
-		return Object.assign(credentials, output);
+	/** No pre-authentication: the credential has no expirable property. */
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
 	}
 
-	async runPreAuthentication(
-		helpers: IHttpRequestHelper,
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
-		const { preAuthentication } = this.getCredentialType(typeName);
-		if (typeof preAuthentication !== 'function') return undefined;
-		const output = await preAuthentication.call(helpers, credentials);
-		return (output as ICredentialDataDecryptedObject) ?? undefined;
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
 	}
 
 	async getCredentials(details: INodeCredentialsDetails, type: string): Promise<Credentials> {
@@ -246,20 +183,12 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return credentials;
 	}
 
-	async updateCredentials(
-		details: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	): Promise<void> {
-		this.find(details, type).data = { ...data };
+	async updateCredentials(): Promise<void> {
+		unsupported('updating a credential');
 	}
 
-	async updateCredentialsOauthTokenData(
-		details: INodeCredentialsDetails,
-		type: string,
-		data: ICredentialDataDecryptedObject,
-	): Promise<void> {
-		this.find(details, type).data.oauthTokenData = data.oauthTokenData;
+	async updateCredentialsOauthTokenData(): Promise<void> {
+		unsupported('OAuth');
 	}
 
 	private resolverWorkflow(): Workflow {

@@ -17,7 +17,6 @@
 import { logSinks } from './engine-env';
 
 import {
-	CredentialTestContext,
 	ExecuteContext,
 	ExecutionLifecycleHooks,
 	ExternalSecretsProxy,
@@ -29,7 +28,6 @@ import {
 import type {
 	ExecutionBaseError,
 	ICredentialDataDecryptedObject,
-	ICredentialTestFunction,
 	ICredentialTestRequest,
 	ICredentialType,
 	ICredentialsDecrypted,
@@ -41,7 +39,6 @@ import type {
 	INodeExecutionData,
 	INodeListSearchResult,
 	INodeParameters,
-	INodePropertyOptions,
 	INodeType,
 	INodeTypes,
 	IRun,
@@ -461,64 +458,24 @@ export async function callListSearch(
 	return await method.call(context, options.filter, options.paginationToken);
 }
 
-/** Invokes `methods.loadOptions[methodName]` as the editor's options dropdown does. */
-export async function callLoadOptions(
-	pkg: LoadedPackage,
-	nodeType: string,
-	methodName: string,
-	options: DynamicParameterOptions = {},
-): Promise<INodePropertyOptions[]> {
-	const { context, type } = loadOptionsContext(pkg, nodeType, options);
-	const method = type.methods?.loadOptions?.[methodName];
-	if (typeof method !== 'function') {
-		throw new Error(`Engine harness: ${nodeType} has no loadOptions method "${methodName}"`);
-	}
-	return await method.call(context);
-}
-
 interface RequestError {
 	message?: string;
 	cause?: { code?: string; response?: { status: number; statusText?: string } };
 }
 
-/** What n8n's CredentialsTester finds: the type's `test`, else a node's `testedBy`. */
-function findCredentialTest(
-	pkg: LoadedPackage,
-	credentialType: string,
-): { nodeType?: INodeType; test: ICredentialTestRequest | ICredentialTestFunction } | undefined {
-	const { test } = pkg.credentialTypes[credentialType];
-	if (test) return { test };
-	for (const { type } of Object.values(pkg.loader.nodeTypes)) {
-		const versions = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
-		for (const nodeType of versions) {
-			const { credentials = [] } = nodeType.description;
-			const { testedBy } = credentials.find((c) => c.name === credentialType) ?? {};
-			if (typeof testedBy === 'object') return { nodeType, test: testedBy };
-			const testFunction = testedBy ? nodeType.methods?.credentialTest?.[testedBy] : undefined;
-			if (testFunction) return { test: testFunction };
-		}
-	}
-	return undefined;
-}
-
 /**
- * Tests a credential the way n8n's CredentialsTester does: a `testedBy` function runs with a
- * CredentialTestContext; a test request (the credential type's `test`, or a node's `testedBy`
- * object) becomes the routing of a one-property copy of the node (No Op by default), run by
- * n8n-core's RoutingNode with the credential's `authenticate` applied. A non-2xx answer or a
- * matching `rules` entry is an Error.
+ * Tests a credential the way n8n's CredentialsTester does with a credential type's `test`
+ * request (the only kind this package has): the request becomes the routing of a one-property
+ * No Op node, run by n8n-core's RoutingNode with the credential's `authenticate` applied; a
+ * `responseCode` rule matching the answer's status, or any non-2xx status, is an Error.
  */
 export async function testCredential(
 	pkg: LoadedPackage,
 	credentialType: string,
 	data: Record<string, unknown>,
 ): Promise<INodeCredentialTestResult> {
-	if (!pkg.credentialTypes[credentialType]) {
-		throw new Error(`Engine harness: unknown credential type "${credentialType}"`);
-	}
-	const found = findCredentialTest(pkg, credentialType);
-	if (!found) return { status: 'Error', message: 'No testing function found for this credential.' };
-
+	const testRequest = pkg.credentialTypes[credentialType]?.test;
+	if (!testRequest) throw new Error(`Engine harness: "${credentialType}" has no test request`);
 	const credential = { id: 'harness-credential', name: 'Test', type: credentialType, data };
 	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, pkg.nodeTypes, [
 		credential,
@@ -537,16 +494,27 @@ export async function testCredential(
 	} catch (error) {
 		return { status: 'Error', message: String((error as Error).message) };
 	}
-	if (typeof found.test === 'function') {
-		return await found.test.call(new CredentialTestContext(), decrypted);
+	const { context, type } = credentialTestNode(pkg, testRequest, decrypted, additionalData);
+	try {
+		await new RoutingNode(context, type, decrypted).runNode();
+	} catch (caught) {
+		return { status: 'Error', message: failureMessage(testRequest, caught as RequestError) };
 	}
-	const testRequest = found.test;
+	return { status: 'OK', message: 'Connection successful!' };
+}
 
-	const baseType = found.nodeType ?? pkg.nodeTypes.getByNameAndVersion(NO_OP_TYPE);
-	const tempType: INodeType = {
+/** The No Op node carrying the test request as its routing, in an execute context. */
+function credentialTestNode(
+	pkg: LoadedPackage,
+	testRequest: ICredentialTestRequest,
+	credential: ICredentialsDecrypted,
+	additionalData: IWorkflowExecuteAdditionalData,
+): { context: ExecuteContext; type: INodeType } {
+	const baseType = pkg.nodeTypes.getByNameAndVersion(NO_OP_TYPE);
+	const type: INodeType = {
 		description: {
 			...baseType.description,
-			credentials: [{ name: credentialType, required: true }],
+			credentials: [{ name: credential.type, required: true }],
 			properties: [
 				{
 					displayName: 'Temp',
@@ -561,23 +529,18 @@ export async function testCredential(
 	const node: INode = {
 		id: 'temp',
 		name: 'Temp-Node',
-		type: found.nodeType ? baseType.description.name : NO_OP_TYPE,
+		type: NO_OP_TYPE,
 		typeVersion: lastVersion(baseType),
 		position: [0, 0],
 		parameters: {},
-		credentials: { [credentialType]: { id: credential.id, name: credential.name } },
+		credentials: { [credential.type]: { id: credential.id, name: credential.name } },
 	};
-	const tempNodeTypes: INodeTypes = {
-		getByName: () => tempType,
-		getByNameAndVersion: () => tempType,
+	const nodeTypes: INodeTypes = {
+		getByName: () => type,
+		getByNameAndVersion: () => type,
 		getKnownTypes: () => ({}),
 	};
-	const workflow = new Workflow({
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: tempNodeTypes,
-	});
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	const context = new ExecuteContext(
 		workflow,
 		node,
@@ -590,52 +553,19 @@ export async function testCredential(
 		{ node, data: {}, source: null },
 		[],
 	);
-
-	let response: INodeExecutionData[][] | undefined;
-	try {
-		response = await new RoutingNode(context, tempType, decrypted).runNode();
-	} catch (caught) {
-		const error = caught as RequestError;
-		const status = error.cause?.response?.status;
-		if (status !== undefined) {
-			for (const rule of testRequest.rules ?? []) {
-				if (rule.type === 'responseCode' && rule.properties.value === status) {
-					return { status: 'Error', message: rule.properties.message };
-				}
-			}
-			if (status < 199 || status > 299) {
-				return {
-					status: 'Error',
-					message: error.cause?.response?.statusText || `Received HTTP status code: ${status}`,
-				};
-			}
-		} else if (error.cause?.code) {
-			return { status: 'Error', message: error.cause.code };
-		}
-		return { status: 'Error', message: String(error.message) };
-	}
-
-	for (const rule of testRequest.rules ?? []) {
-		if (rule.type === 'responseSuccessBody') {
-			const body = response?.[0]?.[0]?.json;
-			if (getPath(body, rule.properties.key) === rule.properties.value) {
-				return { status: 'Error', message: rule.properties.message };
-			}
-		}
-	}
-	return { status: 'OK', message: 'Connection successful!' };
+	return { context, type };
 }
 
-function getPath(value: unknown, key: string): unknown {
-	return key
-		.split('.')
-		.reduce<unknown>(
-			(current, part) =>
-				current !== null && typeof current === 'object'
-					? (current as IDataObject)[part]
-					: undefined,
-			value,
-		);
+/** n8n's message for a failed test request: the matching rule's, else the status or the code. */
+function failureMessage(testRequest: ICredentialTestRequest, error: RequestError): string {
+	const status = error.cause?.response?.status;
+	if (status === undefined) return error.cause?.code ?? String(error.message);
+	for (const rule of testRequest.rules ?? []) {
+		if (rule.type === 'responseCode' && rule.properties.value === status) {
+			return rule.properties.message;
+		}
+	}
+	return error.cause?.response?.statusText || `Received HTTP status code: ${status}`;
 }
 
 /** A Manual Trigger node (the start of every harness workflow). */

@@ -18,7 +18,6 @@ class Echo {
 			outputs: ['main'],
 			credentials: [
 				{ name: 'echoApi', required: true },
-				{ name: 'echoCheckApi', required: false, testedBy: 'echoCheck' },
 			],
 			properties: [
 				{ displayName: 'Path', name: 'path', type: 'string', default: '/echo' },
@@ -38,13 +37,6 @@ class Echo {
 						{ displayName: 'ID', name: 'id', type: 'string' },
 					],
 				},
-				{
-					displayName: 'Color',
-					name: 'color',
-					type: 'options',
-					typeOptions: { loadOptionsMethod: 'getColors' },
-					default: '',
-				},
 			],
 		};
 		this.methods = {
@@ -62,19 +54,6 @@ class Echo {
 						results: page.things.map((thing) => ({ name: thing.name, value: thing.id })),
 						paginationToken: page.next,
 					};
-				},
-			},
-			credentialTest: {
-				async echoCheck(credential) {
-					return credential.data.code === 'open-sesame'
-						? { status: 'OK', message: 'Code accepted' }
-						: { status: 'Error', message: `Wrong code: ${credential.data.code}` };
-				},
-			},
-			loadOptions: {
-				async getColors() {
-					const prefix = this.getCurrentNodeParameter('message') || '';
-					return ['red', 'green'].map((color) => ({ name: `${prefix}${color}`, value: color }));
 				},
 			},
 		};
