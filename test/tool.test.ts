@@ -10,17 +10,15 @@
  * - LangChain `tool.invoke(args)` (AI Agent v1/v2 and other LangChain consumers): the schema
  *   is validated, then makeHandleToolInvocation runs the node in a SupplyDataContext.
  */
-import type { IDataObject, INode, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
 import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential } from './helpers/assistant';
 import type { EngineCredential, LoadedPackage } from './helpers/engine';
 import {
-	editorToolDescription,
 	runAgent,
 	toolDescriptionFor,
-	toolTypeDescription,
 	withAiTools,
 	type AgentRunOptions,
 	type AgentToolCall,
@@ -85,60 +83,36 @@ function expectNoToken(value: unknown) {
 	expect(JSON.stringify(value)).not.toContain(TOKEN);
 }
 
-describe('the tool variant n8n derives from usableAsTool', () => {
-	test('assistantTool: an ai_tool sub-node running the node’s own code, with a tool description', () => {
+describe('the node is usable as a tool (its full tool type is checked in the real n8n app)', () => {
+	test('as a tool the node runs its own code and methods, and its own type is left as it was', () => {
 		const base = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'));
 		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
-		const description = toolTypeDescription(pkg, TOOL_TYPE);
 
 		expect(base.description.usableAsTool).toEqual({
 			replacements: { description: expect.stringContaining('conversation_id') },
 		});
-		expect(description).toMatchObject({
-			name: 'assistantTool',
-			displayName: 'Assistant Tool',
-			inputs: [],
-			outputs: [NodeConnectionTypes.AiTool],
-			codex: { categories: ['AI'], subcategories: { AI: ['Tools'], Tools: ['Other Tools'] } },
-		});
-		// Nodes with an `operation` get "Set Automatically / Set Manually", then the manual text,
-		// whose default is the node's description.
-		const [descriptionType, toolDescription, ...rest] = description.properties;
-		expect(descriptionType).toMatchObject({ name: 'descriptionType', default: 'auto' });
-		expect(toolDescription).toMatchObject({
-			name: 'toolDescription',
-			default: nodeDescription,
-			displayOptions: { show: { descriptionType: ['manual'] } },
-		});
-		expect(rest.map((p: INodeProperties) => p.name)).toEqual(
-			base.description.properties.map((p) => p.name),
-		);
-		// Same execute and methods as the node; the node's own type is left as it was.
+		expect(tool.description).toMatchObject({ inputs: [], outputs: [NodeConnectionTypes.AiTool] });
 		expect(tool.execute).toBe(base.execute);
 		expect(tool.methods).toBe((base as INodeType).methods);
 		expect(base.description.name).toBe('assistant');
 		expect(base.description.outputs).toEqual([NodeConnectionTypes.Main]);
-		expect(base.description.properties.map((p) => p.name)).not.toContain('toolDescription');
 	});
 });
 
-describe('the tool variant in the editor (the Tools panel, the tool node’s parameters)', () => {
-	test('it carries the agent-facing description; the node itself has one line', () => {
-		const base = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'));
-		const tool = editorToolDescription(base);
+describe('the tool variant in the editor (its listing is checked in the real n8n app, e2e tool-type)', () => {
+	test('the tool variant carries the agent-facing description; the node itself has one line', () => {
+		const { usableAsTool } = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'))
+			.description as { usableAsTool: { replacements: { description: string } } };
 		expect(nodeDescription).not.toMatch(/\n/);
 		expect(nodeDescription.length).toBeLessThanOrEqual(90);
-		expect(tool.description).toMatch(/self-contained question.*conversation_id/s);
-		// "Set Manually" starts from the agent-facing text.
-		const manual = tool.properties.find((property) => property.name === 'toolDescription');
-		expect(manual?.default).toBe(tool.description);
+		expect(usableAsTool.replacements.description).toMatch(
+			/self-contained question.*conversation_id/s,
+		);
 	});
 
-	test('Memory is among the tool’s Ask options, so an agent’s asks can run without memory', () => {
-		const tool = editorToolDescription(
-			pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')),
-		);
-		const askOptions = tool.properties.find(
+	test('Memory is among the Ask options the tool keeps, so an agent’s asks can run without memory', () => {
+		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
+		const askOptions = tool.description.properties.find(
 			(property) =>
 				property.name === 'options' && property.displayOptions?.show?.operation?.includes('ask'),
 		);

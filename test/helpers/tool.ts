@@ -1,12 +1,13 @@
 /**
- * Runs a `usableAsTool` node as an AI Agent tool, in the real n8n-core engine, the way n8n 2.x
- * does it:
+ * Runs a `usableAsTool` node as an AI Agent tool, in the real n8n-core engine:
  *
- * - The tool variant (`<package>.<node>Tool`) is synthesized from the base node type as n8n's
- *   NodeTypes.getByNameAndVersion does (packages/cli/src/node-types.ts): a prototype-backed clone
- *   of the base type passed through `convertNodeToAiTool` (packages/cli/src/tool-generation/
- *   ai-tools.ts). Neither is exported by n8n-core or n8n-workflow, so both are replicated here,
- *   minimally and line for line in what they change. Everything else is n8n-core's own code.
+ * - The tool variant (`<package>.<node>Tool`): n8n's app derives it from the node type
+ *   (`convertNodeToAiTool` in n8n's CLI package, which n8n-core and n8n-workflow do not export):
+ *   display name, the "Tool Description" parameters, codex. n8n-core needs only one thing of it
+ *   to run the node as a tool: an `ai_tool` output and no `supplyData`, so that
+ *   getInputConnectionData turns it into a LangChain tool with createNodeAsTool. That is all
+ *   `toolVariant` sets; the rest of n8n's derivation is checked in the real n8n app
+ *   (test/e2e/checks/backend.js, `tool-type`), so nothing here can drift from n8n unnoticed.
  * - `test.agent` is a minimal AI Agent: it takes its tools from its `ai_tool` input with
  *   `getInputConnectionData` (n8n-core's createNodeAsTool turns the tool node into a LangChain
  *   DynamicStructuredTool: name, description, $fromAI schema), shows them as a chat model would
@@ -30,7 +31,6 @@ import type {
 	IExecuteFunctions,
 	INode,
 	INodeParameters,
-	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	INodeTypes,
@@ -57,105 +57,21 @@ import {
 
 export const TEST_AGENT_TYPE = 'test.agent';
 
-// ---------------------------------------------------------------------------------------------
-// The tool variant, as n8n derives it
-// ---------------------------------------------------------------------------------------------
-
-function findLastCalloutIndex(properties: INodeProperties[]): number {
-	for (let i = properties.length - 1; i >= 0; i--) {
-		if (properties[i].type === 'callout') return i;
-	}
-	return -1;
-}
-
 /**
- * n8n's `convertNodeToAiTool` (packages/cli/src/tool-generation/ai-tools.ts, not exported by
- * n8n-core or n8n-workflow): renames the type `<name>Tool`, makes it a sub-node with an
- * `ai_tool` output, and adds the "Tool Description" parameters. Modifies and returns `item`.
+ * The node type as n8n-core sees its tool variant: the node's own type (prototype-backed, so
+ * `execute` and `methods` are the node's) with an `ai_tool` output, no main input, and the
+ * `…Tool` name. Only types with `usableAsTool` may become tools.
  */
-export function convertNodeToAiTool<T extends { description: INodeTypeDescription }>(item: T): T {
-	const description = item.description;
-	description.name += 'Tool';
-	description.inputs = [];
-	description.outputs = [NodeConnectionTypes.AiTool];
-	description.displayName += ' Tool';
-	delete description.usableAsTool;
-
-	const hasResource = description.properties.some((prop) => prop.name === 'resource');
-	const hasOperation = description.properties.some((prop) => prop.name === 'operation');
-
-	if (!description.properties.map((prop) => prop.name).includes('toolDescription')) {
-		const descriptionType: INodeProperties = {
-			displayName: 'Tool Description',
-			name: 'descriptionType',
-			type: 'options',
-			noDataExpression: true,
-			options: [
-				{
-					name: 'Set Automatically',
-					value: 'auto',
-					description: 'Automatically set based on resource and operation',
-				},
-				{
-					name: 'Set Manually',
-					value: 'manual',
-					description: 'Manually set the description',
-				},
-			],
-			default: 'auto',
-		};
-		const descProp: INodeProperties = {
-			displayName: 'Description',
-			name: 'toolDescription',
-			type: 'string',
-			default: description.description,
-			required: true,
-			typeOptions: { rows: 2 },
-			description:
-				'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often',
-		};
-		const lastCallout = findLastCalloutIndex(description.properties);
-		description.properties.splice(lastCallout + 1, 0, descProp);
-		if (hasResource || hasOperation) {
-			description.properties.splice(lastCallout + 1, 0, descriptionType);
-			descProp.displayOptions = { show: { descriptionType: ['manual'] } };
-		}
-	}
-
-	// setToolCodex(description, 'Other Tools', true)
-	const existingToolsSubcategory = description.codex?.subcategories?.Tools;
-	const alias = description.codex?.alias;
-	description.codex = {
-		categories: ['AI'],
-		subcategories: { AI: ['Tools'], Tools: existingToolsSubcategory ?? ['Other Tools'] },
-		resources: description.codex?.resources ?? {},
-		...(alias && { alias }),
-	};
-	return item;
-}
-
-/**
- * What n8n's NodeTypes.getByNameAndVersion returns for a synthetic `…Tool` type: a clone of the
- * base type (prototype-backed, so `execute` and `methods` are the base node's own) converted by
- * `convertNodeToAiTool`. Only types with `usableAsTool` may become tools.
- */
-export function synthesizeToolType(base: INodeType): INodeType {
+export function toolVariant(base: INodeType): INodeType {
 	if (!base.description.usableAsTool) {
 		throw new Error(`Node "${base.description.name}" cannot be used as a tool (no usableAsTool)`);
 	}
-	if (typeof base.supplyData === 'function') {
-		throw new Error(`Node "${base.description.name}" already has a supplyData method`);
-	}
-	const clonedProperties = Object.create(
-		base.description.properties,
-	) as INodeTypeDescription['properties'];
-	const clonedDescription = Object.create(base.description, {
-		properties: { value: clonedProperties, writable: false },
+	const description = Object.create(base.description, {
+		name: { value: `${base.description.name}Tool` },
+		inputs: { value: [] },
+		outputs: { value: [NodeConnectionTypes.AiTool] },
 	}) as INodeTypeDescription;
-	const clonedNode = Object.create(base, {
-		description: { value: clonedDescription },
-	}) as INodeType;
-	return convertNodeToAiTool(clonedNode);
+	return Object.create(base, { description: { value: description } }) as INodeType;
 }
 
 /** The package's node types, their synthetic `…Tool` variants (cached) and `test.agent`. */
@@ -190,7 +106,7 @@ class ToolAwareNodeTypes implements INodeTypes {
 		let tool = this.tools.get(key);
 		if (!tool) {
 			const baseName = nodeType.slice(0, -'Tool'.length);
-			tool = synthesizeToolType(this.base.getByNameAndVersion(baseName, version));
+			tool = toolVariant(this.base.getByNameAndVersion(baseName, version));
 			this.tools.set(key, tool);
 		}
 		return tool;
@@ -465,38 +381,6 @@ export async function runAgent(
 		run,
 		agent: item.json as AgentOutput,
 		toolRuns: (nodeName) => run.data.data.resultData.runData[nodeName] ?? [],
-	};
-}
-
-/**
- * The tool variant as the editor lists it (GET /types/nodes.json, the Tools panel): n8n's
- * NodeTypes.buildSyntheticToolDescription (packages/cli/src/node-types.ts) applies
- * `usableAsTool.replacements` to a copy of the description before converting it. The type n8n
- * runs (synthesizeToolType, as getByNameAndVersion) does not: there the description is the
- * node's own.
- */
-export function editorToolDescription(base: INodeType): INodeTypeDescription {
-	const { usableAsTool } = base.description;
-	const copy = structuredClone({ ...base.description }) as INodeTypeDescription;
-	const description =
-		typeof usableAsTool === 'object' ? { ...copy, ...usableAsTool.replacements } : copy;
-	return convertNodeToAiTool({ description }).description;
-}
-
-/** The tool type's description, its properties as a plain array (they are prototype-backed). */
-export function toolTypeDescription(pkg: LoadedPackage, toolType: string): INodeTypeDescription {
-	const type = withAiTools(pkg).nodeTypes.getByNameAndVersion(toolType);
-	const description = type.description;
-	return {
-		...description,
-		name: description.name,
-		displayName: description.displayName,
-		description: description.description,
-		inputs: description.inputs,
-		outputs: description.outputs,
-		usableAsTool: description.usableAsTool,
-		codex: description.codex,
-		properties: Array.from(description.properties),
 	};
 }
 

@@ -162,6 +162,19 @@ async function toolType(env) {
 		.find((/** @type {any} */ p) => p.name === 'operation')
 		.options.map((/** @type {any} */ o) => o.value);
 	assert.ok(operations.includes('ask'), `operations: ${operations.join(', ')}`);
+	// Nodes with an `operation` get "Set Automatically / Set Manually" first, then the manual
+	// text, whose default is the tool's description: the agent-facing text the node gives its
+	// tool variant (usableAsTool.replacements), not the node's one line.
+	const node = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_NODE_TYPE);
+	assert.match(tool.description, /self-contained question.*conversation_id/s);
+	assert.notEqual(tool.description, node.description);
+	const [descriptionType, toolDescription] = tool.properties;
+	assert.equal(descriptionType.name, 'descriptionType');
+	assert.equal(descriptionType.default, 'auto');
+	assert.equal(toolDescription.name, 'toolDescription');
+	assert.equal(toolDescription.default, tool.description, "the tool's description by default");
+	assert.deepEqual(toolDescription.displayOptions, { show: { descriptionType: ['manual'] } });
+	assert.deepEqual(tool.codex?.subcategories?.AI, ['Tools'], 'listed among the AI tools');
 	return `"${tool.displayName}" (${tool.name}): inputs [], outputs ${JSON.stringify(tool.outputs)}, credential ${CREDENTIAL_TYPE}, parameters ${names.join(', ')}`;
 }
 
