@@ -14,6 +14,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { staleReason } = require('../helpers/fresh-dist');
 const app = require('./app');
 const editor = require('./editor');
 const { N8nClient, OWNER, readExamples } = require('./n8n-client');
@@ -56,6 +57,9 @@ const RUN_DIR = path.join(app.CACHE_DIR, 'e2e');
  * @returns {Promise<Omit<E2eEnv, 'credential'> & {signIn: () => Promise<void>}>}
  */
 async function startEnv(options) {
+	// n8n must load what the sources say: an old dist/ would test old code.
+	const stale = staleReason(app.REPO_ROOT);
+	if (stale) throw new Error(`${stale}: run "npm run build" first (npm run test:e2e does)`);
 	app.ensureApp();
 	const chromium = options.withBrowser ? app.ensureChromium() : undefined;
 	fs.rmSync(RUN_DIR, { recursive: true, force: true });
