@@ -1,9 +1,9 @@
 /**
  * Runs real workflows through the real n8n-core engine (WorkflowExecute), with a community
  * package loaded the way n8n loads it (PackageDirectoryLoader), credentials served from memory,
- * streamed chunks and the engine's logs collected. Also calls a node's listSearch / loadOptions
- * methods through n8n-core's LoadOptionsContext, and tests a credential the way n8n's
- * CredentialsTester does (RoutingNode on a No Op node carrying the credential's `test` request).
+ * streamed chunks and the engine's logs collected. Also calls a node's listSearch methods (the
+ * pickers) through n8n-core's LoadOptionsContext, and tests a credential the way n8n's
+ * CredentialsTester does with a node's `testedBy` method. Only what this package uses.
  *
  * Usage (more in test/engine-harness.test.ts):
  *   const pkg = await loadPackage(repoRoot);
@@ -17,20 +17,18 @@
 import { logSinks } from './engine-env';
 
 import {
-	ExecuteContext,
+	CredentialTestContext,
 	ExecutionLifecycleHooks,
 	ExternalSecretsProxy,
 	LoadOptionsContext,
 	PackageDirectoryLoader,
-	RoutingNode,
 	WorkflowExecute,
 } from 'n8n-core';
 import type {
 	ExecutionBaseError,
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
+	ICredentialTestFunction,
 	ICredentialType,
-	ICredentialsDecrypted,
 	IConnections,
 	IDataObject,
 	INode,
@@ -48,35 +46,14 @@ import type {
 	IWorkflowSettings,
 	StructuredChunk,
 } from 'n8n-workflow';
-import {
-	NodeConnectionTypes,
-	NodeHelpers,
-	Workflow,
-	createEmptyRunExecutionData,
-} from 'n8n-workflow';
-import { readFileSync } from 'node:fs';
+import { NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 import path from 'node:path';
 
 import { type EngineCredential, HarnessCredentialsHelper } from './engine-credentials';
-import { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE, harnessNodeTypes } from './engine-nodes';
+import { MANUAL_TRIGGER_TYPE, TEST_ITEMS_TYPE, harnessNodeTypes } from './engine-nodes';
 
 export type { EngineCredential } from './engine-credentials';
 export { MANUAL_TRIGGER_TYPE, NO_OP_TYPE, TEST_ITEMS_TYPE } from './engine-nodes';
-
-/**
- * The major version of the n8n-core the harness runs on: 2, or 1 under `npm run test:n8n1`
- * (jest.n8n1.config.js), for the few assertions where n8n 1.x itself behaves differently.
- */
-export const n8nCoreMajor = Number(
-	(
-		JSON.parse(
-			readFileSync(
-				path.join(path.dirname(require.resolve('n8n-core')), '..', 'package.json'),
-				'utf8',
-			),
-		) as { version: string }
-	).version.split('.')[0],
-);
 
 export interface RunOptions {
 	/**
@@ -458,114 +435,48 @@ export async function callListSearch(
 	return await method.call(context, options.filter, options.paginationToken);
 }
 
-interface RequestError {
-	message?: string;
-	cause?: { code?: string; response?: { status: number; statusText?: string } };
+/** The node method that tests a credential type (`testedBy`), as n8n's CredentialsTester finds it. */
+function credentialTestOf(pkg: LoadedPackage, credentialType: string): ICredentialTestFunction {
+	for (const { type } of Object.values(pkg.loader.nodeTypes)) {
+		const versions = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
+		for (const nodeType of versions) {
+			const declared = nodeType.description.credentials?.find((c) => c.name === credentialType);
+			const method =
+				typeof declared?.testedBy === 'string'
+					? nodeType.methods?.credentialTest?.[declared.testedBy]
+					: undefined;
+			if (method) return method;
+		}
+	}
+	throw new Error(`Engine harness: no node tests the credential type "${credentialType}"`);
 }
 
 /**
- * Tests a credential the way n8n's CredentialsTester does with a credential type's `test`
- * request (the only kind this package has): the request becomes the routing of a one-property
- * No Op node, run by n8n-core's RoutingNode with the credential's `authenticate` applied; a
- * `responseCode` rule matching the answer's status, or any non-2xx status, is an Error.
+ * Tests a credential the way n8n's CredentialsTester does with a node's `testedBy` method (the
+ * only kind of test this package has): the stored data with the type's defaults applied, passed
+ * to the method in n8n-core's CredentialTestContext.
  */
 export async function testCredential(
 	pkg: LoadedPackage,
 	credentialType: string,
 	data: Record<string, unknown>,
 ): Promise<INodeCredentialTestResult> {
-	const testRequest = pkg.credentialTypes[credentialType]?.test;
-	if (!testRequest) throw new Error(`Engine harness: "${credentialType}" has no test request`);
+	const test = credentialTestOf(pkg, credentialType);
 	const credential = { id: 'harness-credential', name: 'Test', type: credentialType, data };
 	const credentialsHelper = new HarnessCredentialsHelper(pkg.credentialTypes, pkg.nodeTypes, [
 		credential,
 	]);
 	const additionalData = createAdditionalData(credentialsHelper);
-	let decrypted: ICredentialsDecrypted;
-	try {
-		const stored = { ...data } as ICredentialDataDecryptedObject;
-		const withDefaults = credentialsHelper.applyDefaults(
-			additionalData,
-			credentialType,
-			stored,
-			'internal',
-		);
-		decrypted = { ...credential, data: withDefaults };
-	} catch (error) {
-		return { status: 'Error', message: String((error as Error).message) };
-	}
-	const { context, type } = credentialTestNode(pkg, testRequest, decrypted, additionalData);
-	try {
-		await new RoutingNode(context, type, decrypted).runNode();
-	} catch (caught) {
-		return { status: 'Error', message: failureMessage(testRequest, caught as RequestError) };
-	}
-	return { status: 'OK', message: 'Connection successful!' };
-}
-
-/** The No Op node carrying the test request as its routing, in an execute context. */
-function credentialTestNode(
-	pkg: LoadedPackage,
-	testRequest: ICredentialTestRequest,
-	credential: ICredentialsDecrypted,
-	additionalData: IWorkflowExecuteAdditionalData,
-): { context: ExecuteContext; type: INodeType } {
-	const baseType = pkg.nodeTypes.getByNameAndVersion(NO_OP_TYPE);
-	const type: INodeType = {
-		description: {
-			...baseType.description,
-			credentials: [{ name: credential.type, required: true }],
-			properties: [
-				{
-					displayName: 'Temp',
-					name: 'temp',
-					type: 'string',
-					routing: { request: testRequest.request },
-					default: '',
-				},
-			],
-		},
-	};
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: NO_OP_TYPE,
-		typeVersion: lastVersion(baseType),
-		position: [0, 0],
-		parameters: {},
-		credentials: { [credential.type]: { id: credential.id, name: credential.name } },
-	};
-	const nodeTypes: INodeTypes = {
-		getByName: () => type,
-		getByNameAndVersion: () => type,
-		getKnownTypes: () => ({}),
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const context = new ExecuteContext(
-		workflow,
-		node,
+	const withDefaults = credentialsHelper.applyDefaults(
 		additionalData,
+		credentialType,
+		{ ...data } as ICredentialDataDecryptedObject,
 		'internal',
-		createEmptyRunExecutionData(),
-		0,
-		[],
-		{ main: [[{ json: {} }]] },
-		{ node, data: {}, source: null },
-		[],
 	);
-	return { context, type };
-}
-
-/** n8n's message for a failed test request: the matching rule's, else the status or the code. */
-function failureMessage(testRequest: ICredentialTestRequest, error: RequestError): string {
-	const status = error.cause?.response?.status;
-	if (status === undefined) return error.cause?.code ?? String(error.message);
-	for (const rule of testRequest.rules ?? []) {
-		if (rule.type === 'responseCode' && rule.properties.value === status) {
-			return rule.properties.message;
-		}
-	}
-	return error.cause?.response?.statusText || `Received HTTP status code: ${status}`;
+	return await test.call(new CredentialTestContext(additionalData), {
+		...credential,
+		data: withDefaults,
+	});
 }
 
 /** A Manual Trigger node (the start of every harness workflow). */

@@ -23,15 +23,6 @@ class EchoApi {
 				headers: { Authorization: "={{'Bearer ' + $credentials.accessToken}}" },
 			},
 		};
-		this.test = {
-			request: { baseURL: '={{$credentials.baseUrl}}', url: '/whoami' },
-			rules: [
-				{
-					type: 'responseCode',
-					properties: { value: 403, message: 'The token is not allowed to do that' },
-				},
-			],
-		};
 	}
 }
 exports.EchoApi = EchoApi;

@@ -17,7 +17,7 @@ class Echo {
 			inputs: ['main'],
 			outputs: ['main'],
 			credentials: [
-				{ name: 'echoApi', required: true },
+				{ name: 'echoApi', required: true, testedBy: 'echoApiTest' },
 			],
 			properties: [
 				{ displayName: 'Path', name: 'path', type: 'string', default: '/echo' },
@@ -54,6 +54,24 @@ class Echo {
 						results: page.things.map((thing) => ({ name: thing.name, value: thing.id })),
 						paginationToken: page.next,
 					};
+				},
+			},
+			credentialTest: {
+				// Asks /whoami with the token; says what the status means.
+				async echoApiTest(credential) {
+					try {
+						// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions -- the only HTTP helper n8n gives a credential test
+						await this.helpers.request({
+							method: 'GET',
+							uri: `${credential.data.baseUrl}/whoami`,
+							headers: { authorization: `Bearer ${credential.data.accessToken}` },
+							json: true,
+						});
+						return { status: 'OK', message: 'Connection successful!' };
+					} catch (error) {
+						const status = error.statusCode ?? error.response?.status;
+						return { status: 'Error', message: `HTTP ${status}` };
+					}
 				},
 			},
 		};
