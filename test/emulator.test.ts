@@ -647,6 +647,7 @@ describe('#shape=: one ask’s stream shape (docs/api.md#assembling-the-answer)'
 		['final-snapshot', ['finalSnapshot'], 'empty'],
 		['content+parts', ['content', 'parts'], 'empty'],
 		['parts+snapshots', ['parts', 'snapshots'], 'empty'],
+		['content+snapshots', ['content', 'snapshots'], 'empty'],
 		['end-data', ['parts'], 'data'],
 		['end-top', ['parts'], 'top'],
 	])(

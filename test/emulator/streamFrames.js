@@ -123,11 +123,12 @@ function messageFrames(message, shape, frames) {
 							},
 				);
 			}
+			const parts = shape.snapshots ? [...complete, { part_kind: kind, content: sofar }] : null;
+			// With both, the chunk and the snapshot share one event: `parts` beside `content`.
 			if (shape.content && kind === 'text') {
-				frames.push({ kind: 'event', type: 'FrontendModelResponse', data: { content: piece } });
-			}
-			if (shape.snapshots)
-				frames.push(snapshot([...complete, { part_kind: kind, content: sofar }]));
+				const data = parts ? { content: piece, parts } : { content: piece };
+				frames.push({ kind: 'event', type: 'FrontendModelResponse', data });
+			} else if (parts) frames.push(snapshot(parts));
 			if (kind === 'text' && frames.length > start) {
 				/** @type {Frame & { kind: 'event' }} */ (frames[start]).startsPiece = true;
 				if (shape.keepAlive && n % 5 === 4) frames.push({ kind: 'comment', text: 'keep-alive' });
