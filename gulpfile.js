@@ -1,12 +1,16 @@
 // Build: type-check, bundle each node and credential into one CommonJS file (eventsource-parser
-// included, n8n-workflow left to n8n), and copy icons and codex files beside them.
+// included, n8n-workflow and the AI node SDK left to n8n), and copy icons and codex files beside them.
 const { series, parallel, src, dest } = require('gulp');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
 
-const entryPoints = ['nodes/Assistant/Assistant.node.ts', 'credentials/AssistantApi.credentials.ts'];
+const entryPoints = [
+	'nodes/Assistant/Assistant.node.ts',
+	'nodes/AssistantChatModel/AssistantChatModel.node.ts',
+	'credentials/AssistantApi.credentials.ts',
+];
 
 function clean(done) {
 	fs.rmSync(path.join(__dirname, 'dist'), { recursive: true, force: true });
@@ -29,8 +33,12 @@ async function bundle() {
 		platform: 'node',
 		format: 'cjs',
 		target: 'node18',
-		// n8n provides n8n-workflow: a second copy would break `instanceof` checks on its errors.
-		external: ['n8n-workflow'],
+		// n8n provides n8n-workflow (a second copy would break `instanceof` checks on its errors) and
+		// the AI node SDK (loaded only when the chat model is used; bundling it would bring LangChain).
+		external: ['n8n-workflow', '@n8n/ai-node-sdk'],
+		// import() of an external becomes require(): n8n loads nodes as CommonJS, and the SDK must be
+		// the very copy (CommonJS build) that n8n's own AI nodes use.
+		supported: { 'dynamic-import': false },
 		keepNames: true,
 		sourcemap: false,
 		legalComments: 'inline',

@@ -11,6 +11,7 @@ const crypto = require('node:crypto');
 const faults = require('./faults');
 const { parseDirectives } = require('./directives');
 const { composeReply, extractName } = require('./reply');
+const { scriptedOutput, scriptedText } = require('./scripted');
 const { buildOutput } = require('./schema');
 const { isPlainObject } = require('../helpers/outputFormatSubset');
 const { resolveShape } = require('./shapes');
@@ -153,15 +154,20 @@ async function runAsk(ctx, ask, plan, directives) {
 	const earlier = conversation.messages.slice();
 	conversation.messages.push(ask.input);
 	conversation.name = extractName(ask.input) ?? conversation.name;
-	const text = composeReply(ask.input, {
-		modelId: directives.fallbackModel ?? ask.modelId,
-		personaId: ask.personaId,
-		earlier,
-		knownName: conversation.name,
-		unicodeProbe: plan.splitBytes,
-	});
+	const text =
+		scriptedText(ask.input) ??
+		composeReply(ask.input, {
+			modelId: directives.fallbackModel ?? ask.modelId,
+			personaId: ask.personaId,
+			earlier,
+			knownName: conversation.name,
+			unicodeProbe: plan.splitBytes,
+		});
 	const structured = ask.outputFormat !== null;
-	const output = ask.outputFormat ? buildOutput(ask.outputFormat, ask.input) : text;
+	const output = ask.outputFormat
+		? (scriptedOutput(ask.outputFormat, ask.input, earlier) ??
+			buildOutput(ask.outputFormat, ask.input))
+		: text;
 	/** @type {Answer} */
 	const answer = {
 		conversation,

@@ -1,0 +1,244 @@
+import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n/ai-node-sdk';
+import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
+
+import type { AskRequest } from '../Assistant/api';
+import { askOnce, askStreamed, type AskResult, type AskSettings } from './ask';
+import { markOfConversation } from './conversationMark';
+import { planAsk } from './messages';
+import { checkToolArguments, type JsonSchema } from './toolArguments';
+import {
+	correctionRequest,
+	readEnvelope,
+	toolEnvelopeSchema,
+	toolInstructions,
+	type ToolForEnvelope,
+} from './toolEnvelope';
+
+/**
+ * The assistant as a chat model of n8n's AI node SDK (`ChatModel`): n8n wraps it for LangChain,
+ * so chains and the AI Agent can use it. It implements the interface rather than extending the
+ * SDK's base class, so that this file loads without the SDK (n8n versions before 2.16).
+ */
+
+export type MemoryMode = 'enabled' | 'off';
+
+export interface AssistantModelSettings extends AskSettings {
+	modelName?: string;
+	personaId?: string;
+	memoryMode?: MemoryMode;
+}
+
+/** The SDK's `getParametersJsonSchema` (Zod or JSON Schema to JSON Schema), passed in by the node. */
+export type ParametersJsonSchema = (tool: FunctionTool) => object;
+
+type FunctionTool = Extract<Tool, { type: 'function' }>;
+
+interface BoundTool extends ToolForEnvelope {
+	/** The tool's own schema: Zod (checked with its safeParse) or JSON Schema. */
+	schema: unknown;
+}
+
+/** A request with the field the service's OpenAPI document adds (docs/api.md#memory-mode). */
+type ChatAskRequest = AskRequest & { memory_mode?: MemoryMode };
+
+export class AssistantChatModel implements ChatModel {
+	readonly provider = 'assistant';
+	readonly modelId: string;
+	private tools: Tool[] = [];
+
+	constructor(
+		private readonly ctx: ISupplyDataFunctions,
+		private readonly settings: AssistantModelSettings,
+		private readonly parametersJsonSchema?: ParametersJsonSchema,
+	) {
+		this.modelId = settings.modelName ?? 'default';
+	}
+
+	withTools(tools: Tool[]): ChatModel {
+		const bound = new AssistantChatModel(this.ctx, this.settings, this.parametersJsonSchema);
+		bound.tools = [...this.tools, ...tools];
+		return bound;
+	}
+
+	async generate(messages: Message[]): Promise<GenerateResult> {
+		const tools = this.boundTools();
+		if (tools.length > 0) return await this.generateWithTools(messages, tools);
+		const plan = planAsk(messages);
+		const answer = await askOnce(
+			this.ctx,
+			this.request(plan.input, plan.conversationId),
+			this.settings,
+		);
+		return textResult(String(answer.output), answer.conversationId, messages.length);
+	}
+
+	async *stream(messages: Message[]): AsyncIterable<StreamChunk> {
+		const tools = this.boundTools();
+		if (tools.length > 0) {
+			// The envelope is structured: it arrives whole, then goes out as the agent expects it.
+			yield* resultAsChunks(await this.generateWithTools(messages, tools));
+			return;
+		}
+		const plan = planAsk(messages);
+		const answer = askStreamed(
+			this.ctx,
+			this.request(plan.input, plan.conversationId),
+			this.settings,
+		);
+		let streamed = false;
+		let step = await answer.next();
+		while (!step.done) {
+			if (step.value) {
+				streamed = true;
+				yield { type: 'text-delta', delta: step.value };
+			}
+			step = await answer.next();
+		}
+		// A service that sends the answer only in its End event: it goes out whole.
+		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
+		yield { type: 'finish', finishReason: 'stop' };
+	}
+
+	/**
+	 * One turn of tool calling: the assistant calls one tool or answers. A reply that does not fit
+	 * (unknown tool, arguments that do not match the tool's schema) is sent back once with what was
+	 * wrong; a second miss fails with that reason.
+	 */
+	private async generateWithTools(
+		messages: Message[],
+		tools: BoundTool[],
+	): Promise<GenerateResult> {
+		const plan = planAsk(messages);
+		const input = `${plan.input}\n\n${toolInstructions(tools)}`;
+		let answer = await askOnce(
+			this.ctx,
+			this.request(input, plan.conversationId, tools),
+			this.settings,
+		);
+		let outcome = interpret(answer, tools, messages.length);
+		if ('problem' in outcome) {
+			const retry = this.request(
+				correctionRequest(outcome.problem),
+				answer.conversationId ?? undefined,
+				tools,
+			);
+			// Without a conversation to continue, the correction carries the whole request again.
+			if (!answer.conversationId) retry.input = `${input}\n\n${retry.input}`;
+			answer = await askOnce(this.ctx, retry, this.settings);
+			outcome = interpret(answer, tools, messages.length);
+		}
+		if ('problem' in outcome) {
+			throw new NodeOperationError(
+				this.ctx.getNode(),
+				`The assistant's tool call could not be used: ${outcome.problem}`,
+				{
+					description:
+						'It was asked once more with the reason and answered the same way. Check the tools’ descriptions and parameters, or rephrase the request.',
+				},
+			);
+		}
+		return outcome.result;
+	}
+
+	private request(input: string, conversationId?: string, tools?: BoundTool[]): ChatAskRequest {
+		const request: ChatAskRequest = { input };
+		if (conversationId) request.conversation_id = conversationId;
+		if (this.settings.modelName) request.model_name = this.settings.modelName;
+		if (this.settings.personaId) request.persona_id = this.settings.personaId;
+		if (this.settings.memoryMode) request.memory_mode = this.settings.memoryMode;
+		if (tools && tools.length > 0) request.output_format = toolEnvelopeSchema(tools);
+		return request;
+	}
+
+	private boundTools(): BoundTool[] {
+		return this.tools.map((tool) => {
+			if (tool.type !== 'function') {
+				throw new NodeOperationError(
+					this.ctx.getNode(),
+					`The Assistant Chat Model cannot use the provider tool "${tool.name}"`,
+					{ description: 'Only tools that n8n runs (function tools) can be called.' },
+				);
+			}
+			return {
+				name: tool.name,
+				description: tool.description,
+				schema: tool.inputSchema,
+				parameters: this.jsonSchemaOf(tool),
+			};
+		});
+	}
+
+	private jsonSchemaOf(tool: FunctionTool): JsonSchema | undefined {
+		if (this.parametersJsonSchema) return this.parametersJsonSchema(tool) as JsonSchema;
+		const schema = tool.inputSchema;
+		return typeof schema === 'object' && schema !== null && !('safeParse' in schema)
+			? (schema as JsonSchema)
+			: undefined;
+	}
+}
+
+type Outcome = { result: GenerateResult } | { problem: string };
+
+function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome {
+	const reply = readEnvelope(answer.output, tools);
+	if (reply.action === 'invalid') return { problem: reply.problem };
+	if (reply.action === 'final_answer') {
+		return { result: textResult(reply.answer, answer.conversationId, turn) };
+	}
+	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
+	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
+	if (!checked.ok)
+		return { problem: `the arguments for the tool ${tool.name} are wrong: ${checked.problem}` };
+	const id = answerId(answer.conversationId, turn);
+	return {
+		result: {
+			finishReason: 'tool-calls',
+			message: {
+				role: 'assistant',
+				id,
+				content: [
+					{
+						type: 'tool-call',
+						toolCallId: id,
+						toolName: tool.name,
+						input: JSON.stringify(checked.args),
+					},
+				],
+			},
+		},
+	};
+}
+
+function textResult(text: string, conversationId: string | null, turn: number): GenerateResult {
+	return {
+		finishReason: 'stop',
+		message: {
+			role: 'assistant',
+			id: answerId(conversationId, turn),
+			content: [{ type: 'text', text }],
+		},
+	};
+}
+
+/** Carries the conversation to the next call (see conversationMark.ts). */
+function answerId(conversationId: string | null, turn: number): string {
+	return conversationId ? markOfConversation(conversationId, turn) : `assistant-answer:${turn}`;
+}
+
+/** A whole result as stream chunks: the answer in word-sized pieces, or the one tool call. */
+function* resultAsChunks(result: GenerateResult): Generator<StreamChunk> {
+	for (const content of result.message.content) {
+		if (content.type === 'text') {
+			for (const word of content.text.split(/(?<=\s)(?=\S)/))
+				yield { type: 'text-delta', delta: word };
+		} else if (content.type === 'tool-call') {
+			yield {
+				type: 'tool-call-delta',
+				id: content.toolCallId,
+				name: content.toolName,
+				argumentsDelta: content.input,
+			};
+		}
+	}
+	yield { type: 'finish', finishReason: result.finishReason ?? 'stop' };
+}

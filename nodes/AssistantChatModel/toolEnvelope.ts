@@ -1,0 +1,114 @@
+import type { OutputFormatSchema } from '../Assistant/api';
+import type { JsonSchema } from './toolArguments';
+
+/**
+ * Tool calling over an API without it: the ask carries an `output_format` (docs/api.md#ask-request,
+ * inside the service's schema subset) that lets the assistant either call one of the bound tools
+ * or give its final answer, and the service enforces that shape. The subset has no `oneOf`, so the
+ * arguments travel as JSON text and are checked against the tool's own schema here.
+ */
+
+export const ACTION_CALL_TOOL = 'call_tool';
+export const ACTION_FINAL_ANSWER = 'final_answer';
+
+export interface ToolForEnvelope {
+	name: string;
+	description?: string;
+	/** The tool's parameters as JSON Schema (shown to the assistant). */
+	parameters: JsonSchema | undefined;
+}
+
+export function toolEnvelopeSchema(tools: ToolForEnvelope[]): OutputFormatSchema {
+	return {
+		type: 'object',
+		properties: {
+			action: {
+				type: 'string',
+				// The final answer first: a service that fills the schema with defaults answers.
+				enum: [ACTION_FINAL_ANSWER, ACTION_CALL_TOOL],
+				description: `"${ACTION_CALL_TOOL}" to run one tool now and see its result; "${ACTION_FINAL_ANSWER}" when you can answer the user`,
+			},
+			final_answer: {
+				type: 'string',
+				description: `With "${ACTION_FINAL_ANSWER}": the complete answer for the user. Otherwise empty.`,
+			},
+			tool_name: {
+				type: 'string',
+				enum: tools.map((tool) => tool.name),
+				description: `With "${ACTION_CALL_TOOL}": the tool to run. Otherwise any of the names; it is ignored.`,
+			},
+			tool_arguments_json: {
+				type: 'string',
+				description: `With "${ACTION_CALL_TOOL}": the tool's arguments as a JSON object that matches its parameters schema. Otherwise "{}".`,
+			},
+		},
+		required: ['action', 'final_answer', 'tool_name', 'tool_arguments_json'],
+	};
+}
+
+/** Sent after the transcript: which tools exist, with their schemas, and how to use them. */
+export function toolInstructions(tools: ToolForEnvelope[]): string {
+	const catalogue = tools.map((tool) => ({
+		name: tool.name,
+		description: tool.description ?? '',
+		parameters: tool.parameters ?? { type: 'object', properties: {} },
+	}));
+	return [
+		'Tools you can use (answer with the JSON object of the output format):',
+		'```json',
+		JSON.stringify(catalogue, null, 2),
+		'```',
+		`To use a tool, set "action" to "${ACTION_CALL_TOOL}", "tool_name" to its name and "tool_arguments_json" to its arguments as JSON text; you will get its result in the next message. Call one tool at a time. When you have what you need, set "action" to "${ACTION_FINAL_ANSWER}" and write the whole answer in "final_answer".`,
+	].join('\n');
+}
+
+export type EnvelopeReply =
+	| { action: 'final_answer'; answer: string }
+	| { action: 'call_tool'; toolName: string; argumentsJson: string }
+	| { action: 'invalid'; problem: string };
+
+/** Reads the service's structured answer (an object, or its JSON text). */
+export function readEnvelope(output: unknown, tools: ToolForEnvelope[]): EnvelopeReply {
+	let value = output;
+	if (typeof value === 'string') {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return {
+				action: 'invalid',
+				problem: 'the answer is not the JSON object of the output format',
+			};
+		}
+	}
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		return { action: 'invalid', problem: 'the answer is not the JSON object of the output format' };
+	}
+	const reply = value as Record<string, unknown>;
+	if (reply.action === ACTION_FINAL_ANSWER) {
+		const answer = typeof reply.final_answer === 'string' ? reply.final_answer : '';
+		if (answer.trim() === '') return { action: 'invalid', problem: '"final_answer" is empty' };
+		return { action: 'final_answer', answer };
+	}
+	if (reply.action === ACTION_CALL_TOOL) {
+		const toolName = reply.tool_name;
+		if (typeof toolName !== 'string' || !tools.some((tool) => tool.name === toolName)) {
+			return {
+				action: 'invalid',
+				problem: `"tool_name" ${JSON.stringify(toolName)} is not one of the tools (${tools.map((tool) => tool.name).join(', ')})`,
+			};
+		}
+		const args = reply.tool_arguments_json;
+		const argumentsJson =
+			typeof args === 'string' ? args : args === undefined ? '{}' : JSON.stringify(args);
+		return { action: 'call_tool', toolName, argumentsJson };
+	}
+	return {
+		action: 'invalid',
+		problem: `"action" must be "${ACTION_CALL_TOOL}" or "${ACTION_FINAL_ANSWER}" (got ${JSON.stringify(reply.action)})`,
+	};
+}
+
+/** The follow-up after a malformed call: what was wrong, and the same rules again. */
+export function correctionRequest(problem: string): string {
+	return `Your last reply could not be used: ${problem}. Reply again with the JSON object of the output format: either call one tool with arguments that match its parameters schema, or give the final answer.`;
+}

@@ -1,0 +1,204 @@
+/**
+ * The Assistant Chat Model inside the real n8n-core engine: supplied to a root node through
+ * getInputConnectionData, wrapped by n8n's AI node SDK for LangChain, driven by LangChain's own
+ * invoke / stream / bindTools, against the emulator over real HTTP.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from './emulator/server';
+import { assistantPackage, emulatorCredential, rl } from './helpers/assistant';
+import { runChatModel, type ConsumerOutput, type ScriptMessage } from './helpers/chatModel';
+import type { EngineCredential } from './helpers/engine';
+
+const TOKEN = 'secret-token-for-chat-model-tests';
+const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
+
+let emulator: Emulator;
+let credential: EngineCredential;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+	credential = emulatorCredential(emulator.baseUrl, TOKEN);
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+async function run(
+	scenario: Parameters<typeof runChatModel>[1],
+	messages: ScriptMessage[],
+	modelParameters: IDataObject = {},
+) {
+	const pkg = await assistantPackage();
+	return await runChatModel(pkg, scenario, messages, modelParameters as never, {
+		credentials: [credential],
+	});
+}
+
+function consumerOutput(result: Awaited<ReturnType<typeof run>>): ConsumerOutput {
+	return result.outputs('Consumer')[0].json as ConsumerOutput;
+}
+
+function asks(): IDataObject[] {
+	return emulator.stats.requests
+		.filter((request) => request.path === '/assistant/ask')
+		.map((request) => request.body as IDataObject);
+}
+
+const question: ScriptMessage[] = [
+	{ role: 'system', content: 'You are terse.' },
+	{ role: 'user', content: 'Use the calculator: what is 6 * 7?' },
+];
+
+describe('plain generation (chains)', () => {
+	test("a chain's messages become one ask and the answer becomes the AI message", async () => {
+		const output = consumerOutput(
+			await run('invoke', [
+				{ role: 'system', content: 'You are terse.' },
+				{ role: 'user', content: 'Hi, I am Ada.' },
+				{ role: 'assistant', content: 'Hello Ada.' },
+				{ role: 'user', content: 'Summarize this.' },
+			]),
+		);
+		const [body] = asks();
+		expect(body).toEqual({
+			input:
+				'Instructions:\nYou are terse.\n\nUser:\nHi, I am Ada.\n\nAssistant:\nHello Ada.\n\nUser:\nSummarize this.',
+		});
+		expect(output.text).toBe(
+			`[model=${DEFAULT_MODEL} persona=persona_general] You said: "${String(body.input)}".`,
+		);
+		expect(output.id).toMatch(/^assistant-conversation:/);
+	});
+
+	test('a lone user message is sent as it is', async () => {
+		const output = consumerOutput(await run('invoke', [{ role: 'user', content: 'Hello there' }]));
+		expect(asks()).toEqual([{ input: 'Hello there' }]);
+		expect(output.text).toContain('You said: "Hello there"');
+	});
+
+	test('model, persona and memory mode are sent with the ask', async () => {
+		await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			model: rl('openai:gpt-5-mini'),
+			persona: rl('persona_pirate'),
+			options: { memoryMode: 'off' },
+		});
+		expect(asks()).toEqual([
+			{
+				input: 'Hi',
+				model_name: 'openai:gpt-5-mini',
+				persona_id: 'persona_pirate',
+				memory_mode: 'off',
+			},
+		]);
+	});
+
+	test('a bad option fails naming the parameter before any request', async () => {
+		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			options: { timeout: -5 },
+		});
+		const error = result.error() as (Error & { description?: string }) | undefined;
+		// n8n names the sub-node in the message and keeps the node's own error in the description.
+		expect(error?.message).toBe('Error in sub-node Assistant Chat Model');
+		expect(error?.description).toContain('Timeout must be a number');
+		expect(JSON.stringify(result.nodeError('Assistant Chat Model') ?? {})).toContain(
+			'Options > Timeout',
+		);
+		expect(asks()).toEqual([]);
+	});
+
+	test('an API failure carries the HTTP status and the server message, never the token', async () => {
+		const pkg = await assistantPackage();
+		const result = await runChatModel(
+			pkg,
+			'invoke',
+			[{ role: 'user', content: 'Hi' }],
+			{},
+			{
+				credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token')],
+			},
+		);
+		const error = result.error() as (Error & { description?: string }) | undefined;
+		expect(error?.message).toMatch(/401/);
+		expect(JSON.stringify(result.data)).not.toContain(TOKEN);
+	});
+});
+
+describe('tool calling (AI Agent)', () => {
+	test('the assistant calls a bound tool, the tool runs, the final answer uses its result', async () => {
+		const output = consumerOutput(await run('agent', question));
+		expect(output.toolCalls).toEqual([
+			{
+				id: expect.stringMatching(/^assistant-conversation:/),
+				name: 'calculator',
+				args: { input: '6 * 7' },
+				result: '42',
+			},
+		]);
+		expect(output.text).toContain('calculator returned 42');
+		const [first, second] = asks();
+		expect(first.output_format).toMatchObject({
+			type: 'object',
+			properties: {
+				action: { enum: ['final_answer', 'call_tool'] },
+				tool_name: { enum: ['calculator'] },
+			},
+		});
+		expect(String(first.input)).toContain('"name": "calculator"');
+		expect(first.conversation_id).toBeUndefined();
+		// The second call continues the conversation with only the new message: the tool's result.
+		expect(second.conversation_id).toEqual(expect.stringMatching(/\S/));
+		expect(String(second.input)).toMatch(
+			/^Result of the tool calculator:\n42\n\nTools you can use/,
+		);
+		expect(String(second.input)).not.toContain('You are terse.');
+	});
+
+	test('a call whose arguments do not match the tool schema is asked again once, with the reason', async () => {
+		const output = consumerOutput(
+			await run('agent', [{ role: 'user', content: 'Use the calculator for 2 + 3 #badargs=once' }]),
+		);
+		expect(output.toolCalls.map((call) => call.result)).toEqual(['5']);
+		const inputs = asks().map((body) => String(body.input));
+		expect(inputs[1]).toMatch(
+			/^Your last reply could not be used: the arguments for the tool calculator are wrong: input: Required/,
+		);
+		expect(asks()[1].conversation_id).toBe(asks()[2].conversation_id);
+	});
+
+	test('a second malformed call fails with a clear error and the tool never runs', async () => {
+		const result = await run('agent', [
+			{ role: 'user', content: 'Use the calculator for 2 + 3 #badargs=always' },
+		]);
+		const error = result.error();
+		expect(error?.message).toContain("The assistant's tool call could not be used");
+		expect(error?.message).toContain('input: Required');
+		expect(asks()).toHaveLength(2);
+	});
+
+	test('with no tool named in the question the assistant answers at once', async () => {
+		const output = consumerOutput(await run('agent', [{ role: 'user', content: 'Just say hi' }]));
+		expect(output.toolCalls).toEqual([]);
+		expect(output.text).toBe('You said: "Just say hi".');
+	});
+});
+
+describe('streaming', () => {
+	test('the answer arrives in pieces through the stream path when no tool is bound', async () => {
+		const output = consumerOutput(
+			await run('stream', [{ role: 'user', content: 'Tell me a story' }]),
+		);
+		expect(asks()[0]).toMatchObject({ input: 'Tell me a story', stream: true });
+		expect(output.chunks.length).toBeGreaterThan(3);
+		expect(output.chunks.join('')).toBe(output.text);
+		expect(output.text).toContain('You said: "Tell me a story"');
+	});
+
+	test('with tools bound the tool call and then the final answer come through the stream', async () => {
+		const output = consumerOutput(await run('agentStream', question));
+		expect(output.toolCalls).toHaveLength(1);
+		expect(output.toolCalls[0]).toMatchObject({ name: 'calculator', result: '42' });
+		expect(output.chunks.length).toBeGreaterThan(3);
+		expect(output.chunks.join('')).toBe(output.text);
+		expect(output.text).toContain('calculator returned 42');
+	});
+});

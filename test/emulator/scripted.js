@@ -1,0 +1,235 @@
+// @ts-check
+'use strict';
+
+/**
+ * Scripted replies for the Assistant Chat Model's asks, so that agent and chain tests in the
+ * real n8n app are deterministic:
+ *
+ * - An ask whose `output_format` is the chat model's tool envelope (`action`: call_tool |
+ *   final_answer, `tool_name`, `tool_arguments_json`, `final_answer`) is answered from the
+ *   conversation's transcript: each tool the user's question names (e.g. "use the calculator")
+ *   is called once, in the order of the tool list, with arguments built from its parameters
+ *   schema (a calculator gets the arithmetic expression of the question); then the final answer
+ *   quotes every tool result. `#badargs=once` in the question makes the first call's arguments
+ *   wrong until the model sends its correction; `#badargs=always` keeps them wrong.
+ * - A plain ask whose input asks for JSON matching a "JSON Schema" instance in a ```json block
+ *   (LangChain's structured output parser, used by the Information Extractor) is answered with
+ *   such JSON, built from the schema.
+ *
+ * Anything else returns null: the emulator's usual reply applies.
+ */
+
+/** @typedef {Record<string, unknown>} JsonObject */
+
+const TOOLS_HEADER = 'Tools you can use';
+const CORRECTION_START = 'Your last reply could not be used';
+const SECTION_RE = /(?:^|\n\n)(Instructions|User|Assistant|Result of the tool [^\n]*):\n/g;
+const RESULT_RE =
+	/Result of the tool (\S+):\n([\s\S]*?)(?=\n\n(?:Instructions|User|Assistant|Result of the tool [^\n]*|Tools you can use[^\n]*):|$)/g;
+const ARITHMETIC_RE = /[-(]*\d+(?:\.\d+)?(?:\s*[-+*/^]\s*[(]*\d+(?:\.\d+)?[)]*)+/;
+
+/**
+ * @param {unknown} schema
+ * @returns {boolean}
+ */
+function isToolEnvelope(schema) {
+	const properties = /** @type {JsonObject | undefined} */ (
+		typeof schema === 'object' && schema !== null
+			? /** @type {JsonObject} */ (schema).properties
+			: undefined
+	);
+	const action = /** @type {JsonObject | undefined} */ (properties?.action);
+	return (
+		Array.isArray(action?.enum) &&
+		action.enum.includes('call_tool') &&
+		properties !== undefined &&
+		'tool_arguments_json' in properties
+	);
+}
+
+/**
+ * The structured reply for a tool-envelope ask, or null for any other ask.
+ * @param {unknown} outputFormat
+ * @param {string} input  this ask's input
+ * @param {string[]} earlier  the conversation's earlier inputs, oldest first
+ * @returns {JsonObject | null}
+ */
+function scriptedOutput(outputFormat, input, earlier) {
+	if (!isToolEnvelope(outputFormat)) return null;
+	const transcript = [...earlier, input].join('\n\n');
+	const tools = toolCatalogue(transcript);
+	const question = userQuestion([...earlier, input]);
+	const results = toolResults(transcript);
+	const wanted = tools.filter((tool) => mentions(question, tool.name));
+	const next = wanted.find((tool) => !results.has(tool.name));
+	if (next) {
+		const corrected = transcript.includes(CORRECTION_START);
+		const bad = /#badargs=always/.test(question) || (/#badargs=once/.test(question) && !corrected);
+		const args = bad ? { unexpected: 'value' } : argumentsFor(next, question);
+		return {
+			action: 'call_tool',
+			final_answer: '',
+			tool_name: next.name,
+			tool_arguments_json: JSON.stringify(args),
+		};
+	}
+	const quoted = [...results].map(([name, result]) => `${name} returned ${result.trim()}`);
+	return {
+		action: 'final_answer',
+		final_answer:
+			quoted.length > 0 ? `The tools answered: ${quoted.join('; ')}.` : `You said: "${question}".`,
+		tool_name: tools[0]?.name ?? '',
+		tool_arguments_json: '{}',
+	};
+}
+
+/**
+ * The text reply for a plain ask that asks for JSON matching a schema, or null.
+ * @param {string} input
+ * @returns {string | null}
+ */
+function scriptedText(input) {
+	if (!input.includes('"JSON Schema" instance')) return null;
+	const block = /```json\s*\n([\s\S]*?)\n```/.exec(
+		input.slice(input.indexOf('"JSON Schema" instance')),
+	);
+	if (!block) return null;
+	let schema;
+	try {
+		schema = JSON.parse(block[1]);
+	} catch {
+		return null;
+	}
+	const subject = input.replace(/```[\s\S]*?```/g, '').trim();
+	return `\`\`\`json\n${JSON.stringify(valueFor('output', schema, subject))}\n\`\`\``;
+}
+
+/**
+ * @param {string} transcript
+ * @returns {Array<{ name: string, parameters: JsonObject }>}
+ */
+function toolCatalogue(transcript) {
+	const at = transcript.lastIndexOf(TOOLS_HEADER);
+	if (at < 0) return [];
+	const block = /```json\s*\n([\s\S]*?)\n```/.exec(transcript.slice(at));
+	if (!block) return [];
+	try {
+		const tools = JSON.parse(block[1]);
+		return Array.isArray(tools) ? tools : [];
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * The latest user message: the last "User:" section, or an input that is a lone message.
+ * @param {string[]} inputs
+ */
+function userQuestion(inputs) {
+	for (let index = inputs.length - 1; index >= 0; index--) {
+		const input = inputs[index];
+		if (input.startsWith(CORRECTION_START)) continue;
+		const sections = splitSections(input);
+		if (sections.length === 0) return withoutTools(input);
+		const user = sections.filter((section) => section.label === 'User').pop();
+		if (user) return user.body.trim();
+	}
+	return '';
+}
+
+/** @param {string} text */
+function withoutTools(text) {
+	const end = text.indexOf(TOOLS_HEADER);
+	return (end < 0 ? text : text.slice(0, end)).trim();
+}
+
+/** @param {string} text */
+function splitSections(text) {
+	/** @type {Array<{ label: string, body: string }>} */
+	const sections = [];
+	const matches = [...text.matchAll(SECTION_RE)];
+	matches.forEach((match, index) => {
+		const start = /** @type {number} */ (match.index) + match[0].length;
+		const end = index + 1 < matches.length ? matches[index + 1].index : text.length;
+		let body = text.slice(start, end);
+		const tools = body.indexOf(`\n\n${TOOLS_HEADER}`);
+		if (tools >= 0) body = body.slice(0, tools);
+		sections.push({ label: match[1], body });
+	});
+	return sections;
+}
+
+/** @param {string} transcript */
+function toolResults(transcript) {
+	/** @type {Map<string, string>} */
+	const results = new Map();
+	for (const match of transcript.matchAll(RESULT_RE)) results.set(match[1], match[2]);
+	return results;
+}
+
+/**
+ * @param {string} question
+ * @param {string} toolName
+ */
+function mentions(question, toolName) {
+	const text = question.toLowerCase();
+	const name = toolName.toLowerCase();
+	return text.includes(name) || text.includes(name.replace(/_/g, ' '));
+}
+
+/**
+ * Required parameters (all of them when none is required), built from their schemas.
+ * @param {{ name: string, parameters: JsonObject }} tool
+ * @param {string} question
+ */
+function argumentsFor(tool, question) {
+	const properties = /** @type {Record<string, JsonObject>} */ (tool.parameters?.properties ?? {});
+	const required = Array.isArray(tool.parameters?.required)
+		? /** @type {string[]} */ (tool.parameters.required)
+		: Object.keys(properties);
+	const plain = question.replace(/#\w+=\S*/g, '').trim();
+	const expression = ARITHMETIC_RE.exec(plain)?.[0];
+	const text = /calc|math/i.test(tool.name) && expression ? expression : plain;
+	/** @type {JsonObject} */
+	const args = {};
+	for (const name of required) {
+		if (properties[name]) args[name] = valueFor(name, properties[name], text);
+	}
+	return args;
+}
+
+/**
+ * @param {string} name
+ * @param {JsonObject} schema
+ * @param {string} text
+ * @returns {unknown}
+ */
+function valueFor(name, schema, text) {
+	const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+	const type = types.find((candidate) => candidate !== 'null') ?? 'string';
+	if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+	switch (type) {
+		case 'number':
+		case 'integer':
+			return 42;
+		case 'boolean':
+			return true;
+		case 'array':
+			return [valueFor(name, /** @type {JsonObject} */ (schema.items ?? {}), text)];
+		case 'object': {
+			/** @type {JsonObject} */
+			const out = {};
+			const properties = /** @type {Record<string, JsonObject>} */ (schema.properties ?? {});
+			for (const [key, property] of Object.entries(properties)) {
+				out[key] = valueFor(key, property, text);
+			}
+			return out;
+		}
+		default:
+			return name === 'output' || /input|query|question|text/i.test(name)
+				? text
+				: `${name} of ${text.slice(0, 40)}`;
+	}
+}
+
+module.exports = { scriptedOutput, scriptedText, isToolEnvelope };

@@ -1,0 +1,247 @@
+/**
+ * Runs the Assistant Chat Model in the real n8n-core engine, as n8n's AI nodes use it: a root node
+ * (`test.llmConsumer`) takes the model from its `ai_languageModel` input with
+ * getInputConnectionData (n8n-core's SupplyDataContext calls the sub-node's supplyData, which
+ * wraps the model with the AI node SDK's LangChain adapter) and then drives it with LangChain's
+ * own calls: `invoke` (chains), `stream`, and a tool-calling loop over `bindTools` that runs real
+ * LangChain tools and hands back AI and tool messages the way an agent does.
+ */
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
+import { tool as langchainTool } from '@langchain/core/tools';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	INodeParameters,
+	INodeType,
+	INodeTypeDescription,
+	INodeTypes,
+	IVersionedNodeType,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, jsonParse } from 'n8n-workflow';
+import { z } from 'zod';
+
+import { rl } from './assistant';
+import {
+	itemsNode,
+	manualTrigger,
+	runWorkflow,
+	type LoadedPackage,
+	type RunOptions,
+} from './engine';
+
+export const LLM_CONSUMER_TYPE = 'test.llmConsumer';
+
+export type Scenario = 'invoke' | 'stream' | 'agent' | 'agentStream';
+
+/** A message of the conversation handed to the model: role and text. */
+export interface ScriptMessage {
+	role: 'system' | 'user' | 'assistant';
+	content: string;
+}
+
+export interface ConsumerOutput extends IDataObject {
+	/** The final answer's text. */
+	text: string;
+	/** The final AI message's id. */
+	id: string | null;
+	/** Stream chunks' texts, in order (stream scenarios). */
+	chunks: string[];
+	/** Tool calls the model made, in order, with what the tool returned. */
+	toolCalls: Array<{ id: string; name: string; args: IDataObject; result: string }>;
+}
+
+/** A tool with a Zod schema, as n8n's Calculator and Code tools are. */
+const calculator = langchainTool(
+	async ({ input }: { input: string }) => {
+		if (!/^[\d\s+\-*/().]+$/.test(input)) throw new Error(`Not an arithmetic expression: ${input}`);
+		return String(Function(`"use strict"; return (${input});`)());
+	},
+	{
+		name: 'calculator',
+		description: 'Evaluates an arithmetic expression, e.g. 6 * 7',
+		schema: z.object({ input: z.string().describe('The expression') }),
+	},
+);
+
+function toMessages(script: ScriptMessage[]): BaseMessage[] {
+	return script.map(({ role, content }) =>
+		role === 'system'
+			? new SystemMessage(content)
+			: role === 'assistant'
+				? new AIMessage(content)
+				: new HumanMessage(content),
+	);
+}
+
+interface LanguageModel {
+	invoke(messages: BaseMessage[]): Promise<AIMessage>;
+	stream(messages: BaseMessage[]): Promise<AsyncIterable<AIMessage>>;
+	bindTools(tools: unknown[]): LanguageModel;
+}
+
+class LlmConsumer implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'LLM Consumer',
+		name: 'llmConsumer',
+		group: ['transform'],
+		version: 1,
+		description: 'Uses its chat model as n8n’s chains and agents do',
+		defaults: { name: 'Consumer' },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{
+				type: NodeConnectionTypes.AiLanguageModel,
+				displayName: 'Model',
+				required: true,
+				maxConnections: 1,
+			},
+		],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{ displayName: 'Scenario', name: 'scenario', type: 'string', default: 'invoke' },
+			{ displayName: 'Messages', name: 'messages', type: 'json', default: '[]' },
+		],
+	};
+
+	async execute(this: IExecuteFunctions) {
+		const model = (await this.getInputConnectionData(
+			NodeConnectionTypes.AiLanguageModel,
+			0,
+		)) as LanguageModel;
+		const scenario = this.getNodeParameter('scenario', 0) as Scenario;
+		const raw = this.getNodeParameter('messages', 0) as string | ScriptMessage[];
+		const messages = toMessages(typeof raw === 'string' ? jsonParse(raw) : raw);
+		const output =
+			scenario === 'invoke' || scenario === 'stream'
+				? await answerOnce(model, messages, scenario === 'stream')
+				: await agentLoop(model, messages, scenario === 'agentStream');
+		return [[{ json: output }]];
+	}
+}
+
+async function answerOnce(
+	model: LanguageModel,
+	messages: BaseMessage[],
+	streamed: boolean,
+): Promise<ConsumerOutput> {
+	const { message, chunks } = streamed
+		? await collectStream(model, messages)
+		: { message: await model.invoke(messages), chunks: [] };
+	return { text: message.text, id: message.id ?? null, chunks, toolCalls: [] };
+}
+
+async function collectStream(
+	model: LanguageModel,
+	messages: BaseMessage[],
+): Promise<{ message: AIMessage; chunks: string[] }> {
+	const chunks: string[] = [];
+	let whole: AIMessage | undefined;
+	for await (const chunk of await model.stream(messages)) {
+		if (chunk.text) chunks.push(chunk.text);
+		whole = whole ? (whole as unknown as { concat(c: AIMessage): AIMessage }).concat(chunk) : chunk;
+	}
+	if (!whole) throw new Error('The stream yielded nothing');
+	return { message: whole, chunks };
+}
+
+/** An agent's loop: the model calls tools, gets their results, until it answers (at most 5 turns). */
+async function agentLoop(
+	model: LanguageModel,
+	messages: BaseMessage[],
+	streamed: boolean,
+): Promise<ConsumerOutput> {
+	const bound = model.bindTools([calculator]);
+	const history = [...messages];
+	const toolCalls: ConsumerOutput['toolCalls'] = [];
+	for (let turn = 0; turn < 5; turn++) {
+		const { message, chunks } = streamed
+			? await collectStream(bound, history)
+			: { message: await bound.invoke(history), chunks: [] };
+		const calls = message.tool_calls ?? [];
+		if (calls.length === 0)
+			return { text: message.text, id: message.id ?? null, chunks, toolCalls };
+		history.push(new AIMessage({ content: '', tool_calls: calls }));
+		for (const call of calls) {
+			const result = String(await calculator.invoke(call.args as { input: string }));
+			toolCalls.push({
+				id: call.id ?? '',
+				name: call.name,
+				args: call.args as IDataObject,
+				result,
+			});
+			history.push(
+				new ToolMessage({ content: result, tool_call_id: call.id ?? '', name: call.name }),
+			);
+		}
+	}
+	throw new Error('The agent loop did not end within 5 turns');
+}
+
+class ConsumerNodeTypes implements INodeTypes {
+	constructor(
+		private readonly base: INodeTypes,
+		private readonly consumer: INodeType,
+	) {}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		return nodeType === LLM_CONSUMER_TYPE ? this.consumer : this.base.getByName(nodeType);
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return nodeType === LLM_CONSUMER_TYPE
+			? this.consumer
+			: this.base.getByNameAndVersion(nodeType, version);
+	}
+
+	getKnownTypes(): IDataObject {
+		return this.base.getKnownTypes();
+	}
+}
+
+/** Trigger → Items → Consumer, with the Assistant Chat Model on the consumer's Model input. */
+export async function runChatModel(
+	pkg: LoadedPackage,
+	scenario: Scenario,
+	messages: ScriptMessage[],
+	modelParameters: INodeParameters = {},
+	options: RunOptions = {},
+) {
+	const trigger = manualTrigger();
+	const items = itemsNode([{}]);
+	const consumer: INode = {
+		id: 'Consumer',
+		name: 'Consumer',
+		type: LLM_CONSUMER_TYPE,
+		typeVersion: 1,
+		position: [600, 0],
+		parameters: { scenario, messages: JSON.stringify(messages) },
+	};
+	const model: INode = {
+		id: 'Model',
+		name: 'Assistant Chat Model',
+		type: pkg.nodeType('assistantChatModel'),
+		typeVersion: 1,
+		position: [600, 200],
+		parameters: { model: rl(''), persona: rl(''), ...modelParameters },
+		credentials: { assistantApi: { id: 'assistant-emulator', name: 'Assistant (emulator)' } },
+	};
+	const run = await runWorkflow(
+		{ ...pkg, nodeTypes: new ConsumerNodeTypes(pkg.nodeTypes, new LlmConsumer()) },
+		{
+			nodes: [trigger, items, consumer, model],
+			connections: {
+				[trigger.name]: { main: [[{ node: items.name, type: 'main', index: 0 }]] },
+				[items.name]: { main: [[{ node: consumer.name, type: 'main', index: 0 }]] },
+				[model.name]: {
+					[NodeConnectionTypes.AiLanguageModel]: [
+						[{ node: consumer.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
+					],
+				},
+			},
+		},
+		options,
+	);
+	return run;
+}
