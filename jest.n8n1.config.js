@@ -3,6 +3,8 @@
 // `node scripts/n8n1.js install` puts in .cache/n8n1 (pinned in compat/n8n1/). The mapping holds
 // for every module jest loads, so the built node (dist/, loaded by n8n-core's
 // PackageDirectoryLoader through jest's require) gets the 1.x n8n-workflow too.
+// n8n 1.x has no AI node SDK: `@n8n/ai-node-sdk` is mapped to a path that does not exist, so the
+// package is loaded as it is there (test/chatModel.loading.test.ts).
 // Run with `npm run test:n8n1`.
 const path = require('node:path');
 const { projects, testTimeout } = require('./jest.config');
@@ -21,9 +23,11 @@ module.exports = {
 		'**/test/node.engine.test.ts',
 		'**/test/reliability.test.ts',
 		'**/test/engine-harness.test.ts',
+		'**/test/chatModel.loading.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,
 		[`^(${names})/(.*)$`]: `${n8n1Modules}/$1/$2`,
+		'^@n8n/ai-node-sdk$': path.join(__dirname, '.cache', 'n8n1', 'no-ai-node-sdk-in-n8n-1'),
 	},
 };

@@ -2,12 +2,13 @@
 // `npm run check:package`: pack the package as `npm publish` would, print what is in it, and fail
 // when the tarball breaks a rule for a verified n8n community node:
 //   - it holds only dist/, README, LICENSE, CHANGELOG and package.json;
-//   - no runtime dependencies (n8n installs none for a community node; ours are bundled);
+//   - no runtime dependencies (n8n installs none for a community node; ours are bundled); peers
+//     only n8n-workflow and, with `n8n.aiNodeSdkVersion`, @n8n/ai-node-sdk (both provided by n8n);
 //   - no source maps that carry the sources, no tests;
 //   - under 200 KB;
 //   - n8n metadata: every node and credential in package.json's `n8n` is in dist/ and loads; each
-//     node has its codex (categories n8n knows), light and dark icons, a documentationUrl and
-//     `usableAsTool`; each credential has icons and a documentationUrl.
+//     node has its codex (categories n8n knows), light and dark icons, a documentationUrl and, when
+//     it has a main output, `usableAsTool`; each credential has icons and a documentationUrl.
 // Run `npm run build` first.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -101,9 +102,14 @@ function checkManifest(pkg) {
 		if (count > 0) problem(`package.json: "${field}" must be empty (found ${count})`);
 	}
 	const peers = pkg.peerDependencies ?? {};
-	if (JSON.stringify(peers) !== JSON.stringify({ 'n8n-workflow': '*' })) {
+	const usesAiSdk = pkg.n8n?.aiNodeSdkVersion !== undefined;
+	const expectedPeers = usesAiSdk
+		? { '@n8n/ai-node-sdk': '*', 'n8n-workflow': '*' }
+		: { 'n8n-workflow': '*' };
+	const sorted = Object.fromEntries(Object.entries(peers).sort(([a], [b]) => a.localeCompare(b)));
+	if (JSON.stringify(sorted) !== JSON.stringify(expectedPeers)) {
 		problem(
-			`package.json: peerDependencies must be exactly {"n8n-workflow": "*"}, found ${JSON.stringify(peers)}`,
+			`package.json: peerDependencies must be exactly ${JSON.stringify(expectedPeers)}${usesAiSdk ? ' (with n8n.aiNodeSdkVersion)' : ''}, found ${JSON.stringify(peers)}`,
 		);
 	}
 	if (!pkg.keywords?.includes('n8n-community-node-package')) {
@@ -185,7 +191,9 @@ function checkCodex(dir, nodeFile, packageName, description) {
 		if (!CODEX_CATEGORIES.has(category)) problem(`${codexFile}: unknown category "${category}"`);
 	}
 	for (const [category, subcategories] of Object.entries(codex.subcategories ?? {})) {
-		if (!codex.categories?.includes(category))
+		// A key is a category, or a subcategory listed under one (AI > Language Models > Chat Models).
+		const listed = Object.values(codex.subcategories ?? {}).some((subs) => subs.includes(category));
+		if (!codex.categories?.includes(category) && !listed)
 			problem(`${codexFile}: subcategories of "${category}", which is not among its categories`);
 		if (category === 'AI') {
 			for (const sub of subcategories)
@@ -228,7 +236,11 @@ function checkN8nEntries(dir, pkg) {
 			checkIcon(dir, file, file, description.icon);
 			if (!/^https:\/\//.test(description.documentationUrl ?? ''))
 				problem(`${file}: description.documentationUrl is not an https URL`);
-			if (!description.usableAsTool) problem(`${file}: usableAsTool is not set`);
+			// A sub-node (a chat model) supplies data to its root node and cannot be a tool.
+			const hasMainOutput = (description.outputs ?? []).some((output) =>
+				[output, output?.type].includes('main'),
+			);
+			if (hasMainOutput && !description.usableAsTool) problem(`${file}: usableAsTool is not set`);
 			checkCodex(dir, file, pkg.name, description);
 			const hints = (description.hints ?? []).map((h) => h.location ?? 'ndv').join(', ') || 'none';
 			summary.push(

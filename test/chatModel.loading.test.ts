@@ -1,0 +1,84 @@
+/**
+ * The package loads on every n8n, whether or not it has the AI node SDK: n8n-core's
+ * PackageDirectoryLoader loads all its nodes at once, and the chat model only needs the SDK when
+ * it is used. Runs in `npm test` (n8n 2.x, SDK present) and in `npm run test:n8n1` (n8n 1.x,
+ * where jest.n8n1.config.js makes `@n8n/ai-node-sdk` unresolvable, as it is in n8n 1.x).
+ */
+import { startEmulator, type Emulator } from './emulator/server';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from './helpers/assistant';
+import { runChatModel } from './helpers/chatModel';
+import { n8nCoreMajor, type EngineCredential } from './helpers/engine';
+
+const TOKEN = 'secret-token-for-loading-tests';
+
+let emulator: Emulator;
+let credential: EngineCredential;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+	credential = emulatorCredential(emulator.baseUrl, TOKEN);
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+test('the package loads both nodes and the credential', async () => {
+	const pkg = await assistantPackage();
+	expect(pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')).description.name).toBe(
+		'assistant',
+	);
+	const chatModel = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistantChatModel'));
+	expect(chatModel.description.outputs).toEqual(['ai_languageModel']);
+	expect(Object.keys(pkg.credentialTypes)).toContain('assistantApi');
+});
+
+test('the Assistant node answers whatever the n8n version', async () => {
+	const pkg = await assistantPackage();
+	const run = await runWithItems(
+		[{}],
+		[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'Hello' })],
+		{ credentials: [credential] },
+	);
+	expect(run.outputs('Ask')[0].json.output).toContain('You said: "Hello"');
+});
+
+const sdkAvailable = n8nCoreMajor >= 2;
+
+(sdkAvailable ? test : test.skip)('with the SDK, the chat model answers', async () => {
+	const pkg = await assistantPackage();
+	const run = await runChatModel(
+		pkg,
+		'invoke',
+		[{ role: 'user', content: 'Hello' }],
+		{},
+		{
+			credentials: [credential],
+		},
+	);
+	expect(run.outputs('Consumer')[0].json.text).toContain('You said: "Hello"');
+});
+
+(sdkAvailable ? test.skip : test)(
+	'without the SDK, only using the chat model fails, naming the n8n version it needs',
+	async () => {
+		const pkg = await assistantPackage();
+		const run = await runChatModel(
+			pkg,
+			'invoke',
+			[{ role: 'user', content: 'Hello' }],
+			{},
+			{
+				credentials: [credential],
+			},
+		);
+		const error = run.error() as (Error & { description?: string }) | undefined;
+		expect(`${error?.message} ${error?.description}`).toContain(
+			'The Assistant Chat Model needs n8n 2.16 or newer',
+		);
+		expect(emulator.stats.requests).toEqual([]);
+	},
+);

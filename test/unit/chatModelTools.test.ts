@@ -1,0 +1,164 @@
+/**
+ * Tool calling over the API's `output_format` (docs/api.md#ask-request): the envelope stays in the
+ * service's schema subset, the reply is read strictly, and the arguments are checked against the
+ * tool's schema (Zod or JSON Schema) before the tool runs.
+ */
+import { z } from 'zod';
+
+import { checkToolArguments } from '../../nodes/AssistantChatModel/toolArguments';
+import {
+	readEnvelope,
+	toolEnvelopeSchema,
+	toolInstructions,
+	type ToolForEnvelope,
+} from '../../nodes/AssistantChatModel/toolEnvelope';
+import { validateOutputFormat } from '../emulator/schema';
+
+const tools: ToolForEnvelope[] = [
+	{
+		name: 'calculator',
+		description: 'Evaluates arithmetic',
+		parameters: {
+			type: 'object',
+			properties: { input: { type: 'string' } },
+			required: ['input'],
+		},
+	},
+	{ name: 'search', description: 'Searches the web', parameters: undefined },
+];
+
+describe('the tool envelope', () => {
+	test("is inside the service's output_format subset", () => {
+		expect(validateOutputFormat(toolEnvelopeSchema(tools), ['body', 'output_format'])).toEqual([]);
+	});
+
+	test('lists the bound tools by name, the final answer first', () => {
+		const schema = toolEnvelopeSchema(tools);
+		expect(schema.properties.action).toMatchObject({ enum: ['final_answer', 'call_tool'] });
+		expect(schema.properties.tool_name).toMatchObject({ enum: ['calculator', 'search'] });
+		expect(schema.required).toEqual(['action', 'final_answer', 'tool_name', 'tool_arguments_json']);
+	});
+
+	test("the instructions carry every tool's name, description and parameters", () => {
+		const text = toolInstructions(tools);
+		const json = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(text)?.[1] ?? 'null');
+		expect(json).toEqual([
+			{ name: 'calculator', description: 'Evaluates arithmetic', parameters: tools[0].parameters },
+			{
+				name: 'search',
+				description: 'Searches the web',
+				parameters: { type: 'object', properties: {} },
+			},
+		]);
+		expect(text).toContain('one tool at a time');
+	});
+});
+
+describe('reading the reply', () => {
+	test('a final answer', () => {
+		expect(
+			readEnvelope(
+				{
+					action: 'final_answer',
+					final_answer: 'It is 42.',
+					tool_name: 'search',
+					tool_arguments_json: '{}',
+				},
+				tools,
+			),
+		).toEqual({ action: 'final_answer', answer: 'It is 42.' });
+	});
+
+	test('a tool call, also when the service sends the object as JSON text', () => {
+		const reply = JSON.stringify({
+			action: 'call_tool',
+			final_answer: '',
+			tool_name: 'calculator',
+			tool_arguments_json: '{"input":"6*7"}',
+		});
+		expect(readEnvelope(reply, tools)).toEqual({
+			action: 'call_tool',
+			toolName: 'calculator',
+			argumentsJson: '{"input":"6*7"}',
+		});
+	});
+
+	test('an unknown tool, an unknown action or an empty answer is invalid, with the reason', () => {
+		expect(readEnvelope({ action: 'call_tool', tool_name: 'shell' }, tools)).toEqual({
+			action: 'invalid',
+			problem: '"tool_name" "shell" is not one of the tools (calculator, search)',
+		});
+		expect(readEnvelope({ action: 'dance' }, tools)).toMatchObject({ action: 'invalid' });
+		expect(readEnvelope({ action: 'final_answer', final_answer: ' ' }, tools)).toEqual({
+			action: 'invalid',
+			problem: '"final_answer" is empty',
+		});
+		expect(readEnvelope('not json', tools)).toMatchObject({ action: 'invalid' });
+	});
+});
+
+describe('checking the arguments before the tool runs', () => {
+	const jsonSchema = tools[0].parameters;
+
+	test('arguments that match a JSON Schema pass, parsed', () => {
+		expect(checkToolArguments('{"input":"6*7"}', jsonSchema, jsonSchema)).toEqual({
+			ok: true,
+			args: { input: '6*7' },
+		});
+	});
+
+	test('a missing required argument, a wrong type or bad JSON is named', () => {
+		expect(checkToolArguments('{}', jsonSchema, jsonSchema)).toEqual({
+			ok: false,
+			problem: 'input: required',
+		});
+		expect(checkToolArguments('{"input": 5}', jsonSchema, jsonSchema)).toEqual({
+			ok: false,
+			problem: 'input: expected string, got number',
+		});
+		expect(checkToolArguments('{"input": ', jsonSchema, jsonSchema)).toMatchObject({
+			ok: false,
+			problem: expect.stringMatching(/^the arguments are not valid JSON/),
+		});
+		expect(checkToolArguments('[1]', jsonSchema, jsonSchema)).toEqual({
+			ok: false,
+			problem: 'the arguments must be a JSON object',
+		});
+	});
+
+	test('enums, nested objects, arrays and closed objects are checked', () => {
+		const schema = {
+			type: 'object',
+			additionalProperties: false,
+			properties: {
+				unit: { type: 'string', enum: ['c', 'f'] },
+				where: {
+					type: 'object',
+					properties: { days: { type: 'array', items: { type: 'integer' } } },
+				},
+			},
+		};
+		const result = checkToolArguments(
+			'{"unit":"k","where":{"days":[1,2.5]},"extra":true}',
+			schema,
+			schema,
+		);
+		expect(result).toEqual({
+			ok: false,
+			problem:
+				'unit: must be one of "c", "f"; where.days.1: expected integer, got number; extra: not a parameter of this tool',
+		});
+	});
+
+	test("a Zod schema (n8n's tools) is checked with Zod itself", () => {
+		const schema = z.object({ input: z.string(), precision: z.number().optional() });
+		expect(checkToolArguments('{"input":"1+1"}', schema, undefined)).toEqual({
+			ok: true,
+			args: { input: '1+1' },
+		});
+		expect(checkToolArguments('{"precision":"high"}', schema, undefined)).toEqual({
+			ok: false,
+			problem: 'input: Required; precision: Expected number, received string',
+		});
+	});
+});
