@@ -235,7 +235,7 @@ function isPortFree(port) {
  * Builds the folder N8N_CUSTOM_EXTENSIONS points at, `<root>/extensions`, holding a copy of
  * the built package (package.json and dist/): n8n scans that folder for *.node.js files, so
  * it must not be the repository (its node_modules). Beside it, `<root>/node_modules/n8n-workflow`
- * links to n8n's own copy: a `require('n8n-workflow')` from the package then finds n8n's, as
+ * (and `@n8n/ai-node-sdk`) link to n8n's own copies: a `require('n8n-workflow')` from the package then finds n8n's, as
  * it does for a package installed from npm, and not the repository's dev copy (another
  * version, whose error classes n8n would not recognise).
  * @param {string} root
@@ -258,6 +258,13 @@ function stageExtension(root) {
 	fs.symlinkSync(
 		path.join(APP_DIR, 'node_modules', 'n8n-workflow'),
 		path.join(modules, 'n8n-workflow'),
+		'dir',
+	);
+	// The chat model's peer, resolved the same way to n8n's own copy (n8n strips peers on install).
+	fs.mkdirSync(path.join(modules, '@n8n'), { recursive: true });
+	fs.symlinkSync(
+		path.join(APP_DIR, 'node_modules', '@n8n', 'ai-node-sdk'),
+		path.join(modules, '@n8n', 'ai-node-sdk'),
 		'dir',
 	);
 	return extensionsDir;

@@ -162,8 +162,8 @@ async function main() {
 			)
 		) {
 			noteLines.push(
-				`  "${workflow.name}" needs an LLM: open its chat model node and pick your own (e.g. OpenAI)`,
-				'    credential before chatting; the Assistant Tool alone runs with "Execute step".',
+				`  "${workflow.name}" runs on the Assistant Chat Model (no other LLM needed): open its chat and`,
+				'    ask e.g. "Use the calculator to work out 6 * 7"; the Assistant Tool alone runs with "Execute step".',
 			);
 		}
 	}

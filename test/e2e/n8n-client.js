@@ -21,10 +21,13 @@ const CUSTOM_NODE_TYPE = 'CUSTOM.assistant';
 /** The tool variant n8n generates for the AI Agent (the node is usableAsTool), both ways. */
 const PUBLISHED_TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';
 const CUSTOM_TOOL_TYPE = 'CUSTOM.assistantTool';
+const PUBLISHED_CHAT_MODEL_TYPE = 'n8n-nodes-assistant.assistantChatModel';
+const CUSTOM_CHAT_MODEL_TYPE = 'CUSTOM.assistantChatModel';
 /** published type -> type under N8N_CUSTOM_EXTENSIONS */
 const CUSTOM_TYPES = Object.freeze({
 	[PUBLISHED_NODE_TYPE]: CUSTOM_NODE_TYPE,
 	[PUBLISHED_TOOL_TYPE]: CUSTOM_TOOL_TYPE,
+	[PUBLISHED_CHAT_MODEL_TYPE]: CUSTOM_CHAT_MODEL_TYPE,
 });
 const CREDENTIAL_TYPE = 'assistantApi';
 /** The credential name the examples point at. */
@@ -347,6 +350,7 @@ module.exports = {
 	CUSTOM_NODE_TYPE,
 	PUBLISHED_NODE_TYPE,
 	CUSTOM_TOOL_TYPE,
+	CUSTOM_CHAT_MODEL_TYPE,
 	PUBLISHED_TOOL_TYPE,
 	CUSTOM_TYPES,
 	readExamples,

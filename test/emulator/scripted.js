@@ -184,9 +184,8 @@ function mentions(question, toolName) {
  */
 function argumentsFor(tool, question) {
 	const properties = /** @type {Record<string, JsonObject>} */ (tool.parameters?.properties ?? {});
-	const required = Array.isArray(tool.parameters?.required)
-		? /** @type {string[]} */ (tool.parameters.required)
-		: Object.keys(properties);
+	const listed = /** @type {unknown} */ (tool.parameters?.required);
+	const required = Array.isArray(listed) && listed.length > 0 ? listed : Object.keys(properties);
 	const plain = question.replace(/#\w+=\S*/g, '').trim();
 	const expression = ARITHMETIC_RE.exec(plain)?.[0];
 	const text = /calc|math/i.test(tool.name) && expression ? expression : plain;

@@ -14,6 +14,7 @@ module.exports = [
 	...require('./workflows'),
 	...require('./webhook'),
 	...require('./tool'),
+	...require('./chatModel'),
 	...require('./backend'),
 	...require('./editor'),
 ];

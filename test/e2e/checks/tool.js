@@ -2,13 +2,13 @@
 'use strict';
 
 /**
- * The tool variant in the agent example: the agent cannot run without an LLM, but n8n saves the
- * workflow as the editor does and runs the Assistant Tool alone, as its "Execute step" does.
+ * The tool variant in the agent example: n8n saves the workflow as the editor does, and runs the
+ * Assistant Tool alone, as its "Execute step" does (the whole agent runs in checks/chatModel.js).
  */
 
 const assert = require('node:assert/strict');
 
-const { CUSTOM_TOOL_TYPE } = require('../n8n-client');
+const { CUSTOM_CHAT_MODEL_TYPE, CUSTOM_TOOL_TYPE } = require('../n8n-client');
 const { asks, recording } = require('../env');
 
 /** @param {import('../env').E2eEnv} env */
@@ -44,9 +44,13 @@ async function agentWorkflowSaved(env) {
 		byType('@n8n/n8n-nodes-langchain.chatTrigger').length === 1,
 		'the Chat Trigger is there',
 	);
-	const [model] = byType('@n8n/n8n-nodes-langchain.lmChatOpenAi');
-	assert.ok(model, 'the OpenAI Chat Model is there');
-	assert.equal(model.credentials, undefined, "the chat model's credential is left for the user");
+	const [model] = byType(CUSTOM_CHAT_MODEL_TYPE);
+	assert.ok(model, 'the Assistant Chat Model is there');
+	assert.equal(
+		model.credentials?.assistantApi?.id,
+		env.credential.id,
+		'the chat model is linked to the credential: the agent needs no other LLM',
+	);
 	assert.deepEqual(
 		reread.connections[tool.name]?.ai_tool,
 		[[{ node: agent.name, type: 'ai_tool', index: 0 }]],
@@ -57,7 +61,7 @@ async function agentWorkflowSaved(env) {
 		[[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
 		"the model is on the agent's Chat Model input",
 	);
-	return `"${tool.name}" (${tool.type}) → "${agent.name}" (ai_tool), credential ${env.credential.id}; "${model.name}" without a credential (the user picks one)`;
+	return `"${tool.name}" (${tool.type}) → "${agent.name}" (ai_tool), credential ${env.credential.id}; "${model.name}" (${model.type}) → "${agent.name}" (ai_languageModel), same credential`;
 }
 
 /**
@@ -135,7 +139,7 @@ async function toolRunsAlone(env) {
 module.exports = [
 	{
 		id: 'agent-tool-saved',
-		name: 'workflow "Assistant: a tool for the AI Agent": n8n saves it with the Assistant Tool linked to the credential',
+		name: 'workflow "Assistant: AI Agent on the Assistant Chat Model": n8n saves it with the Assistant Tool and the chat model linked to the credential',
 		run: agentWorkflowSaved,
 	},
 	{

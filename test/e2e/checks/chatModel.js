@@ -1,0 +1,373 @@
+// @ts-check
+'use strict';
+
+/**
+ * The Assistant Chat Model in n8n's own AI nodes: a Basic LLM Chain, an Information Extractor, an
+ * AI Agent with n8n's Calculator and the Assistant Tool (run from a manual trigger, then behind a
+ * streaming Webhook), and the agent example in the editor. The emulator's scripted replies
+ * (test/emulator/scripted.js) decide the tool calls, so the runs are deterministic.
+ */
+
+const assert = require('node:assert/strict');
+
+const editor = require('../editor');
+const { nodeOutput } = require('../n8n-client');
+const { asks, recording } = require('../env');
+
+const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
+const LANGCHAIN = '@n8n/n8n-nodes-langchain';
+
+/**
+ * A workflow with the Assistant Chat Model on `root`'s Model input, and `tools` on its Tool input.
+ * @param {import('../env').E2eEnv} env
+ * @param {{id: string, name: string, trigger: any, root: any, tools?: any[]}} spec
+ */
+function aiWorkflow(env, { id, name, trigger, root, tools = [] }) {
+	const credentials = { assistantApi: env.credential };
+	const model = {
+		id: `${id}-model`,
+		name: 'Assistant Chat Model',
+		type: CHAT_MODEL,
+		typeVersion: 1,
+		position: [200, 240],
+		parameters: {
+			model: { __rl: true, mode: 'list', value: '' },
+			persona: { __rl: true, mode: 'list', value: '' },
+			options: {},
+		},
+		credentials,
+	};
+	/** @type {Record<string, any>} */
+	const connections = {
+		[trigger.name]: { main: [[{ node: root.name, type: 'main', index: 0 }]] },
+		[model.name]: { ai_languageModel: [[{ node: root.name, type: 'ai_languageModel', index: 0 }]] },
+	};
+	for (const tool of tools) {
+		connections[tool.name] = { ai_tool: [[{ node: root.name, type: 'ai_tool', index: 0 }]] };
+		if (tool.type.startsWith('n8n-nodes-assistant.')) tool.credentials = credentials;
+	}
+	return {
+		id,
+		name,
+		nodes: [trigger, root, model, ...tools],
+		connections,
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
+
+const manualTrigger = {
+	id: 'trigger',
+	name: 'Run',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+const calculatorTool = () => ({
+	id: 'calculator',
+	name: 'Calculator',
+	type: `${LANGCHAIN}.toolCalculator`,
+	typeVersion: 1,
+	position: [360, 240],
+	parameters: {},
+});
+
+const assistantTool = () => ({
+	id: 'assistant-tool',
+	name: 'Assistant',
+	type: 'n8n-nodes-assistant.assistantTool',
+	typeVersion: 1,
+	position: [520, 240],
+	parameters: {
+		operation: 'ask',
+		input:
+			"={{ $fromAI('question', 'The complete, self-contained question for the personal assistant', 'string') }}",
+		model: { __rl: true, mode: 'list', value: '' },
+		persona: { __rl: true, mode: 'list', value: '' },
+		conversationId:
+			"={{ $fromAI('conversationId', 'The conversation_id of an earlier answer, or empty', 'string', '') }}",
+		options: {},
+	},
+});
+
+/**
+ * Imports and runs a workflow from its manual trigger; the run and the asks it sent.
+ * @param {import('../env').E2eEnv} env
+ * @param {any} workflow
+ */
+async function importAndRun(env, workflow) {
+	const saved = await env.client.importWorkflow(workflow);
+	const { result, requests } = await recording(env.emulator, () =>
+		env.client.runWorkflow(saved, { timeoutMs: 90_000 }),
+	);
+	assert.equal(
+		result.status,
+		'success',
+		`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
+	);
+	return { saved, result, asks: asks(requests) };
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function basicLlmChain(env) {
+	const question = 'Name three lighthouses.';
+	const chain = {
+		id: 'chain',
+		name: 'Basic LLM Chain',
+		type: `${LANGCHAIN}.chainLlm`,
+		typeVersion: 1.7,
+		position: [200, 0],
+		parameters: { promptType: 'define', text: question },
+	};
+	const workflow = aiWorkflow(env, {
+		id: 'asstChatModelCh1',
+		name: 'Chat model: Basic LLM Chain',
+		trigger: manualTrigger,
+		root: chain,
+	});
+	const { result, asks: sent } = await importAndRun(env, workflow);
+	assert.equal(sent.length, 1, 'one ask');
+	assert.equal(sent[0].body.input, question, 'the prompt is the ask');
+	const [item] = nodeOutput(result.runData, chain.name);
+	assert.match(String(item?.text), /You said: "Name three lighthouses\."/, JSON.stringify(item));
+	return `the chain's output: ${JSON.stringify(item)}`;
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function informationExtractor(env) {
+	const extractor = {
+		id: 'extractor',
+		name: 'Information Extractor',
+		type: `${LANGCHAIN}.informationExtractor`,
+		typeVersion: 1.2,
+		position: [200, 0],
+		parameters: {
+			text: 'Ada Lovelace was born in London in 1815.',
+			attributes: {
+				attributes: [
+					{
+						name: 'city',
+						type: 'string',
+						description: 'Where the person was born',
+						required: true,
+					},
+					{ name: 'year', type: 'number', description: 'The year of birth', required: true },
+				],
+			},
+			options: {},
+		},
+	};
+	const workflow = aiWorkflow(env, {
+		id: 'asstChatModelIe1',
+		name: 'Chat model: Information Extractor',
+		trigger: manualTrigger,
+		root: extractor,
+	});
+	const { result, asks: sent } = await importAndRun(env, workflow);
+	assert.ok(sent.length >= 1, 'the extractor asked');
+	assert.match(
+		String(sent[0].body.input),
+		/"JSON Schema" instance/,
+		'the format instructions were sent',
+	);
+	const [item] = nodeOutput(result.runData, extractor.name);
+	const output = item?.output;
+	assert.equal(typeof output?.city, 'string', `extracted: ${JSON.stringify(item)}`);
+	assert.equal(output?.year, 42, `extracted: ${JSON.stringify(item)}`);
+	return `extracted fields: ${JSON.stringify(output)}`;
+}
+
+/** @param {string} text */
+function agentNode(text, position = [200, 0]) {
+	return {
+		id: 'agent',
+		name: 'AI Agent',
+		type: `${LANGCHAIN}.agent`,
+		typeVersion: 3.1,
+		position,
+		parameters: { promptType: 'define', text, options: {} },
+	};
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function agentWithTools(env) {
+	const question =
+		'Use the calculator to work out 6 * 7, then ask the assistant about lighthouses.';
+	const workflow = aiWorkflow(env, {
+		id: 'asstChatModelAg1',
+		name: 'Chat model: AI Agent with tools',
+		trigger: manualTrigger,
+		root: agentNode(question),
+		tools: [calculatorTool(), assistantTool()],
+	});
+	const { result, asks: sent } = await importAndRun(env, workflow);
+	const calculatorRuns = result.runData.Calculator ?? [];
+	assert.ok(calculatorRuns.length === 1, `the Calculator ran once (${calculatorRuns.length})`);
+	assert.ok((result.runData.Assistant ?? []).length === 1, 'the Assistant Tool ran once');
+	const [item] = nodeOutput(result.runData, 'AI Agent');
+	const answer = String(item?.output);
+	assert.match(
+		answer,
+		// n8n's tools answer as JSON items: the Calculator's is [{"response":"42"}].
+		/Calculator returned \[\{"response":"42"\}\]/,
+		`the final answer uses the tool's result: ${answer}`,
+	);
+	const modelAsks = sent.filter((ask) => ask.body.output_format);
+	assert.equal(modelAsks.length, 3, 'three turns: calculator, assistant, final answer');
+	assert.equal(
+		modelAsks[0].body.conversation_id,
+		undefined,
+		'the first turn starts a conversation',
+	);
+	const conversation = modelAsks[1].body.conversation_id;
+	assert.match(String(conversation), /\S/, 'the next turn continues it');
+	assert.equal(modelAsks[2].body.conversation_id, conversation, 'all turns in one conversation');
+	// Each later turn sends only what is new: the result of the tool just called.
+	for (const ask of modelAsks.slice(1)) {
+		assert.match(String(ask.body.input), /^Result of the tool (Calculator|Assistant):\n\[\{/);
+		assert.doesNotMatch(
+			String(ask.body.input),
+			/^(Instructions|User):$/m,
+			'the system prompt and the question are not sent again',
+		);
+	}
+	return [
+		`asks: ${sent.map((ask) => (ask.body.output_format ? 'model' : 'tool')).join(', ')}`,
+		`final answer: ${answer}`,
+	];
+}
+
+/**
+ * POSTs to a streaming webhook and reads n8n's JSON lines as they arrive, with their times.
+ * @param {string} url
+ * @param {unknown} body
+ */
+async function readJsonLines(url, body) {
+	const started = Date.now();
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+		signal: AbortSignal.timeout(90_000),
+	});
+	/** @type {{json: any, atMs: number}[]} */
+	const lines = [];
+	const decoder = new TextDecoder();
+	let buffer = '';
+	const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
+	for (;;) {
+		const { done, value } = await reader.read();
+		buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+		const parts = buffer.split('\n');
+		buffer = done ? '' : /** @type {string} */ (parts.pop());
+		for (const part of parts.filter((line) => line.trim() !== '')) {
+			lines.push({ json: JSON.parse(part), atMs: Date.now() - started });
+		}
+		if (done) break;
+	}
+	return { status: response.status, lines, endMs: Date.now() - started };
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function agentBehindStreamingWebhook(env) {
+	const webhook = {
+		id: 'webhook',
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2.1,
+		position: [0, 0],
+		webhookId: '5b0f8c1e-2d7a-4e31-9c64-0a1b2c3d4e5f',
+		parameters: {
+			httpMethod: 'POST',
+			path: 'assistant-agent-stream',
+			responseMode: 'streaming',
+			options: {},
+		},
+	};
+	const workflow = aiWorkflow(env, {
+		id: 'asstChatModelSt1',
+		name: 'Chat model: AI Agent behind a streaming webhook',
+		trigger: webhook,
+		root: agentNode('={{ $json.body.question }}'),
+		tools: [calculatorTool(), assistantTool()],
+	});
+	const saved = await env.client.importWorkflow(workflow);
+	await env.client.publishWorkflow(saved);
+	const question = 'Use the calculator to work out 12 * 12 and explain the result in a sentence.';
+	const stream = await readJsonLines(`${env.n8n.url}/webhook/${webhook.parameters.path}`, {
+		question,
+	});
+	assert.equal(stream.status, 200);
+	const fromAgent = stream.lines.filter((line) => line.json.metadata?.nodeName === 'AI Agent');
+	const items = fromAgent.filter((line) => line.json.type === 'item');
+	const text = items.map((line) => line.json.content).join('');
+	assert.match(text, /Calculator returned \[\{"response":"144"\}\]/, `streamed answer: ${text}`);
+	assert.ok(items.length > 3, `the answer came in ${items.length} chunks`);
+	const lastLine = stream.lines[stream.lines.length - 1];
+	assert.ok(
+		items[0].atMs <= lastLine.atMs && items[0] !== lastLine,
+		'the first chunk arrived before the end of the response',
+	);
+	const execution = await env.client.lastExecution(saved.id);
+	assert.equal(execution.status, 'success');
+	assert.equal((execution.runData.Calculator ?? []).length, 1, 'the Calculator ran');
+	return [
+		`${items.length} chunks, first at ${items[0].atMs} ms, response ended at ${stream.endMs} ms`,
+		`streamed answer: ${text}`,
+	];
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function agentModelSlotInEditor(env) {
+	const page = await env.page();
+	const workflow = (await env.workflows())['agent-tool'];
+	assert.ok(workflow, 'the agent-tool example was not imported');
+	await page.goto(`${env.n8n.url}/workflow/${workflow.id}`, { timeout: 60_000 });
+	const node = page.locator('[data-test-id="canvas-node"][data-node-name="Assistant Chat Model"]');
+	await node.waitFor({ timeout: 60_000 });
+	const edge = page.locator(
+		'[data-test-id="edge"][data-source-node-name="Assistant Chat Model"][data-target-node-name="AI Agent"]',
+	);
+	await edge.first().waitFor({ state: 'attached', timeout: 15_000 });
+	await page.waitForTimeout(800);
+	const canvas = await editor.screenshot(page, 'chat-model-in-agent');
+	const ndv = await editor.openNode(page, env.n8n.url, workflow.id, 'Assistant Chat Model');
+	await ndv.getByTestId('resource-locator-model').waitFor();
+	const panel = await editor.screenshot(page, 'chat-model-panel');
+	return [
+		"the Assistant Chat Model is on the AI Agent's Chat Model input, with its Model and Persona pickers",
+		`screenshots: ${canvas}, ${panel}`,
+	];
+}
+
+/** @type {import('../env').Check[]} */
+module.exports = [
+	{
+		id: 'chat-model-chain',
+		name: 'chat model: a Basic LLM Chain answers through the Assistant Chat Model',
+		run: basicLlmChain,
+	},
+	{
+		id: 'chat-model-extractor',
+		name: 'chat model: an Information Extractor returns the extracted fields',
+		run: informationExtractor,
+	},
+	{
+		id: 'chat-model-agent',
+		name: "chat model: an AI Agent calls n8n's Calculator and the Assistant Tool, one conversation, and answers with their results",
+		run: agentWithTools,
+	},
+	{
+		id: 'chat-model-agent-stream',
+		name: 'chat model: the same agent behind a streaming Webhook sends its answer in chunks',
+		run: agentBehindStreamingWebhook,
+	},
+	{
+		id: 'chat-model-editor',
+		name: "editor: the Assistant Chat Model sits in the AI Agent's Model slot (screenshot)",
+		browser: true,
+		run: agentModelSlotInEditor,
+	},
+];
