@@ -17,7 +17,8 @@ let emulator: Emulator;
 let credential: EngineCredential;
 
 beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
+	// The documented stream dialect (docs/api.md#documented-stream-dialect): one text chunk per word.
+	emulator = await startEmulator({ token: TOKEN, dialect: 'documented' });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());

@@ -31,6 +31,7 @@ const WRONG_TOKEN = 'wrong-5e1d7b20-not-the-token';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const NODE_FILE = 'dist/nodes/Assistant/Assistant.node.js';
+const CHAT_MODEL_FILE = 'dist/nodes/AssistantChatModel/AssistantChatModel.node.js';
 const CREDENTIAL_FILE = 'dist/credentials/AssistantApi.credentials.js';
 const EXPECTED_FILES = [
 	NODE_FILE,
@@ -38,6 +39,10 @@ const EXPECTED_FILES = [
 	'dist/nodes/Assistant/Assistant.node.json',
 	'dist/nodes/Assistant/assistant.svg',
 	'dist/nodes/Assistant/assistant.dark.svg',
+	CHAT_MODEL_FILE,
+	'dist/nodes/AssistantChatModel/AssistantChatModel.node.json',
+	'dist/nodes/AssistantChatModel/assistant.svg',
+	'dist/nodes/AssistantChatModel/assistant.dark.svg',
 	'package.json',
 ];
 
@@ -225,26 +230,33 @@ describe('the tarball', () => {
 		expect(Object.keys(manifest.dependencies ?? {})).toEqual([]);
 		expect(manifest.bundleDependencies ?? manifest.bundledDependencies ?? []).toEqual([]);
 		expect(manifest.keywords).toContain('n8n-community-node-package');
-		expect(manifest.n8n.nodes).toEqual([NODE_FILE]);
+		expect(manifest.n8n.nodes).toEqual([NODE_FILE, CHAT_MODEL_FILE]);
+		// The two peers n8n provides; the SDK only with the AI node SDK version it speaks.
+		expect(manifest.peerDependencies).toEqual({ '@n8n/ai-node-sdk': '*', 'n8n-workflow': '*' });
+		expect(manifest.n8n.aiNodeSdkVersion).toBe(1);
 		expect(manifest.n8n.credentials).toEqual([CREDENTIAL_FILE]);
 		for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
 			expect(fs.existsSync(path.join(packageDir, file))).toBe(true);
 		}
 	});
 
-	test('the bundled JavaScript requires only node builtins and n8n-workflow', () => {
+	test('the bundled JavaScript requires only node builtins, n8n-workflow and (the chat model) the AI node SDK', () => {
 		const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
 		const jsFiles = listFiles(path.join(packageDir, 'dist')).filter((file) => file.endsWith('.js'));
 		expect(jsFiles.sort()).toEqual([
 			'credentials/AssistantApi.credentials.js',
 			'nodes/Assistant/Assistant.node.js',
+			'nodes/AssistantChatModel/AssistantChatModel.node.js',
 		]);
 		for (const file of jsFiles) {
+			const provided = file.startsWith('nodes/AssistantChatModel/')
+				? ['n8n-workflow', '@n8n/ai-node-sdk']
+				: ['n8n-workflow'];
 			const code = fs.readFileSync(path.join(packageDir, 'dist', file), 'utf8');
 			const requires = [...code.matchAll(/\brequire\s*\(\s*(["'`])([^"'`]+)\1\s*\)/g)].map(
 				(match) => match[2],
 			);
-			const foreign = requires.filter((id) => id !== 'n8n-workflow' && !builtins.has(id));
+			const foreign = requires.filter((id) => !provided.includes(id) && !builtins.has(id));
 			expect({ file, foreign }).toEqual({ file, foreign: [] });
 			// No require or import of a computed name either.
 			const dynamic = [...code.matchAll(/\b(?:require|import)\s*\(\s*(?!["'`])/g)].length;
