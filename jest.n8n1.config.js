@@ -4,7 +4,7 @@
 // for every module jest loads, so the built node (dist/, loaded by n8n-core's
 // PackageDirectoryLoader through jest's require) gets the 1.x n8n-workflow too.
 // n8n 1.x has no AI node SDK: `@n8n/ai-node-sdk` is mapped to a path that does not exist, so the
-// package is loaded as it is there (test/chatModel.loading.test.ts).
+// package is loaded as it is there (test/chat-model-loading.test.ts).
 // Run with `npm run test:n8n1`.
 const path = require('node:path');
 const { projects, testTimeout } = require('./jest.config');
@@ -23,7 +23,7 @@ module.exports = {
 		'**/test/node.engine.test.ts',
 		'**/test/reliability.test.ts',
 		'**/test/engine-harness.test.ts',
-		'**/test/chatModel.loading.test.ts',
+		'**/test/chat-model-loading.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,

@@ -1,14 +1,15 @@
 import {
 	NodeConnectionTypes,
 	NodeOperationError,
-	type IExecuteFunctions,
 	type INodeType,
 	type INodeTypeDescription,
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
 
-import { readLocatorId, readRequestSettings } from '../Assistant/actions/parameters';
+import { readLocatorId } from '../Assistant/actions/locators';
+import { optionsOf, readRequestSettings } from '../Assistant/actions/requestOptions';
+import { assistantApiTest } from '../Assistant/methods/credentialTest';
 import { searchModels, searchPersonas } from '../Assistant/methods/listSearch';
 import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './chatModel';
 import { chatModelProperties } from './description';
@@ -30,22 +31,22 @@ export class AssistantChatModel implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.AiLanguageModel],
 		outputNames: ['Model'],
-		credentials: [{ name: 'assistantApi', required: true }],
+		// The same credential and its test, so it can be created and checked from this node too.
+		credentials: [{ name: 'assistantApi', required: true, testedBy: 'assistantApiTest' }],
 		properties: chatModelProperties,
 	};
 
 	methods = {
 		listSearch: { searchModels, searchPersonas },
+		credentialTest: { assistantApiTest },
 	};
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
 		// Every parameter is checked before the SDK is loaded and before any request.
-		// (The Assistant node's readers use only getNodeParameter and getNode, which this has.)
-		const parameters = this as unknown as IExecuteFunctions;
 		const settings = {
-			...readRequestSettings(parameters, itemIndex),
-			modelName: readLocatorId(parameters, itemIndex, 'model'),
-			personaId: readLocatorId(parameters, itemIndex, 'persona'),
+			...readRequestSettings(this, itemIndex),
+			modelName: readLocatorId(this, itemIndex, 'model'),
+			personaId: readLocatorId(this, itemIndex, 'persona'),
 			memoryMode: readMemoryMode(this, itemIndex),
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
@@ -54,17 +55,17 @@ export class AssistantChatModel implements INodeType {
 	}
 }
 
+/** Options > Memory: on by default, and then not sent (the service's default). */
 function readMemoryMode(ctx: ISupplyDataFunctions, itemIndex: number): MemoryMode | undefined {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as { memoryMode?: unknown };
-	const mode = options.memoryMode;
-	if (mode === undefined || mode === 'enabled') return undefined;
-	if (mode === 'off') return 'off';
+	const memory = optionsOf(ctx, itemIndex).memory;
+	if (memory === undefined || memory === true) return undefined;
+	if (memory === false) return 'off';
 	throw new NodeOperationError(
 		ctx.getNode(),
-		`Memory Mode ${JSON.stringify(mode)} is not supported`,
+		`Memory must be on or off (got ${JSON.stringify(memory)})`,
 		{
 			itemIndex,
-			description: 'Set Options > Memory Mode to "Enabled" or "Off".',
+			description: 'Set Options > Memory to on or off.',
 		},
 	);
 }

@@ -20,7 +20,8 @@ import {
  * SDK's base class, so that this file loads without the SDK (n8n versions before 2.16).
  */
 
-export type MemoryMode = 'enabled' | 'off';
+/** docs/api.md#memory-mode */
+export type MemoryMode = NonNullable<AskRequest['memory_mode']>;
 
 export interface AssistantModelSettings extends AskSettings {
 	modelName?: string;
@@ -37,9 +38,6 @@ interface BoundTool extends ToolForEnvelope {
 	/** The tool's own schema: Zod (checked with its safeParse) or JSON Schema. */
 	schema: unknown;
 }
-
-/** A request with the field the service's OpenAPI document adds (docs/api.md#memory-mode). */
-type ChatAskRequest = AskRequest & { memory_mode?: MemoryMode };
 
 export class AssistantChatModel implements ChatModel {
 	readonly provider = 'assistant';
@@ -140,8 +138,8 @@ export class AssistantChatModel implements ChatModel {
 		return outcome.result;
 	}
 
-	private request(input: string, conversationId?: string, tools?: BoundTool[]): ChatAskRequest {
-		const request: ChatAskRequest = { input };
+	private request(input: string, conversationId?: string, tools?: BoundTool[]): AskRequest {
+		const request: AskRequest = { input };
 		if (conversationId) request.conversation_id = conversationId;
 		if (this.settings.modelName) request.model_name = this.settings.modelName;
 		if (this.settings.personaId) request.persona_id = this.settings.personaId;

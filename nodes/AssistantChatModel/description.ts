@@ -1,10 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { modelLocator, personaLocator } from '../Assistant/actions/descriptions';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../Assistant/transport';
-import { DEFAULT_RETRIES, MAX_RETRIES } from '../Assistant/transport/retry';
+import { modelLocator, personaLocator } from '../Assistant/actions/locators';
+import {
+	idleTimeoutOption,
+	retriesOption,
+	timeoutOption,
+} from '../Assistant/actions/requestOptions';
 
-/** The chat model's parameters: the pickers are the Assistant node's own. */
+/** The chat model's parameters: the pickers and request options are the Assistant node's own. */
 export const chatModelProperties: INodeProperties[] = [
 	{
 		displayName:
@@ -22,52 +25,17 @@ export const chatModelProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			idleTimeoutOption,
 			{
-				displayName: 'Idle Timeout (Ms)',
-				name: 'idleTimeout',
-				type: 'number',
-				default: DEFAULT_IDLE_TIMEOUT_MS,
-				typeOptions: { minValue: 1 },
+				displayName: 'Memory',
+				name: 'memory',
+				type: 'boolean',
+				default: true,
 				description:
-					'How long a streamed answer may stay silent between chunks before the call fails, in milliseconds',
+					"Whether the assistant may use your workspace's memory to answer. Turn it off to have it answer from the messages alone.",
 			},
-			{
-				displayName: 'Memory Mode',
-				name: 'memoryMode',
-				type: 'options',
-				default: 'enabled',
-				options: [
-					{
-						name: 'Enabled',
-						value: 'enabled',
-						description: "The assistant may use its workspace's memory",
-					},
-					{
-						name: 'Off',
-						value: 'off',
-						description: 'The assistant answers without its memory, from the messages alone',
-					},
-				],
-				description: "Whether the assistant may use its workspace's memory when it answers",
-			},
-			{
-				displayName: 'Retries',
-				name: 'retries',
-				type: 'number',
-				default: DEFAULT_RETRIES,
-				typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
-				description:
-					'How many times to try again after a network error, a busy conversation (409), rate limiting (429) or a server error (5xx), with growing pauses',
-			},
-			{
-				displayName: 'Timeout (Ms)',
-				name: 'timeout',
-				type: 'number',
-				default: DEFAULT_TIMEOUT_MS,
-				typeOptions: { minValue: 1 },
-				description:
-					'How long one answer may take, retries included, in milliseconds. Answers can take minutes while the assistant uses its own tools.',
-			},
+			retriesOption,
+			timeoutOption,
 		],
 	},
 ];

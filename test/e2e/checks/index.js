@@ -14,7 +14,7 @@ module.exports = [
 	...require('./workflows'),
 	...require('./webhook'),
 	...require('./tool'),
-	...require('./chatModel'),
+	...require('./chat-model'),
 	...require('./backend'),
 	...require('./editor'),
 ];

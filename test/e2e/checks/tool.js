@@ -3,7 +3,7 @@
 
 /**
  * The tool variant in the agent example: n8n saves the workflow as the editor does, and runs the
- * Assistant Tool alone, as its "Execute step" does (the whole agent runs in checks/chatModel.js).
+ * Assistant Tool alone, as its "Execute step" does (the whole agent runs in checks/chat-model.js).
  */
 
 const assert = require('node:assert/strict');

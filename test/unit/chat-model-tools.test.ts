@@ -12,7 +12,7 @@ import {
 	toolInstructions,
 	type ToolForEnvelope,
 } from '../../nodes/AssistantChatModel/toolEnvelope';
-import { validateOutputFormat } from '../emulator/schema';
+import { validateOutputFormat } from '../helpers/outputFormatSubset';
 
 const tools: ToolForEnvelope[] = [
 	{

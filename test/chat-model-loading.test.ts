@@ -11,7 +11,7 @@ import {
 	emulatorCredential,
 	runWithItems,
 } from './helpers/assistant';
-import { runChatModel } from './helpers/chatModel';
+import { runChatModel } from './helpers/chat-model';
 import { n8nCoreMajor, type EngineCredential } from './helpers/engine';
 
 const TOKEN = 'secret-token-for-loading-tests';

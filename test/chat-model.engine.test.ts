@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
 import { assistantPackage, emulatorCredential, rl } from './helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from './helpers/chatModel';
+import { runChatModel, type ConsumerOutput, type ScriptMessage } from './helpers/chat-model';
 import type { EngineCredential } from './helpers/engine';
 
 const TOKEN = 'secret-token-for-chat-model-tests';
@@ -81,7 +81,7 @@ describe('plain generation (chains)', () => {
 		await run('invoke', [{ role: 'user', content: 'Hi' }], {
 			model: rl('openai:gpt-5-mini'),
 			persona: rl('persona_pirate'),
-			options: { memoryMode: 'off' },
+			options: { memory: false },
 		});
 		expect(asks()).toEqual([
 			{
@@ -95,7 +95,7 @@ describe('plain generation (chains)', () => {
 
 	test('a bad option fails naming the parameter before any request', async () => {
 		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
-			options: { timeout: -5 },
+			options: { timeoutMinutes: -5 },
 		});
 		const error = result.error() as (Error & { description?: string }) | undefined;
 		// n8n names the sub-node in the message and keeps the node's own error in the description.
