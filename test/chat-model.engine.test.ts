@@ -17,8 +17,8 @@ let emulator: Emulator;
 let credential: EngineCredential;
 
 beforeAll(async () => {
-	// The documented stream dialect (docs/api.md#documented-stream-dialect): one text chunk per word.
-	emulator = await startEmulator({ token: TOKEN, dialect: 'documented' });
+	// The live stream dialect (docs/api.md#live-stream-dialect), the emulator's default.
+	emulator = await startEmulator({ token: TOKEN });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());
@@ -192,6 +192,14 @@ describe('streaming', () => {
 		expect(output.chunks.length).toBeGreaterThan(3);
 		expect(output.chunks.join('')).toBe(output.text);
 		expect(output.text).toContain('You said: "Tell me a story"');
+	});
+
+	test('a stream in the documented dialect arrives in pieces too', async () => {
+		const input = 'Tell me a story #shape=documented';
+		const output = consumerOutput(await run('stream', [{ role: 'user', content: input }]));
+		expect(output.chunks.length).toBeGreaterThan(3);
+		expect(output.chunks.join('')).toBe(output.text);
+		expect(output.text).toContain('Tell me a story');
 	});
 
 	test('with tools bound the tool call and then the final answer come through the stream', async () => {

@@ -1,11 +1,11 @@
-import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
+import type { ISupplyDataFunctions } from 'n8n-workflow';
 
-import type { AskRequest, AskResponse } from '../Assistant/api';
-import { StreamAnswerAssembler } from '../Assistant/sse';
-import { apiRequest, streamRequest } from '../Assistant/transport';
-import { apiError } from '../Assistant/transport/errors';
+import type { AskRequest } from '../Assistant/api';
+import { askAssistant, type AskResult } from '../Assistant/askAssistant';
 
-/** One ask of the chat model, through the Assistant node's transport (auth, deadlines, retries). */
+/** The chat model's asks, through the Assistant node's one ask call (auth, deadlines, retries). */
+
+export type { AskResult } from '../Assistant/askAssistant';
 
 export interface AskSettings {
 	timeoutMs: number;
@@ -13,120 +13,50 @@ export interface AskSettings {
 	retries: number;
 }
 
-export interface AskResult {
-	output: string | Record<string, unknown>;
-	conversationId: string | null;
-}
-
-// The transport takes the contexts of the Assistant node; a supply-data context has every member
-// it uses (credentials, authenticated requests, the cancel signal, the logger, getNode).
-function transportContext(ctx: ISupplyDataFunctions): IExecuteFunctions {
-	return ctx as unknown as IExecuteFunctions;
-}
-
 export async function askOnce(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
 ): Promise<AskResult> {
-	const response = await apiRequest<AskResponse>(transportContext(ctx), {
-		method: 'POST',
-		path: '/assistant/ask',
-		body: request,
-		authenticated: true,
-		...settings,
-	});
-	const output = response?.output;
-	const structured = request.output_format !== undefined;
-	if (!structured && (typeof output !== 'string' || output === '')) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: 'The assistant sent an answer without text output',
-				description: `Received output of type ${output === null ? 'null' : typeof output}.`,
-			},
-			undefined,
-		);
-	}
-	if (structured && (output === undefined || output === null)) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: 'The assistant did not return an object for the output format',
-				description: 'The answer carried no output.',
-			},
-			undefined,
-		);
-	}
-	return {
-		output,
-		conversationId: typeof response.conversation_id === 'string' ? response.conversation_id : null,
-	};
+	return await askAssistant(ctx, { request, stream: false, ...settings });
 }
 
 /**
- * The streamed form: yields each piece of answer text as it arrives (none for a structured
- * answer, which is only useful whole), and returns the whole answer.
+ * The streamed form as an async generator: yields each new piece of answer text as it arrives,
+ * and returns the whole answer (docs/api.md#assembling-the-answer). A failure is thrown after
+ * the pieces that came before it.
  */
 export async function* askStreamed(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
 ): AsyncGenerator<string, AskResult> {
-	const opened = await streamRequest(transportContext(ctx), {
-		method: 'POST',
-		path: '/assistant/ask',
-		body: { ...request, stream: true },
-		authenticated: true,
+	const pending: string[] = [];
+	let wake: (() => void) | undefined;
+	let settled = false;
+	const answer = askAssistant(ctx, {
+		request,
+		stream: true,
 		...settings,
+		onText: (delta) => {
+			pending.push(delta);
+			wake?.();
+		},
+	}).finally(() => {
+		settled = true;
+		wake?.();
 	});
-	const structured = request.output_format !== undefined;
-	const assembler = new StreamAnswerAssembler(structured);
-	stream: for await (const batch of opened.events) {
-		for (const event of batch) {
-			if (!assembler.accept(event)) break stream;
-			if (event.type === 'text' && !structured) yield event.content;
+	// Awaited below; this only keeps an early failure from counting as unhandled meanwhile.
+	answer.catch(() => undefined);
+	for (;;) {
+		const next = pending.shift();
+		if (next !== undefined) {
+			yield next;
+			continue;
 		}
+		if (settled) break;
+		await new Promise<void>((resolve) => (wake = resolve));
+		wake = undefined;
 	}
-	if (assembler.errorMessage !== undefined) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: `The assistant reported an error: ${assembler.errorMessage}`,
-				description: 'The service sent an error event in the stream; no answer was returned.',
-			},
-			undefined,
-		);
-	}
-	if (!assembler.complete) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: 'The stream ended before the answer was complete',
-				description:
-					'The service closed the stream without its End event, so the answer may be cut short.',
-			},
-			undefined,
-		);
-	}
-	let result;
-	try {
-		result = assembler.result();
-	} catch (error) {
-		throw apiError(ctx.getNode(), { message: (error as Error).message }, undefined);
-	}
-	if (!structured && result.output === '') {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: 'The stream ended without an answer',
-				description: 'The service ended the stream without any answer text.',
-			},
-			undefined,
-		);
-	}
-	return {
-		output: result.output,
-		conversationId: opened.conversationId ?? result.conversationId ?? null,
-	};
+	return await answer;
 }
