@@ -352,10 +352,8 @@ module.exports = {
 	BUSY_DETAIL,
 	UNAUTHORIZED_DETAIL,
 	POOL_BUSY_MESSAGE,
-	POOL_EVICT_MESSAGE,
 	normalizeFault,
 	planFaults,
 	terminalResponse,
 	sessionPoolResponse,
-	jsonResponse,
 };

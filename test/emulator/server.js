@@ -438,6 +438,5 @@ async function handleStats(ctx) {
 module.exports = {
 	startEmulator,
 	DEFAULT_TOKEN,
-	FAULT_NAMES: faults.FAULT_NAMES,
 	DIALECTS,
 };
