@@ -28,6 +28,9 @@
  *               number → 1, boolean → false, array → [], object → the same, recursively).
  * Words in the input that change the answer:
  *   "inband-error"  200 `{"error": ...}`;
+ *   "pool-once"     the first ask with this exact input: 400 `{"message": "... cannot evict ..."}`
+ *                   with `Retry-After: 1` (a full session pool, whatever the status);
+ *   "fallback"      another model answers, named in `X-Model-Fallback` (JSON and stream);
  *   "noheader"      a stream without `x-conversation-id` (End carries the id, and the text);
  *   "toolcall"      (live) two model messages around a tool call; End carries the final one;
  *   "stream-error"  the stream ends with its dialect's error event;
@@ -48,9 +51,9 @@ const { MODELS, PERSONAS, CATALOG } = require('./fixtures');
  * @typedef {{ baseUrl: string, token: string, dialect: Dialect, requests: RecordedRequest[], close(): Promise<void> }} IndependentServer
  * @typedef {{ [key: string]: unknown }} Json
  * @typedef {{ loc: Array<string | number>, msg: string, type: string }} Problem
- * @typedef {{ token: string, dialect: Dialect, requests: RecordedRequest[], conversations: Map<string, string[]>, busy: Set<string> }} State
+ * @typedef {{ token: string, dialect: Dialect, requests: RecordedRequest[], conversations: Map<string, string[]>, busy: Set<string>, poolRefused: Set<string> }} State
  * @typedef {{ input: string, conversationId?: string, modelName?: string, personaId?: string, outputFormat?: Json, stream: boolean }} AskRequest
- * @typedef {{ id: string, input: string, reply: string, output: unknown, structured: boolean }} Answer
+ * @typedef {{ id: string, input: string, reply: string, output: unknown, structured: boolean, headers: Record<string, string> }} Answer
  * @typedef {{ part_kind: string, content?: string, [key: string]: unknown }} Part
  */
 
@@ -65,13 +68,21 @@ const CRLF = '\r\n';
 /** Slice sizes for writing a stream: odd numbers, so frames and characters get cut anywhere. */
 const SLICES = [7, 3, 11, 1, 5, 13, 2, 9];
 const THINKING = 'Weighing the question… 🤔';
+const FALLBACK_MODEL = 'google:gemini-2.5-flash';
 
 /** @param {{ token: string, dialect?: Dialect, host?: string }} options @returns {Promise<IndependentServer>} */
 async function start({ token, dialect = 'documented', host = '127.0.0.1' }) {
 	if (dialect !== 'documented' && dialect !== 'live')
 		throw new TypeError(`unknown dialect ${dialect}`);
 	/** @type {State} */
-	const state = { token, dialect, requests: [], conversations: new Map(), busy: new Set() };
+	const state = {
+		token,
+		dialect,
+		requests: [],
+		conversations: new Map(),
+		busy: new Set(),
+		poolRefused: new Set(),
+	};
 	const server = http.createServer((req, res) => {
 		handle(state, req, res).catch((error) => {
 			if (!res.headersSent) sendJson(res, 500, { detail: `internal: ${String(error)}` });
@@ -150,9 +161,16 @@ async function ask(state, res, body) {
 			error: 'The assistant could not complete this request (inband-error)',
 		});
 	}
+	if (request.input.includes('pool-once') && !state.poolRefused.has(request.input)) {
+		state.poolRefused.add(request.input);
+		const message = 'Session pool is full: cannot evict an idle session right now';
+		return sendJson(res, 400, { message }, { 'Retry-After': '1' });
+	}
 	const answer = composeAnswer(state, request);
-	if (!request.stream)
-		return sendJson(res, 200, { output: answer.output, conversation_id: answer.id });
+	if (!request.stream) {
+		const body = { output: answer.output, conversation_id: answer.id };
+		return sendJson(res, 200, body, answer.headers);
+	}
 	state.busy.add(answer.id);
 	try {
 		await sendStream(state.dialect, res, answer);
@@ -245,11 +263,15 @@ function composeAnswer(state, request) {
 	const id = request.conversationId ?? crypto.randomUUID();
 	const history = state.conversations.get(id) ?? [];
 	state.conversations.set(id, history);
-	const reply = `echo(${request.input}) via ${request.modelName ?? 'default'} as ${request.personaId ?? 'default'}; history=${history.length}`;
+	const fallback = request.input.includes('fallback');
+	const model = fallback ? FALLBACK_MODEL : (request.modelName ?? 'default');
+	const reply = `echo(${request.input}) via ${model} as ${request.personaId ?? 'default'}; history=${history.length}`;
 	history.push(request.input);
 	const structured = request.outputFormat !== undefined;
 	const output = structured ? conform(request.outputFormat) : reply;
-	return { id, input: request.input, reply, output, structured };
+	/** @type {Record<string, string>} */
+	const headers = fallback ? { 'X-Model-Fallback': FALLBACK_MODEL } : {};
+	return { id, input: request.input, reply, output, structured, headers };
 }
 
 // ——— streams (docs/api.md#streams) ———
@@ -262,6 +284,7 @@ async function sendStream(dialect, res, answer) {
 		'Content-Type': 'text/event-stream; charset=utf-8',
 		'Cache-Control': 'no-cache',
 		Connection: 'keep-alive',
+		...answer.headers,
 	};
 	if (!noHeader) headers['x-conversation-id'] = answer.id;
 	res.writeHead(200, headers);
@@ -468,10 +491,17 @@ function parseBody(raw) {
 	}
 }
 
-/** @param {http.ServerResponse} res @param {number} status @param {unknown} value */
-function sendJson(res, status, value) {
+/**
+ * @param {http.ServerResponse} res @param {number} status @param {unknown} value
+ * @param {Record<string, string>} [headers]
+ */
+function sendJson(res, status, value, headers = {}) {
 	const payload = Buffer.from(JSON.stringify(value), 'utf8');
-	res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': payload.length });
+	res.writeHead(status, {
+		'Content-Type': 'application/json',
+		'Content-Length': payload.length,
+		...headers,
+	});
 	res.end(payload);
 }
 
@@ -486,4 +516,4 @@ function sendText(res, status, text) {
 	res.end(payload);
 }
 
-module.exports = { start, MODELS, PERSONAS, CATALOG, conform };
+module.exports = { start, MODELS, PERSONAS, CATALOG, FALLBACK_MODEL, conform };
