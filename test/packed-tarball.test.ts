@@ -23,7 +23,7 @@ import {
 	type LoadedPackage,
 	type RunResult,
 } from './helpers/engine';
-import { CATALOG, MODELS, PERSONAS, conform, start } from './independent/server';
+import { CATALOG, FALLBACK_MODEL, MODELS, PERSONAS, conform, start } from './independent/server';
 
 const REPO = path.resolve(__dirname, '..');
 const TOKEN = 'indep-9f3c2a71-d4e8-4b6a-token-never-shown';
@@ -81,6 +81,7 @@ beforeAll(async () => {
 	packageDir = path.join(workDir, 'package');
 
 	servers.documented = server = await start({ token: TOKEN, dialect: 'documented' });
+	servers.live = await start({ token: TOKEN, dialect: 'live' });
 	// A trailing slash on the base URL must work as well as none.
 	credential = {
 		id: 'independent',
@@ -419,7 +420,7 @@ describe('Ask', () => {
 	});
 });
 
-describe.each(['documented'] as const)(
+describe.each(['documented', 'live'] as const)(
 	'Ask, streamed in the %s dialect (docs/api.md#streams)',
 	(dialect) => {
 		const streamed = (parameters: IDataObject) =>
@@ -476,8 +477,31 @@ describe.each(['documented'] as const)(
 				JSON.stringify(cut.data.data.resultData.runData.Ask?.at(-1)?.data ?? null),
 			).not.toContain('echo(');
 		});
+
+		test('the model that answered instead is named on the item (docs/api.md#model-fallback)', async () => {
+			const input = 'fallback please';
+			const json = only(await streamed({ input }));
+			expect(json).toEqual({
+				output: reply(input, FALLBACK_MODEL),
+				conversation_id: expect.stringMatching(UUID),
+				model_fallback: FALLBACK_MODEL,
+			});
+		});
 	},
 );
+
+test('a turn with a tool call between two model messages answers with End’s final answer (docs/api.md#how-a-stream-ends)', async () => {
+	const input = 'toolcall: the weather?';
+	const json = only(await ask({ input, options: { stream: true } }, [{}], servers.live));
+	expect(json).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
+});
+
+test('a full session pool, whatever the status, is waited out and then answered (docs/api.md#full-session-pool)', async () => {
+	const input = 'pool-once: are you free?';
+	const json = only(await ask({ input, options: { retries: 2 } }));
+	expect(json).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
+	expect(askRequests()).toHaveLength(2);
+});
 
 describe('lists and catalog', () => {
 	test('List Models: one item per model, every field as served', async () => {
