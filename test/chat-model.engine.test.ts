@@ -93,6 +93,16 @@ describe('plain generation (chains)', () => {
 		]);
 	});
 
+	test('an answer from a fallback model says which model gave it', async () => {
+		const output = consumerOutput(
+			await run('invoke', [{ role: 'user', content: 'Hi #fallback=openai:gpt-5-mini' }]),
+		);
+		expect(output.metadata).toMatchObject({
+			modelFallback: 'openai:gpt-5-mini',
+			provider: 'assistant',
+		});
+	});
+
 	test('a bad option fails naming the parameter before any request', async () => {
 		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
 			options: { timeoutMinutes: -5 },

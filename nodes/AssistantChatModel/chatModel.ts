@@ -62,12 +62,8 @@ export class AssistantChatModel implements ChatModel {
 		const tools = this.boundTools();
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
 		const plan = planAsk(messages);
-		const answer = await askOnce(
-			this.ctx,
-			this.request(plan.input, plan.conversationId),
-			this.settings,
-		);
-		return textResult(String(answer.output), answer.conversationId, messages.length);
+		const answer = await this.ask(this.request(plan.input, plan.conversationId));
+		return textResult(String(answer.output), answer, messages.length);
 	}
 
 	async *stream(messages: Message[]): AsyncIterable<StreamChunk> {
@@ -92,6 +88,7 @@ export class AssistantChatModel implements ChatModel {
 			}
 			step = await answer.next();
 		}
+		this.noteFallback(step.value);
 		// A service that sends the answer only in its End event: it goes out whole.
 		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
 		yield { type: 'finish', finishReason: 'stop' };
@@ -108,11 +105,7 @@ export class AssistantChatModel implements ChatModel {
 	): Promise<GenerateResult> {
 		const plan = planAsk(messages);
 		const input = `${plan.input}\n\n${toolInstructions(tools)}`;
-		let answer = await askOnce(
-			this.ctx,
-			this.request(input, plan.conversationId, tools),
-			this.settings,
-		);
+		let answer = await this.ask(this.request(input, plan.conversationId, tools));
 		let outcome = interpret(answer, tools, messages.length);
 		if ('problem' in outcome) {
 			const retry = this.request(
@@ -122,7 +115,7 @@ export class AssistantChatModel implements ChatModel {
 			);
 			// Without a conversation to continue, the correction carries the whole request again.
 			if (!answer.conversationId) retry.input = `${input}\n\n${retry.input}`;
-			answer = await askOnce(this.ctx, retry, this.settings);
+			answer = await this.ask(retry);
 			outcome = interpret(answer, tools, messages.length);
 		}
 		if ('problem' in outcome) {
@@ -136,6 +129,20 @@ export class AssistantChatModel implements ChatModel {
 			);
 		}
 		return outcome.result;
+	}
+
+	private async ask(request: AskRequest): Promise<AskResult> {
+		const answer = await askOnce(this.ctx, request, this.settings);
+		this.noteFallback(answer);
+		return answer;
+	}
+
+	/** docs/api.md#model-fallback: the answer stands; the log says which model gave it. */
+	private noteFallback(answer: AskResult): void {
+		if (!answer.modelFallback) return;
+		this.ctx.logger.warn(
+			`Assistant Chat Model: the service answered with ${answer.modelFallback} instead of ${this.settings.modelName ?? 'the default model'}`,
+		);
 	}
 
 	private request(input: string, conversationId?: string, tools?: BoundTool[]): AskRequest {
@@ -181,7 +188,7 @@ function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome
 	const reply = readEnvelope(answer.output, tools);
 	if (reply.action === 'invalid') return { problem: reply.problem };
 	if (reply.action === 'final_answer') {
-		return { result: textResult(reply.answer, answer.conversationId, turn) };
+		return { result: textResult(reply.answer, answer, turn) };
 	}
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
 	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
@@ -191,6 +198,7 @@ function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome
 	return {
 		result: {
 			finishReason: 'tool-calls',
+			providerMetadata: metadataOf(answer),
 			message: {
 				role: 'assistant',
 				id,
@@ -207,14 +215,23 @@ function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome
 	};
 }
 
-function textResult(text: string, conversationId: string | null, turn: number): GenerateResult {
+function textResult(text: string, answer: AskResult, turn: number): GenerateResult {
 	return {
 		finishReason: 'stop',
+		providerMetadata: metadataOf(answer),
 		message: {
 			role: 'assistant',
-			id: answerId(conversationId, turn),
+			id: answerId(answer.conversationId, turn),
 			content: [{ type: 'text', text }],
 		},
+	};
+}
+
+/** Shown in the AI message's response metadata. */
+function metadataOf(answer: AskResult): Record<string, unknown> {
+	return {
+		conversationId: answer.conversationId,
+		...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
 	};
 }
 

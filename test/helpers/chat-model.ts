@@ -46,6 +46,8 @@ export interface ConsumerOutput extends IDataObject {
 	text: string;
 	/** The final AI message's id. */
 	id: string | null;
+	/** The final AI message's response metadata (invoke). */
+	metadata: IDataObject;
 	/** Stream chunks' texts, in order (stream scenarios). */
 	chunks: string[];
 	/** Tool calls the model made, in order, with what the tool returned. */
@@ -129,7 +131,8 @@ async function answerOnce(
 	const { message, chunks } = streamed
 		? await collectStream(model, messages)
 		: { message: await model.invoke(messages), chunks: [] };
-	return { text: message.text, id: message.id ?? null, chunks, toolCalls: [] };
+	const metadata = (message.response_metadata ?? {}) as IDataObject;
+	return { text: message.text, id: message.id ?? null, metadata, chunks, toolCalls: [] };
 }
 
 async function collectStream(
@@ -160,8 +163,10 @@ async function agentLoop(
 			? await collectStream(bound, history)
 			: { message: await bound.invoke(history), chunks: [] };
 		const calls = message.tool_calls ?? [];
-		if (calls.length === 0)
-			return { text: message.text, id: message.id ?? null, chunks, toolCalls };
+		if (calls.length === 0) {
+			const metadata = (message.response_metadata ?? {}) as IDataObject;
+			return { text: message.text, id: message.id ?? null, metadata, chunks, toolCalls };
+		}
 		history.push(new AIMessage({ content: '', tool_calls: calls }));
 		for (const call of calls) {
 			const result = String(await calculator.invoke(call.args as { input: string }));
