@@ -270,22 +270,29 @@ async function readJsonLines(url, body) {
 	return { status: response.status, lines, endMs: Date.now() - started };
 }
 
-/** @param {import('../env').E2eEnv} env */
-async function agentBehindStreamingWebhook(env) {
-	const webhook = {
+/**
+ * A Webhook that streams its response (response mode "Streaming").
+ * @param {string} webhookId
+ * @param {string} urlPath
+ */
+function streamingWebhook(webhookId, urlPath) {
+	return {
 		id: 'webhook',
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2.1,
 		position: [0, 0],
-		webhookId: '5b0f8c1e-2d7a-4e31-9c64-0a1b2c3d4e5f',
-		parameters: {
-			httpMethod: 'POST',
-			path: 'assistant-agent-stream',
-			responseMode: 'streaming',
-			options: {},
-		},
+		webhookId,
+		parameters: { httpMethod: 'POST', path: urlPath, responseMode: 'streaming', options: {} },
 	};
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function agentBehindStreamingWebhook(env) {
+	const webhook = streamingWebhook(
+		'5b0f8c1e-2d7a-4e31-9c64-0a1b2c3d4e5f',
+		'assistant-agent-stream',
+	);
 	const workflow = aiWorkflow(env, {
 		id: 'asstChatModelSt1',
 		name: 'Chat model: AI Agent behind a streaming webhook',
@@ -317,6 +324,43 @@ async function agentBehindStreamingWebhook(env) {
 		`${items.length} chunks, first at ${items[0].atMs} ms, response ended at ${stream.endMs} ms`,
 		`streamed answer: ${text}`,
 	];
+}
+
+/** The emulator's pause between stream pieces in the live streaming check. */
+const LIVE_CHUNK_MS = 150;
+
+/** @param {import('../env').E2eEnv} env */
+async function agentStreamsLive(env) {
+	const webhook = streamingWebhook('7c1d9e2f-3a4b-4c5d-8e6f-1a2b3c4d5e6f', 'assistant-agent-live');
+	const workflow = aiWorkflow(env, {
+		id: 'asstChatModelSt2',
+		name: 'Chat model: AI Agent without tools behind a streaming webhook',
+		trigger: webhook,
+		root: agentNode('={{ $json.body.question }}'),
+	});
+	const saved = await env.client.importWorkflow(workflow);
+	await env.client.publishWorkflow(saved);
+	const question = `Tell me about lighthouses #fault=slow-chunks&ms=${LIVE_CHUNK_MS}`;
+	const { result: stream, requests } = await recording(env.emulator, () =>
+		readJsonLines(`${env.n8n.url}/webhook/${webhook.parameters.path}`, { question }),
+	);
+	assert.equal(stream.status, 200);
+	const [ask, ...more] = asks(requests);
+	assert.ok(ask && more.length === 0, 'one ask');
+	assert.equal(ask.body.stream, true, "the model used the service's stream");
+	const items = stream.lines.filter(
+		(line) => line.json.metadata?.nodeName === 'AI Agent' && line.json.type === 'item',
+	);
+	const text = items.map((line) => line.json.content).join('');
+	assert.match(text, /You said: .*Tell me about lighthouses/, `streamed answer: ${text}`);
+	assert.ok(items.length > 3, `the answer came in ${items.length} chunks`);
+	// The pieces arrive as the service writes them, not all at the end.
+	const spread = items[items.length - 1].atMs - items[0].atMs;
+	assert.ok(
+		spread >= LIVE_CHUNK_MS * 2,
+		`the first chunk came ${spread} ms before the last (expected at least ${LIVE_CHUNK_MS * 2})`,
+	);
+	return `${items.length} chunks over ${spread} ms; the response ended at ${stream.endMs} ms`;
 }
 
 /** @param {import('../env').E2eEnv} env */
@@ -363,6 +407,11 @@ module.exports = [
 		id: 'chat-model-agent-stream',
 		name: 'chat model: the same agent behind a streaming Webhook sends its answer in chunks',
 		run: agentBehindStreamingWebhook,
+	},
+	{
+		id: 'chat-model-stream-live',
+		name: 'chat model: with no tool bound, an agent behind a streaming Webhook passes the text on as the service streams it',
+		run: agentStreamsLive,
 	},
 	{
 		id: 'chat-model-editor',
