@@ -570,6 +570,12 @@ describe('a full session pool (docs/api.md#full-session-pool)', () => {
 		expect(inLive.events).toEqual([
 			{ event: 'SSEErrorEvent', data: { message, turn_status: 'error' } },
 		]);
+		for (const shape of ['final-snapshot', 'snapshots+content', 'parts+thinking+tool-call']) {
+			const { events } = await streamAsk({ input: `pool #shape=${shape} #fault=pool-busy-event` });
+			expect(partMessages(events).join('') + snapshotTexts(events).join('')).toBe('');
+			expect(contentText(events)).toBe('');
+			expect(events.at(-1)?.event).toBe('SSEErrorEvent');
+		}
 	});
 });
 

@@ -137,7 +137,12 @@ function messageFrames(message, shape, frames) {
 		if (shape.parts) frames.push(partEvent('PartEndEvent', index, part));
 		complete.push(part);
 	});
-	if (shape.finalSnapshot && complete.length > 0) frames.push(snapshot(complete));
+	if (shape.finalSnapshot && complete.length > 0) {
+		// When no other source streams the text, the snapshot is where it first arrives.
+		const onlySource = !shape.parts && !shape.content && !shape.snapshots;
+		const hasText = complete.some((part) => part.part_kind === 'text');
+		frames.push({ ...snapshot(complete), startsPiece: onlySource && hasText });
+	}
 }
 
 /**
