@@ -364,6 +364,42 @@ async function agentStreamsLive(env) {
 }
 
 /** @param {import('../env').E2eEnv} env */
+async function exampleAgentChats(env) {
+	// The example as is, but with its chat public: n8n answers a non-public chat only to the
+	// editor's test session.
+	const copy = structuredClone(env.examples['agent-tool']);
+	copy.id = 'asstChatModelEx1';
+	copy.name = `${copy.name} (public chat)`;
+	const trigger = copy.nodes.find(
+		(/** @type {any} */ node) => node.type === `${LANGCHAIN}.chatTrigger`,
+	);
+	trigger.webhookId = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
+	trigger.parameters.public = true;
+	const saved = await env.client.importWorkflow(copy);
+	await env.client.publishWorkflow(saved);
+	const { result: response, requests } = await recording(env.emulator, async () => {
+		const reply = await fetch(`${env.n8n.url}/webhook/${trigger.webhookId}/chat`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				action: 'sendMessage',
+				sessionId: 'e2e-session',
+				chatInput: 'Use the calculator to work out 6 * 7',
+			}),
+			signal: AbortSignal.timeout(90_000),
+		});
+		return { status: reply.status, text: await reply.text() };
+	});
+	assert.equal(response.status, 200, response.text.slice(0, 300));
+	assert.match(response.text, /Calculator returned/, `the chat's answer: ${response.text}`);
+	assert.ok(
+		asks(requests).length >= 2,
+		'the model asked the assistant (a tool call, then the answer)',
+	);
+	return `the chat answered: ${response.text.slice(0, 200)}`;
+}
+
+/** @param {import('../env').E2eEnv} env */
 async function agentModelSlotInEditor(env) {
 	const page = await env.page();
 	const workflow = (await env.workflows())['agent-tool'];
@@ -412,6 +448,11 @@ module.exports = [
 		id: 'chat-model-stream-live',
 		name: 'chat model: with no tool bound, an agent behind a streaming Webhook passes the text on as the service streams it',
 		run: agentStreamsLive,
+	},
+	{
+		id: 'chat-model-example-chat',
+		name: 'workflow "Assistant: AI Agent on the Assistant Chat Model": its chat answers with no other LLM credential',
+		run: exampleAgentChats,
 	},
 	{
 		id: 'chat-model-editor',
