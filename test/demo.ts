@@ -16,6 +16,7 @@ const EXAMPLES_DIR = path.resolve(__dirname, '..', 'examples');
 const ORDER = [
 	'ask-text.json',
 	'ask-json-schema.json',
+	'ask-json-example.json',
 	'conversation-chain.json',
 	'ask-streamed.json',
 	'list-models.json',

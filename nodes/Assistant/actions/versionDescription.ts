@@ -13,7 +13,7 @@ import * as listPersonas from './listPersonas.operation';
 export const versionDescription: Pick<INodeTypeDescription, 'description' | 'properties'> & {
 	toolDescription: string;
 } = {
-	description: 'Ask your personal AI assistant, which can use your files, integrations and tools',
+	description: 'Send a message to your personal AI assistant',
 	// The tool variant's description: say what to send and how to continue.
 	toolDescription:
 		"Ask the user's personal AI assistant, which can use their files, integrations and tools, and get its answer. Send a complete, self-contained question or instruction. Each answer includes a conversation_id: pass it back as the conversation ID to ask a follow-up in the same conversation, or leave it empty to start a new one.",

@@ -96,22 +96,6 @@ async function personaPicker(env) {
 	return `${all.length} entries: ${all.map((entry) => `"${entry.name}"`).join(', ')}; "pirate" → ${pirate[0].name}`;
 }
 
-/**
- * n8n's credential test, as the credential dialog runs it.
- * @param {import('../env').E2eEnv} env
- * @param {{id: string, name: string}} credential
- * @param {string} accessToken
- */
-async function testCredential(env, credential, accessToken) {
-	return await env.client.request('POST', '/rest/credentials/test', {
-		credentials: {
-			...credential,
-			type: CREDENTIAL_TYPE,
-			data: { baseUrl: env.emulator.baseUrl, accessToken },
-		},
-	});
-}
-
 /** @param {import('../env').E2eEnv} env */
 async function nodeAndCredentialTypes(env) {
 	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
@@ -189,26 +173,6 @@ module.exports = [
 		id: 'persona-picker',
 		name: "backend: the persona picker lists the emulator's personas, and search filters them",
 		run: personaPicker,
-	},
-	{
-		id: 'credential-test-ok',
-		name: 'backend: the credential test succeeds with the right token',
-		run: async (env) => {
-			const answer = await testCredential(env, env.credential, env.emulator.token);
-			assert.equal(answer.status, 'OK', JSON.stringify(answer));
-			return `"${answer.message}"`;
-		},
-	},
-	{
-		id: 'credential-test-wrong-token',
-		name: 'backend: the credential test fails with a clear message for a wrong token',
-		run: async (env) => {
-			const answer = await testCredential(env, { id: '', name: 'Wrong token' }, 'not-the-token');
-			assert.equal(answer.status, 'Error', JSON.stringify(answer));
-			assert.match(answer.message, /token/i, 'the message names the token');
-			assert.match(answer.message, /401|reject|invalid/i, 'the message says it was refused');
-			return `"${answer.message}"`;
-		},
 	},
 	{
 		id: 'node-types',

@@ -16,5 +16,6 @@ module.exports = [
 	...require('./tool'),
 	...require('./chat-model'),
 	...require('./backend'),
+	...require('./usability'),
 	...require('./editor'),
 ];

@@ -18,7 +18,7 @@ module.exports = [
 		name: 'workflows: the examples import and find the credential by name',
 		run: async (env) => {
 			const names = Object.keys(env.examples);
-			assert.ok(names.length >= 9, `expected the 9 examples, found ${names.join(', ')}`);
+			assert.ok(names.length >= 10, `expected the 10 examples, found ${names.join(', ')}`);
 			const ours = Object.keys(CUSTOM_TYPES);
 			const custom = Object.values(CUSTOM_TYPES);
 			const saved = await env.workflows();
