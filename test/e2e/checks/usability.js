@@ -51,6 +51,12 @@ async function startInstalledN8n() {
 			dependencies: { 'n8n-nodes-assistant': '*' },
 		}),
 	);
+	// Peers resolve to n8n's own copies, as for the package loaded through extensions (app.js).
+	for (const peer of ['n8n-workflow', path.join('@n8n', 'ai-node-sdk')]) {
+		const link = path.join(nodesDir, 'node_modules', peer);
+		fs.mkdirSync(path.dirname(link), { recursive: true });
+		fs.symlinkSync(path.join(app.APP_DIR, 'node_modules', peer), link, 'dir');
+	}
 	const noExtensions = path.join(root, 'no-extensions');
 	fs.mkdirSync(noExtensions, { recursive: true });
 	const n8n = await app.startN8n({
