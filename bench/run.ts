@@ -6,7 +6,8 @@
  * Options (after `npm run bench --`):
  *   --runs N        runs per measurement (default 5; per-item overhead N + 2, concurrency 4 at most 3,
  *                   concurrency 1 at most 2: 20 s a run)
- *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog
+ *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog, busy,
+ *                   scaling
  *   --no-write      print only, leave BENCHMARKS.md alone
  *   --quick         smaller sizes for a smoke test (never written to BENCHMARKS.md)
  *   --details       also print each row's details (what was measured, per-run figures)
@@ -24,6 +25,8 @@ import { catalogRow } from './rows/catalog';
 import { concurrencyRows } from './rows/concurrency';
 import { overheadRows } from './rows/overhead';
 import { pickerRow } from './rows/pickers';
+import { busyPoolRows } from './rows/busyPool';
+import { scalingRow } from './rows/scaling';
 import { streamingRows } from './rows/streaming';
 import {
 	consoleTable,
@@ -44,7 +47,15 @@ function option(name: string): string | undefined {
 	return at > 0 ? process.argv[at + 1] : undefined;
 }
 
-const ROWS = ['overhead', 'concurrency', 'streaming', 'pickers', 'catalog'] as const;
+const ROWS = [
+	'overhead',
+	'concurrency',
+	'streaming',
+	'pickers',
+	'catalog',
+	'busy',
+	'scaling',
+] as const;
 
 async function main(): Promise<void> {
 	if (!hasGc())
@@ -115,6 +126,25 @@ async function main(): Promise<void> {
 		);
 	if (want('catalog'))
 		await step('catalog reuse', () => catalogRow({ items: quick ? 100 : 500, runs }));
+	// About 11 s a run at the ideal; the fixed-concurrency baseline runs once.
+	if (want('busy'))
+		await step('busy session pool', () =>
+			busyPoolRows({
+				items: quick ? 80 : 400,
+				concurrency: 16,
+				sessions: 4,
+				answerDelayMs: 100,
+				runs: Math.min(runs, 3),
+			}),
+		);
+	if (want('scaling'))
+		await step('scaling', () =>
+			scalingRow({
+				sizes: quick ? [200, 2000] : [1000, 10_000],
+				concurrency: 8,
+				runs: Math.min(runs, 3),
+			}),
+		);
 
 	const loadAfter = os.loadavg();
 	const busy = activity();

@@ -3,6 +3,9 @@
  * authenticated HTTP helper (the one the Assistant node uses too), return the answer. Run in
  * the same engine, it separates what n8n itself costs per item from what the node's code adds.
  * `concurrency` > 1 runs that many items at once (a plain worker pool, nothing else).
+ * `retries` > 0 retries busy answers (429, 503, "sessions are busy") at that fixed concurrency,
+ * as a client without a pace does: after Retry-After, else 1 s, 2 s, … with jitter (the node's
+ * backoff for other failures); an item whose retries run out becomes `{ error }`.
  */
 import type {
 	IDataObject,
@@ -37,6 +40,7 @@ class BareAsk implements INodeType {
 			// 'helper': httpRequestWithAuthentication (n8n applies the credential per request);
 			// 'header': the bearer header set here from credentials read once, then httpRequest.
 			{ displayName: 'Auth', name: 'auth', type: 'string', default: 'helper' },
+			{ displayName: 'Retries', name: 'retries', type: 'number', default: 0 },
 		],
 	};
 
@@ -45,6 +49,8 @@ class BareAsk implements INodeType {
 		const url = this.getNodeParameter('url', 0) as string;
 		const concurrency = this.getNodeParameter('concurrency', 0, 1) as number;
 		const auth = this.getNodeParameter('auth', 0, 'helper') as string;
+		const retries = this.getNodeParameter('retries', 0, 0) as number;
+		if (retries > 0) return [await askWithRetries(this, items.length, url, concurrency, retries)];
 		const token =
 			auth === 'header' ? String((await this.getCredentials('assistantApi')).accessToken) : '';
 		const out: INodeExecutionData[] = new Array(items.length);
@@ -112,4 +118,66 @@ export function withBareNode(pkg: LoadedPackage): LoadedPackage {
 		...pkg,
 		nodeTypes: new WithExtraTypes(pkg.nodeTypes, { [BARE_NODE_TYPE]: new BareAsk() }),
 	};
+}
+
+interface FullResponse {
+	statusCode: number;
+	headers: Record<string, string | undefined>;
+	body: IDataObject & { detail?: unknown };
+}
+
+/** Fixed concurrency, busy answers retried after Retry-After or a backoff; failures counted. */
+async function askWithRetries(
+	ctx: IExecuteFunctions,
+	count: number,
+	url: string,
+	concurrency: number,
+	retries: number,
+): Promise<INodeExecutionData[]> {
+	const out: INodeExecutionData[] = new Array(count);
+	const ask = async (i: number) => {
+		const input = ctx.getNodeParameter('input', i) as string;
+		for (let attempt = 0; ; attempt++) {
+			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'assistantApi', {
+				method: 'POST',
+				url,
+				headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+				body: { input },
+				json: true,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+			})) as FullResponse;
+			if (response.statusCode === 200) {
+				const answer = response.body;
+				out[i] = {
+					json: { output: answer.output, conversation_id: answer.conversation_id },
+					pairedItem: { item: i },
+				};
+				return;
+			}
+			const busy =
+				response.statusCode === 429 ||
+				response.statusCode === 503 ||
+				/sessions are busy|cannot evict/i.test(JSON.stringify(response.body));
+			if (!busy || attempt >= retries) {
+				out[i] = {
+					json: { error: `HTTP ${response.statusCode}`, attempts: attempt + 1 },
+					pairedItem: { item: i },
+				};
+				return;
+			}
+			const retryAfter = Number(response.headers['retry-after']);
+			const backoff = 1000 * 2 ** attempt;
+			const delay = Number.isFinite(retryAfter)
+				? retryAfter * 1000
+				: backoff / 2 + (Math.random() * backoff) / 2;
+			await new Promise((resolve) => setTimeout(resolve, delay));
+		}
+	};
+	let next = 0;
+	const worker = async () => {
+		while (next < count) await ask(next++);
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+	return out;
 }

@@ -6,10 +6,16 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
+export interface WorkerEmulatorStats {
+	maxInFlight: number;
+	requests: Array<{ path: string }>;
+	sessionPool: { refused: number; maxActive: number; admitted: number } | null;
+}
+
 export interface WorkerEmulator {
 	baseUrl: string;
 	reset(): Promise<void>;
-	stats(): Promise<{ maxInFlight: number; requests: Array<{ path: string }> }>;
+	stats(): Promise<WorkerEmulatorStats>;
 	close(): Promise<void>;
 }
 
@@ -18,6 +24,7 @@ const SERVER = path.resolve(__dirname, '..', '..', 'test', 'emulator', 'server.j
 export async function startWorkerEmulator(options: {
 	token: string;
 	answerDelayMs?: number;
+	sessionPool?: { size: number; retryAfterSeconds?: number | null };
 }): Promise<WorkerEmulator> {
 	const source = `
 		const { parentPort, workerData } = require('node:worker_threads');
@@ -44,7 +51,7 @@ export async function startWorkerEmulator(options: {
 		},
 		async stats() {
 			const response = await fetch(`${baseUrl}/__emulator/stats`);
-			return (await response.json()) as { maxInFlight: number; requests: Array<{ path: string }> };
+			return (await response.json()) as WorkerEmulatorStats;
 		},
 		async close() {
 			worker.postMessage('close');
