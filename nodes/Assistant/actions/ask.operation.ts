@@ -29,6 +29,9 @@ export const description: INodeProperties[] = [
 /** The router asks Ask how many items may run at once, and which conversation each continues. */
 export { readConcurrency as concurrency, conversationOf };
 
+/** Asks go at the pace the service allows (actions/concurrency.ts). */
+export const paced = true;
+
 interface AskOutput extends IDataObject {
 	output: string | IDataObject;
 	conversation_id: string | null;

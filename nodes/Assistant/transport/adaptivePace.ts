@@ -1,4 +1,7 @@
+import type { AttemptOutcome, AttemptPace, BusyVerdict } from './pace';
 import { MAX_DELAY_MS } from './retryPolicy';
+
+export type { AttemptPace } from './pace';
 
 /**
  * How many asks of one node run are in flight, found as the run goes (docs/api.md#full-session-pool).
@@ -14,16 +17,6 @@ import { MAX_DELAY_MS } from './retryPolicy';
  * Waiting uses the clock's `sleep`, which is `AbortSignal.timeout` in n8n (no setTimeout in a
  * community node), and a fake clock in the unit tests.
  */
-
-export type AttemptOutcome = 'ok' | 'busy' | 'failed';
-
-/** What the retry loop calls before and after every attempt of one request. */
-export interface AttemptPace {
-	/** Resolves when the attempt may start; rejects with the signal's reason when it aborts. */
-	acquire(signal: AbortSignal): Promise<void>;
-	/** The attempt is over (a stream: once consumed): how it went, and the server's Retry-After. */
-	release(outcome: AttemptOutcome, retryAfterMs?: number): void;
-}
 
 export interface PaceClock {
 	now(): number;
@@ -170,8 +163,8 @@ export class AdaptivePace {
 		this.pump();
 	}
 
-	/** @internal A busy answer; returns how long the refused lane waits before its next attempt. */
-	busy(ticket: Ticket, retryAfterMs: number | undefined, streak: number): number {
+	/** @internal A busy answer; how the refused lane goes on. */
+	busy(ticket: Ticket, retryAfterMs: number | undefined, streak: number): BusyVerdict {
 		this.inFlight -= 1;
 		this.busyAnswers += 1;
 		if (ticket.epoch === this.epoch) {
@@ -186,9 +179,10 @@ export class AdaptivePace {
 		this.lowest = Math.min(this.lowest, this.allowed);
 		const delay = Math.min(retryAfterMs ?? this.ownPauseMs(streak), MAX_DELAY_MS);
 		// Nothing of this run holds a session: the service refuses all, so nobody starts before then.
-		if (this.inFlight === 0) this.pauseUntil(this.clock.now() + delay);
+		const paced = this.inFlight > 0;
+		if (!paced) this.pauseUntil(this.clock.now() + delay);
 		this.pump();
-		return delay;
+		return { paced, delayMs: delay };
 	}
 
 	/** One more ask at once per round of successes; a round is longer after refusals. */
@@ -245,15 +239,15 @@ class PaceLane implements AttemptPace {
 		this.ticket = await this.pace.enter(this.priority, signal);
 	}
 
-	release(outcome: AttemptOutcome, retryAfterMs?: number): void {
+	release(outcome: AttemptOutcome, retryAfterMs?: number): BusyVerdict | void {
 		const ticket = this.ticket;
 		if (!ticket) return;
 		this.ticket = undefined;
 		if (outcome === 'busy') {
 			this.busyStreak += 1;
-			const delay = this.pace.busy(ticket, retryAfterMs, this.busyStreak);
-			this.notBefore = this.pace.clock.now() + delay;
-			return;
+			const verdict = this.pace.busy(ticket, retryAfterMs, this.busyStreak);
+			this.notBefore = this.pace.clock.now() + verdict.delayMs;
+			return verdict;
 		}
 		this.busyStreak = 0;
 		this.pace.leave(ticket, outcome);

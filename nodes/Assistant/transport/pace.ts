@@ -5,6 +5,22 @@
  */
 export interface AttemptPace {
 	acquire(signal: AbortSignal): Promise<void>;
-	/** `busy`: the service was too busy (a full session pool, 429); `retryAfterMs` if it said. */
-	release(outcome: 'ok' | 'busy' | 'failed', retryAfterMs?: number): void;
+	/**
+	 * `busy`: the service was too busy (a full session pool, 429, 503); `retryAfterMs` if it said.
+	 * For a busy answer, a pace that schedules the retry itself returns how (see BusyVerdict).
+	 */
+	release(outcome: AttemptOutcome, retryAfterMs?: number): BusyVerdict | void;
+}
+
+export type AttemptOutcome = 'ok' | 'busy' | 'failed';
+
+/** A busy answer as the pace sees it (docs/api.md#full-session-pool). */
+export interface BusyVerdict {
+	/**
+	 * Other asks of the same run held the sessions: the refusal is the pace's business, not a
+	 * failed attempt, so it costs no retry. Otherwise it counts as one, as without a pace.
+	 */
+	paced: boolean;
+	/** How long the request waits before its next attempt: its next `acquire` waits it. */
+	delayMs: number;
 }

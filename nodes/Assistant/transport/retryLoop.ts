@@ -1,5 +1,6 @@
 import { RetryableFailure, stoppedError, type FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
+import type { BusyVerdict } from './pace';
 import type { AssistantContext } from './request';
 import {
 	DEFAULT_RETRIES,
@@ -20,7 +21,9 @@ export interface RetryRun {
 /**
  * Runs `attempt` until it succeeds, fails for good, or its failure has no retry left within the
  * deadline (then the failure's error is thrown). The request's pace, when it has one, is
- * acquired before every attempt and released after it.
+ * acquired before every attempt and released after it; it schedules the retries of busy answers
+ * (docs/api.md#full-session-pool): one caused by the run's own other asks costs no retry, and
+ * the request waits its turn (and the server's Retry-After) instead of the long fixed pauses.
  */
 export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
 	const { ctx, scope, lifetime, clock = systemClock } = run;
@@ -43,8 +46,13 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 		}
 		const failure = settled.error;
 		const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
-		request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
+		const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
 		const made = retriesOf.get(failure.cause) ?? 0;
+		if (verdict) {
+			await retryBusy(run, failure, verdict, made, retries);
+			if (!verdict.paced) retriesOf.set(failure.cause, made + 1);
+			continue; // the next acquire waits the pace's delay, then the request's turn
+		}
 		const delay = retryDelayMs(failure.cause, made, retries, failure.headers, clock);
 		// Waiting past the deadline cannot succeed: the failure itself is the answer then.
 		if (delay === undefined || delay >= lifetime.remainingMs()) throw failure.error;
@@ -57,11 +65,39 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 	}
 }
 
-/** The account as a whole is too busy: what a pace adapts to. */
+/**
+ * Before the next attempt of a busy answer the pace took over: one the run's own asks caused
+ * waits only the pace's delay and costs no retry; otherwise it is a retry like any other, and
+ * waits at least what the retry policy says. Throws the failure when no retry or time is left.
+ */
+async function retryBusy(
+	run: RetryRun,
+	failure: RetryableFailure,
+	verdict: BusyVerdict,
+	made: number,
+	retries: number,
+): Promise<void> {
+	const { ctx, scope, lifetime, clock = systemClock } = run;
+	const policyMs = verdict.paced
+		? 0
+		: retryDelayMs(failure.cause, made, retries, failure.headers, clock);
+	if (policyMs === undefined) throw failure.error;
+	const delay = Math.max(policyMs, verdict.delayMs);
+	if (delay >= lifetime.remainingMs()) throw failure.error;
+	const { request } = scope;
+	ctx.logger.debug(
+		`Assistant: ${request.method} ${request.path} busy (${failure.error.httpCode ?? failure.cause}); ${verdict.paced ? 'paced, no retry used' : 'retry'}, next attempt in ${delay} ms at the earliest`,
+		{ itemIndex: request.itemIndex },
+	);
+	if (policyMs > verdict.delayMs) await pause(run, policyMs);
+}
+
+/** The account as a whole is too busy (a full session pool, 429, 503): what a pace adapts to. */
 function isBusy(failure: RetryableFailure): boolean {
+	const status = failure.error.httpCode;
 	return (
 		failure.cause === 'session-pool' ||
-		(failure.cause === 'status' && failure.error.httpCode === '429')
+		(failure.cause === 'status' && (status === '429' || status === '503'))
 	);
 }
 

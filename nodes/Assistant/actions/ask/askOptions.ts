@@ -29,7 +29,7 @@ export const askOptions: INodeProperties = {
 			default: 1,
 			typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 			description:
-				'How many items to ask at once. Output order and pairing stay those of the input; items that continue the same conversation still run one after another.',
+				'The most items to ask at once; fewer while the service answers that it is busy (the node finds the pace your account allows). Output order and pairing stay those of the input; items that continue the same conversation still run one after another.',
 		},
 		{ ...idleTimeoutOption, displayOptions: { show: { stream: [true] } } },
 		{

@@ -1,0 +1,109 @@
+/**
+ * Busy answers under the run's pace (docs/api.md#full-session-pool): one the run's own other asks
+ * caused costs the item no retry; one with nothing else of the run in flight is a retry as any;
+ * neither waits past the deadline.
+ */
+import type { INode } from 'n8n-workflow';
+
+import { AdaptivePace, type AttemptPace } from '../../nodes/Assistant/transport/adaptivePace';
+import {
+	RetryableFailure,
+	statusFailure,
+	type FailureScope,
+} from '../../nodes/Assistant/transport/failures';
+import { RequestLifetime } from '../../nodes/Assistant/transport/lifetime';
+import type { AssistantContext } from '../../nodes/Assistant/transport/request';
+import { withRetries } from '../../nodes/Assistant/transport/retryLoop';
+
+const node: INode = {
+	id: '1',
+	name: 'Ask',
+	type: 'n8n-nodes-assistant.assistant',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+const ctx = { logger: { debug: () => undefined } } as unknown as AssistantContext;
+const never = new AbortController().signal;
+
+function scopeWith(pace: AttemptPace, retries: number): FailureScope {
+	return {
+		node,
+		request: { method: 'POST', path: '/assistant/ask', authenticated: true, retries, pace },
+		secret: 'sk-test',
+	};
+}
+
+/** A busy answer as the transport classifies it: a full session pool, answered at once. */
+function poolBusy(scope: FailureScope, retryAfter = '0'): RetryableFailure {
+	const failure = statusFailure(
+		scope,
+		503,
+		{ 'retry-after': retryAfter },
+		JSON.stringify({ detail: 'All assistant sessions are busy for this account' }),
+	);
+	if (!(failure instanceof RetryableFailure)) throw new Error('expected a retryable failure');
+	return failure;
+}
+
+async function othersInFlight(pace: AdaptivePace, count: number): Promise<AttemptPace[]> {
+	const lanes = Array.from({ length: count }, (_, i) => pace.lane(100 + i));
+	await Promise.all(lanes.map((lane) => lane.acquire(never)));
+	return lanes;
+}
+
+describe('busy answers under the pace', () => {
+	it("a busy answer caused by the run's own other asks costs no retry: the item waits its turn", async () => {
+		const pace = new AdaptivePace(4);
+		const others = await othersInFlight(pace, 3);
+		const scope = scopeWith(pace.lane(0), 0);
+		const lifetime = new RequestLifetime(5_000);
+		let attempts = 0;
+		const answer = await withRetries({ ctx, scope, lifetime }, async () => {
+			attempts += 1;
+			if (attempts <= 3) {
+				// Another ask of the run finishes a moment later, freeing its session.
+				setTimeout(() => others.pop()?.release('ok'), 5);
+				throw poolBusy(scope);
+			}
+			return 'answered';
+		});
+		lifetime.dispose();
+		expect(answer).toBe('answered');
+		expect(attempts).toBe(4);
+		expect(pace.summary()).toMatchObject({ busyAnswers: 3 });
+	});
+
+	it("a busy answer while none of the run's other asks is in flight counts as a retry", async () => {
+		const pace = new AdaptivePace(4);
+		const scope = scopeWith(pace.lane(0), 1);
+		const lifetime = new RequestLifetime(5_000);
+		let attempts = 0;
+		const failed = withRetries({ ctx, scope, lifetime }, async () => {
+			attempts += 1;
+			throw poolBusy(scope);
+		});
+		// A full pool gets the retry policy's whole schedule when Retries is on: 4 retries.
+		await expect(failed).rejects.toThrow(/sessions are busy/);
+		lifetime.dispose();
+		expect(attempts).toBe(5);
+	});
+
+	it('no busy retry waits past the deadline: the busy answer is the result then', async () => {
+		const pace = new AdaptivePace(4);
+		const others = await othersInFlight(pace, 1);
+		const scope = scopeWith(pace.lane(0), 2);
+		const lifetime = new RequestLifetime(2_000);
+		let attempts = 0;
+		const started = Date.now();
+		const failed = withRetries({ ctx, scope, lifetime }, async () => {
+			attempts += 1;
+			throw poolBusy(scope, '30');
+		});
+		await expect(failed).rejects.toThrow(/HTTP 503/);
+		lifetime.dispose();
+		others[0].release('ok');
+		expect(attempts).toBe(1);
+		expect(Date.now() - started).toBeLessThan(1_000);
+	});
+});
