@@ -25,8 +25,7 @@ let emulator: Emulator;
 let credential: EngineCredential;
 
 beforeAll(async () => {
-	// The stream cases here are written for the documented dialect (docs/api.md#documented-stream-dialect).
-	emulator = await startEmulator({ token: TOKEN, dialect: 'documented' });
+	emulator = await startEmulator({ token: TOKEN });
 	// A trailing slash must work as well as none.
 	credential = emulatorCredential(`${emulator.baseUrl}/`, TOKEN);
 });

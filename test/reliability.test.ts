@@ -23,8 +23,7 @@ let credential: EngineCredential;
 const runs: RunResult[] = [];
 
 beforeAll(async () => {
-	// The stream cases here are written for the documented dialect (docs/api.md#documented-stream-dialect).
-	emulator = await startEmulator({ token: TOKEN, dialect: 'documented' });
+	emulator = await startEmulator({ token: TOKEN });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());

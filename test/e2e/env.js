@@ -68,9 +68,8 @@ async function startEnv(options) {
 
 	const { startEmulator } = require('../emulator/server.js');
 	const token = `e2e-${crypto.randomBytes(12).toString('hex')}`;
-	// The webhook check counts the streamed chunks the documented dialect sends
-	// (docs/api.md#documented-stream-dialect).
-	const emulator = await startEmulator({ port: 0, token, dialect: 'documented' });
+	// Streams in the live dialect, what users of the service meet (docs/api.md#live-stream-dialect).
+	const emulator = await startEmulator({ port: 0, token });
 	app.registerCleanup(() => emulator.close());
 	app.log(`emulator: ${emulator.baseUrl} (token generated for this run)`);
 
