@@ -332,6 +332,7 @@ function checkAsks(emulator, firstAsk, plan) {
 
 module.exports = {
 	planBatches,
+	finishedExecutions,
 	callWebhooks,
 	checkResponses,
 	checkExecutions,

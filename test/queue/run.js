@@ -10,8 +10,11 @@
  *   - every caller gets its own answers, right, in its order;
  *   - n8n recorded 40 successful executions, each Ask item paired to its question, the items
  *     of one execution asked side by side (Concurrency 4) except those of one conversation;
- *   - both workers ran executions, each execution ran once;
- *   - the emulator saw exactly the expected asks: none lost, none doubled, no busy conversation.
+ *   - the emulator saw exactly the expected asks: none lost, none doubled, no busy conversation;
+ * then the agent example (AI Agent on the Assistant Chat Model, Calculator and Assistant tools)
+ * through its public chat, 40 chats at once: each answered with its own tool result, 40
+ * successful executions, two turns per chat each in its own conversation; and finally that both
+ * workers ran executions, each execution once.
  * Prints PASS/FAIL per check and `N passed, N failed`; exits 1 on any failure. Everything it
  * started is stopped by process id at the end, on failure and on Ctrl-C.
  */
@@ -23,7 +26,16 @@ const path = require('node:path');
 const app = require('../e2e/app');
 const { N8nClient, OWNER, withCustomNodeType } = require('../e2e/n8n-client');
 const { ensureServices, startPostgres, startRedis } = require('./services');
+const agent = require('./agent');
 const batch = require('./batch');
+
+/**
+ * @typedef {object} Cluster
+ * @property {import('../emulator/server').Emulator} emulator
+ * @property {import('../e2e/app').N8nInstance} n8n  the main instance
+ * @property {import('../e2e/app').N8nInstance[]} workers
+ * @property {N8nClient} client  signed in as the owner
+ */
 
 const RUN_DIR = path.join(app.CACHE_DIR, 'queue');
 /** The whole run, installs excluded: a hung step must not hang CI. */
@@ -33,7 +45,7 @@ const EXECUTIONS = 40;
 const WORKERS = 2;
 const WORKER_CONCURRENCY = 5;
 /** Each ask takes this long at the emulator, so that asks of one execution overlap visibly. */
-const ANSWER_DELAY_MS = 300;
+const ANSWER_DELAY_MS = 500;
 
 /** @type {{name: string, ok: boolean}[]} */
 const results = [];
@@ -111,8 +123,8 @@ async function startCluster(extensionsDir) {
 	};
 	const started = Date.now();
 	// The main instance first: it runs the database migrations the workers expect.
-	const main = await app.startN8n({ userFolder: path.join(RUN_DIR, 'main'), extensionsDir, env });
-	app.log(`n8n main: ${main.url} ready in ${app.seconds(started)}`);
+	const n8n = await app.startN8n({ userFolder: path.join(RUN_DIR, 'main'), extensionsDir, env });
+	app.log(`n8n main: ${n8n.url} ready in ${app.seconds(started)}`);
 	const workers = await Promise.all(
 		Array.from({ length: WORKERS }, (_, n) =>
 			app.startN8n({
@@ -124,17 +136,14 @@ async function startCluster(extensionsDir) {
 		),
 	);
 	app.log(`n8n workers: ${workers.length} ready (${app.seconds(started)} since the main started)`);
-	return { emulator, main, workers };
+	return { emulator, n8n, workers };
 }
 
 /**
- * Signs in, creates the emulator's credential, imports and publishes the Ask workflow.
+ * Imports and publishes the Ask workflow.
  * @param {N8nClient} client
- * @param {{baseUrl: string, token: string}} emulator
  */
-async function publishAskWorkflow(client, emulator) {
-	await client.signIn(OWNER);
-	await client.upsertEmulatorCredential(emulator);
+async function publishAskWorkflow(client) {
 	const workflow = JSON.parse(fs.readFileSync(path.join(__dirname, 'ask-workflow.json'), 'utf8'));
 	const saved = await client.request('POST', '/rest/workflows', withCustomNodeType(workflow));
 	const published = await client.publishWorkflow(saved);
@@ -142,30 +151,19 @@ async function publishAskWorkflow(client, emulator) {
 	return saved;
 }
 
-async function main() {
-	const runStarted = Date.now();
-	app.handleSignals();
-	app.ensureApp();
-	ensureServices();
-	watchdog = setTimeout(() => {
-		log(`FAIL  the queue-mode run took longer than ${RUN_TIMEOUT_MS / 60_000} minutes`);
-		app.cleanupAll().finally(() => process.exit(1));
-	}, RUN_TIMEOUT_MS);
-	fs.rmSync(RUN_DIR, { recursive: true, force: true });
-	const extensionsDir = app.stageExtension(RUN_DIR);
-	const { emulator, main: n8n, workers } = await startCluster(extensionsDir);
-	const client = new N8nClient(n8n.url);
-	const workflow = await publishAskWorkflow(client, emulator);
-
+/**
+ * 40 executions of the Ask workflow at once through its production webhook, checked.
+ * @param {Cluster} cluster
+ * @returns {Promise<string[]>} the ids of the executions n8n recorded
+ */
+async function askPhase({ emulator, n8n, client }) {
+	const workflow = await publishAskWorkflow(client);
 	const plan = await batch.planBatches(emulator, EXECUTIONS);
 	const firstAsk = emulator.stats.requests.length;
-	/** @type {Awaited<ReturnType<typeof batch.callWebhooks>>} */
-	let responses = [];
-
 	await check(
 		`${EXECUTIONS} webhook calls at once: each caller gets its own answers, right and in order`,
 		async () => {
-			responses = await batch.callWebhooks(`${n8n.url}/webhook/queue-ask`, plan);
+			const responses = await batch.callWebhooks(`${n8n.url}/webhook/queue-ask`, plan);
 			return batch.checkResponses(plan, responses);
 		},
 	);
@@ -179,16 +177,67 @@ async function main() {
 			return checked.detail;
 		},
 	);
-	await check(
-		`both workers ran executions, each execution exactly once`,
-		async () =>
-			await batch.checkWorkers(
-				workers.map((worker) => worker.logFile),
-				executionIds,
-			),
-	);
 	await check('the emulator saw exactly the expected asks: none lost, none doubled', async () =>
 		batch.checkAsks(emulator, firstAsk, plan),
+	);
+	return executionIds;
+}
+
+/**
+ * The agent example on the Assistant Chat Model: 40 chats at once, checked.
+ * @param {Cluster} cluster
+ * @returns {Promise<string[]>} the ids of the executions n8n recorded
+ */
+async function agentPhase({ emulator, n8n, client }) {
+	const workflow = await agent.publishAgentExample(client);
+	const chats = agent.planChats(EXECUTIONS);
+	const firstAsk = emulator.stats.requests.length;
+	await check(
+		`the agent example on the Assistant Chat Model: ${EXECUTIONS} chats at once, each answered with its own tool result`,
+		async () => await agent.chatAll(n8n.url, chats),
+	);
+	/** @type {string[]} */
+	let executionIds = [];
+	await check(`n8n recorded ${EXECUTIONS} successful agent executions`, async () => {
+		const executions = await batch.finishedExecutions(client, workflow.id, EXECUTIONS);
+		const statuses = executions.map((/** @type {any} */ execution) => execution.status);
+		if (executions.length !== EXECUTIONS || statuses.some((status) => status !== 'success')) {
+			throw new Error(`agent executions: ${JSON.stringify(statuses)}`);
+		}
+		executionIds = executions.map((/** @type {any} */ execution) => String(execution.id));
+		return `${executions.length} executions, status success`;
+	});
+	await check("the agent's asks: two turns per chat, each chat in its own conversation", async () =>
+		agent.checkAgentAsks(emulator, firstAsk, chats),
+	);
+	return executionIds;
+}
+
+async function main() {
+	const runStarted = Date.now();
+	app.handleSignals();
+	app.ensureApp();
+	ensureServices();
+	watchdog = setTimeout(() => {
+		log(`FAIL  the queue-mode run took longer than ${RUN_TIMEOUT_MS / 60_000} minutes`);
+		app.cleanupAll().finally(() => process.exit(1));
+	}, RUN_TIMEOUT_MS);
+	fs.rmSync(RUN_DIR, { recursive: true, force: true });
+	const extensionsDir = app.stageExtension(RUN_DIR);
+	const started = await startCluster(extensionsDir);
+	/** @type {Cluster} */
+	const cluster = { ...started, client: new N8nClient(started.n8n.url) };
+	await cluster.client.signIn(OWNER);
+	await cluster.client.upsertEmulatorCredential(cluster.emulator);
+
+	const executionIds = [...(await askPhase(cluster)), ...(await agentPhase(cluster))];
+	await check(
+		'both workers ran executions, each execution exactly once',
+		async () =>
+			await batch.checkWorkers(
+				cluster.workers.map((worker) => worker.logFile),
+				executionIds,
+			),
 	);
 
 	const passed = results.filter((result) => result.ok).length;
