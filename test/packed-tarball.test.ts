@@ -264,7 +264,9 @@ describe('the tarball', () => {
 			expect({ file, dynamic }).toEqual({ file, dynamic: 0 });
 		}
 	});
+});
 
+describe('the extracted package', () => {
 	test('loads in a folder outside the repository with nothing but n8n-workflow beside it', () => {
 		const isolated = fs.mkdtempSync(path.join(os.tmpdir(), 'assistant-packed-'));
 		try {
