@@ -37,11 +37,8 @@ function sourcesOf(d: Draw, dialect: Dialect): Source[] {
 
 /** Several messages only where the stream can show where a message begins. */
 function messageCountFor(d: Draw, sources: Source[]): number {
-	const boundaries =
-		sources.includes('parts') ||
-		sources.includes('snapshots') ||
-		(sources.length === 1 && sources[0] === 'final-snapshot');
-	return boundaries ? d.pick([1, 1, 2, 3]) : 1;
+	// The documented dialect alone has no messages: its text is one.
+	return sources.some((source) => source !== 'content') ? d.pick([1, 1, 2, 3]) : 1;
 }
 
 /** A structured answer streamed as JSON text: one message, one text part. */

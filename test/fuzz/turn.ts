@@ -68,8 +68,9 @@ export function generateTurn(d: Draw, messageCount: number, withText = true): Ge
 		if (d.chance(0.4)) parts.push(part(d, 'thinking'));
 		const textParts = withText ? (m === messageCount - 1 ? d.int(1, 2) : d.int(0, 2)) : 0;
 		for (let t = 0; t < textParts; t++) parts.push(part(d, 'text'));
-		if (m < messageCount - 1 && d.chance(0.7)) parts.push(part(d, 'builtin-tool-call'));
-		if (d.chance(0.15)) parts.push(part(d, 'thinking'));
+		// A turn's messages are split by tool calls: each but the last ends with one.
+		if (m < messageCount - 1) parts.push(part(d, 'builtin-tool-call'));
+		else if (d.chance(0.15)) parts.push(part(d, 'thinking'));
 		let text = messageText(parts);
 		if (text && Array.from(text)[0] === previousFirst) {
 			const first = parts.find((p) => p.kind === 'text' && p.pieces.length > 0) as GeneratedPart;

@@ -21,9 +21,8 @@ interface SnapshotPart {
 export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): WireEvent[] {
 	const events: WireEvent[] = [];
 	const has = (source: Source) => sources.includes(source);
-	turn.messages.forEach((parts, m) => {
+	turn.messages.forEach((parts) => {
 		const snapshot: SnapshotPart[] = [];
-		let boundaryDone = m === 0 || has('parts');
 		const snapshotEvent = () =>
 			event('FrontendModelResponse', { parts: snapshot.map((p) => ({ ...p })) });
 		parts.forEach((part, index) => {
@@ -33,29 +32,22 @@ export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): Wir
 				has('parts') && pieces.length > 0 && d.chance(0.6) ? (pieces.shift() as string) : '';
 			if (has('parts')) events.push(partStart(index, part, first));
 			snapshot.push({ part_kind: part.kind, content: first });
+			// A tool call is a part of its own: a growing snapshot shows it when it comes.
+			if (part.kind === 'builtin-tool-call' && has('snapshots')) events.push(snapshotEvent());
 			if (first) {
 				if (has('snapshots')) events.push(snapshotEvent());
-				if (part.kind === 'text' && has('content')) {
-					events.push(event('FrontendModelResponse', { content: first }));
-				}
+				if (part.kind === 'text' && has('content')) events.push(contentEvent(first));
 			}
 			for (const piece of pieces) {
 				snapshot[snapshot.length - 1].content += piece;
 				const perSource: WireEvent[] = [];
 				if (has('parts')) perSource.push(partDelta(d, index, part, piece));
 				if (has('snapshots')) perSource.push(snapshotEvent());
-				const content =
-					part.kind === 'text' && has('content')
-						? event('FrontendModelResponse', { content: piece })
-						: undefined;
-				if (!boundaryDone) {
-					// A new message must show itself (a Part start or a snapshot) before content.
-					events.push(...perSource);
-					if (content) events.push(content);
-					boundaryDone = part.kind === 'text' && perSource.length > 0;
-					continue;
+				// Content deltas may come before or after the other sources, even before the event
+				// that opens a new message.
+				if (part.kind === 'text' && has('content')) {
+					perSource.splice(d.int(0, perSource.length), 0, contentEvent(piece));
 				}
-				if (content) perSource.splice(d.int(0, perSource.length), 0, content);
 				events.push(...perSource);
 			}
 			if (has('parts') && d.chance(0.7)) events.push(partEnd(d, index, part));
@@ -63,6 +55,10 @@ export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): Wir
 		if (has('final-snapshot')) events.push(snapshotEvent());
 	});
 	return events;
+}
+
+function contentEvent(piece: string): WireEvent {
+	return event('FrontendModelResponse', { content: piece });
 }
 
 function partStart(index: number, part: GeneratedPart, first: string): WireEvent {

@@ -132,6 +132,33 @@ describe('answer text from each source (docs/api.md#assembling-the-answer)', () 
 		expect(deltas).toEqual(['Let me look that up.', '\n\n', 'It is ', 'sunny.']);
 	});
 
+	test('content ahead of the event that opens the next message is not doubled', () => {
+		const toolCall = { part_kind: 'builtin-tool-call', tool_name: 'search' };
+		const { output, deltas } = read([
+			content('Let me look.'),
+			snapshot(text('Let me look.'), toolCall),
+			content('Sunny'),
+			snapshot(thinking('hmm')),
+			snapshot(thinking('hmm'), text('Sunny')),
+			content(' today.'),
+			snapshot(thinking('hmm'), text('Sunny today.')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Let me look.\n\nSunny today.');
+		expect(deltas.join('')).toBe(output);
+	});
+
+	test('content after a tool call that no other source opens is the next message', () => {
+		const { output } = read([
+			start(0, text('Checking.')),
+			start(1, { part_kind: 'builtin-tool-call', tool_name: 'search' }),
+			content('Checking.'),
+			content('Done.'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Checking.\n\nDone.');
+	});
+
 	test('a snapshot that does not continue the message begins a new one', () => {
 		const { output } = read([
 			snapshot(text('First')),

@@ -74,8 +74,10 @@ export class StreamAnswer {
 	accept(message: SseMessage): boolean {
 		if (this.finished) return false;
 		for (const event of toStreamEvents(message)) {
-			if (event.type === 'end') this.end = event;
-			else if (event.type === 'error') this.errorMessage = event.message;
+			if (event.type === 'end') {
+				this.assembler.finish();
+				this.end = event;
+			} else if (event.type === 'error') this.errorMessage = event.message;
 			else this.assembler.accept(event);
 			if (this.finished) return false;
 		}

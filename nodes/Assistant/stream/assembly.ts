@@ -21,19 +21,31 @@ interface Part {
 
 /**
  * The answer text of a stream, every piece exactly once, whichever sources carry it
- * (docs/api.md#assembling-the-answer): per model message, the text already taken; each source
- * (Part events, `parts` snapshots, `content` deltas) offers a view of it, and only what a view
- * adds beyond the text taken is taken. Each newly taken piece goes to `onText` as it is taken.
+ * (docs/api.md#assembling-the-answer). Per model message, the text already taken; the Part
+ * events and the `parts` snapshots each offer a view of it, and only what a view adds beyond the
+ * text taken is taken. The `content` deltas know no messages: they are read against the turn's
+ * text without separators, and wait while the current message has ended in a tool call (what
+ * they carry then belongs to the next message, which the other sources have yet to open).
+ * Each newly taken piece goes to `onText` as it is taken.
  */
 export class AnswerAssembler {
 	/** Every piece taken, separators included, in order. */
 	private readonly pieces: string[] = [];
+	/** The texts of the earlier messages, without separators. */
+	private earlierText = '';
 	private messageText = '';
 	private parts = new Map<number, Part>();
 	private highestIndex = -1;
 	private partsView: View = freshView();
 	private snapshotView: View = freshView();
-	private contentView: View = freshView();
+	/** The part kinds of the message's latest snapshot: a snapshot of the same message only grows. */
+	private snapshotKinds: string[] = [];
+	/** The kind of the message's last part, as the latest Part event or snapshot showed it. */
+	private lastPartKind: string | undefined;
+	/** The content deltas: how long they are, what they carry beyond the turn's text taken. */
+	private contentLength = 0;
+	private contentAhead = '';
+	private contentAgrees = true;
 
 	constructor(private readonly onText?: (delta: string) => void) {}
 
@@ -48,35 +60,54 @@ export class AnswerAssembler {
 	accept(event: TextEvent): void {
 		switch (event.type) {
 			case 'content':
-				this.append(this.contentView, event.text);
-				return;
+				this.contentDelta(event.text);
+				break;
 			case 'snapshot':
-				if (!continues(event.text, this.messageText)) this.beginMessage();
-				this.replace(this.snapshotView, event.text);
-				return;
+				this.snapshot(event.text, event.kinds);
+				break;
 			case 'partStart':
 				if (event.index <= this.highestIndex) this.beginMessage();
 				this.highestIndex = event.index;
 				this.parts.delete(event.index);
+				this.lastPartKind = event.kind;
 				this.setPart(event.index, event.kind, event.text);
-				return;
+				break;
 			case 'partDelta':
 				this.partDelta(event.index, event.kind, event.text);
-				return;
+				break;
 			case 'partEnd': {
 				const known = this.parts.get(event.index);
-				if (!known) this.startUnannounced(event.index);
+				if (!known) this.startUnannounced(event.index, event.kind);
 				// The end repeats the whole part; its kind, when it does not name one, is the start's.
 				const kind = event.kind === 'unknown' && known ? known.kind : event.kind;
 				this.setPart(event.index, kind, event.text);
-				return;
+				break;
 			}
 		}
+		this.pumpContent(false);
+	}
+
+	/** The stream has ended: content still waiting after a tool call is the next message's. */
+	finish(): void {
+		this.pumpContent(true);
+	}
+
+	private snapshot(text: string, kinds: string[]): void {
+		const shrank =
+			kinds.length > 0 &&
+			(kinds.length < this.snapshotKinds.length ||
+				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
+		if (shrank || !continues(text, this.messageText)) this.beginMessage();
+		if (kinds.length > 0) {
+			this.snapshotKinds = kinds;
+			this.lastPartKind = kinds[kinds.length - 1];
+		}
+		this.replace(this.snapshotView, text);
 	}
 
 	private partDelta(index: number, kind: string | undefined, text: string): void {
 		const part = this.parts.get(index);
-		if (!part) this.startUnannounced(index);
+		if (!part) this.startUnannounced(index, kind ?? 'text');
 		// A delta that does not name its kind is of its part's kind (text, when it never started).
 		if ((kind ?? part?.kind ?? 'text') !== 'text') return;
 		if (part?.kind !== 'text') {
@@ -90,9 +121,10 @@ export class AnswerAssembler {
 	}
 
 	/** A part seen first in a delta or its end: the same rule as for its start. */
-	private startUnannounced(index: number): void {
+	private startUnannounced(index: number, kind: string): void {
 		if (index <= this.highestIndex) this.beginMessage();
 		this.highestIndex = index;
+		this.lastPartKind = kind;
 	}
 
 	/** Part `index` now reads `text`: the Part events' view is its text parts in index order. */
@@ -124,6 +156,42 @@ export class AnswerAssembler {
 			.join('');
 	}
 
+	/** Content deltas run along the turn's text (without separators), lagging or ahead. */
+	private contentDelta(added: string): void {
+		if (!this.contentAgrees) return;
+		const start = this.contentLength;
+		this.contentLength += added.length;
+		const lag = this.earlierText.length + this.messageText.length - start;
+		if (lag <= 0) {
+			this.contentAhead += added;
+			return;
+		}
+		const overlap = Math.min(added.length, lag);
+		const turn = this.earlierText + this.messageText;
+		if (turn.slice(start, start + overlap) !== added.slice(0, overlap)) {
+			this.contentAgrees = false;
+			return;
+		}
+		this.contentAhead = added.slice(overlap);
+	}
+
+	/**
+	 * Takes what the content deltas carry beyond the text taken, unless the current message has
+	 * ended in a tool call (then it waits for the next message to open, or for the stream's end).
+	 */
+	private pumpContent(atEnd: boolean): void {
+		if (!this.contentAgrees || !this.contentAhead) return;
+		const afterToolCall =
+			this.lastPartKind !== undefined &&
+			this.lastPartKind !== 'text' &&
+			this.lastPartKind !== 'thinking';
+		if (afterToolCall && !atEnd) return;
+		if (afterToolCall) this.beginMessage();
+		const ahead = this.contentAhead;
+		this.contentAhead = '';
+		this.take(ahead, true);
+	}
+
 	/** The view grew by `added` at its end; whatever goes beyond the text taken is taken. */
 	private append(view: View, added: string): void {
 		const start = view.text.length;
@@ -150,10 +218,22 @@ export class AnswerAssembler {
 		}
 	}
 
-	private take(piece: string): void {
+	private take(piece: string, fromContent = false): void {
+		if (!fromContent && this.contentAhead) this.catchUpContent(piece);
 		if (!this.messageText && this.pieces.length > 0) this.emit(MESSAGE_SEPARATOR);
 		this.messageText += piece;
 		this.emit(piece);
+	}
+
+	/** Another source took `piece`: the content deltas that were ahead must begin with it. */
+	private catchUpContent(piece: string): void {
+		const common = Math.min(piece.length, this.contentAhead.length);
+		if (this.contentAhead.slice(0, common) !== piece.slice(0, common)) {
+			this.contentAgrees = false;
+			this.contentAhead = '';
+			return;
+		}
+		this.contentAhead = this.contentAhead.slice(common);
 	}
 
 	private emit(piece: string): void {
@@ -161,14 +241,16 @@ export class AnswerAssembler {
 		this.onText?.(piece);
 	}
 
-	/** Part indexes start again at 0 in each model message: every view starts afresh. */
+	/** Part indexes start again at 0 in each model message: every message view starts afresh. */
 	private beginMessage(): void {
+		this.earlierText += this.messageText;
 		this.messageText = '';
 		this.parts = new Map();
 		this.highestIndex = -1;
 		this.partsView = freshView();
 		this.snapshotView = freshView();
-		this.contentView = freshView();
+		this.snapshotKinds = [];
+		this.lastPartKind = undefined;
 	}
 }
 

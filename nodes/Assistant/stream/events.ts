@@ -9,7 +9,7 @@ export type StreamEvent =
 	/** `FrontendModelResponse.content`: the next piece of the current message's text. */
 	| { type: 'content'; text: string }
 	/** `FrontendModelResponse.parts`: the current message so far, its text parts joined. */
-	| { type: 'snapshot'; text: string }
+	| { type: 'snapshot'; text: string; kinds: string[] }
 	| { type: 'partStart'; index: number; kind: string; text: string }
 	/** `kind` is absent when the delta does not name it: it is then its part's kind. */
 	| { type: 'partDelta'; index: number; kind?: string; text: string }
@@ -52,12 +52,13 @@ function modelResponseEvents(dataText: string): StreamEvent[] {
 	}
 	if (Array.isArray(data.parts)) {
 		let text = '';
+		const kinds: string[] = [];
 		for (const part of data.parts as unknown[]) {
-			if (isObject(part) && part.part_kind === 'text' && typeof part.content === 'string') {
-				text += part.content;
-			}
+			if (!isObject(part)) continue;
+			kinds.push(typeof part.part_kind === 'string' ? part.part_kind : 'unknown');
+			if (part.part_kind === 'text' && typeof part.content === 'string') text += part.content;
 		}
-		events.push({ type: 'snapshot', text });
+		events.push({ type: 'snapshot', text, kinds });
 	}
 	return events;
 }

@@ -1,0 +1,166 @@
+/**
+ * Every stream case in the n8n-core engine against the emulator, in both of the service's stream
+ * dialects (docs/api.md#streams): each shape gives the answer the same ask gives without
+ * streaming, a streaming workflow gets each piece once, error events and a full session pool are
+ * read as docs/api.md#how-a-stream-ends and docs/api.md#full-session-pool say.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from './emulator/server';
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from './helpers/assistant';
+import type { EngineCredential } from './helpers/engine';
+
+const TOKEN = 'secret-token-for-stream-dialects-7';
+
+/** The `#shape=` of the live dialect's building blocks, alone and mixed. */
+const SHAPES = [
+	'parts',
+	'snapshots',
+	'final-snapshot',
+	'content+parts',
+	'parts+snapshots',
+	'parts+snapshots+content+thinking',
+	'final-snapshot+content',
+	'thinking',
+	'end-data',
+	'end-top',
+	'end-empty',
+	'tool-call',
+	'tool-call+snapshots+content+thinking',
+	'documented',
+	'live',
+];
+
+describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dialect) => {
+	let emulator: Emulator;
+	let credential: EngineCredential;
+
+	beforeAll(async () => {
+		emulator = await startEmulator({ token: TOKEN, dialect, answerDelayMs: 0, chunkDelayMs: 0 });
+		credential = emulatorCredential(emulator.baseUrl, TOKEN);
+	});
+	afterAll(async () => await emulator.close());
+	beforeEach(() => emulator.reset());
+
+	async function ask(input: string, options: IDataObject = {}, streaming = false) {
+		const pkg = await assistantPackage();
+		const parameters: IDataObject = { operation: 'ask', input, options };
+		if (options.schema) {
+			parameters.responseFormat = 'jsonSchema';
+			parameters.jsonSchema = JSON.stringify(options.schema);
+			delete (options as { schema?: unknown }).schema;
+		}
+		const node = assistantNode(pkg, 'Ask', parameters as Parameters<typeof assistantNode>[2]);
+		return await runWithItems([{}], [node], {
+			credentials: [credential],
+			streaming,
+		});
+	}
+
+	const streamed = (input: string, options: IDataObject = {}, streaming = false) =>
+		ask(input, { ...options, stream: true }, streaming);
+
+	function liveText(run: Awaited<ReturnType<typeof ask>>): string[] {
+		return run.chunks
+			.filter((chunk) => chunk.type === 'item')
+			.map((chunk) => String(chunk.content));
+	}
+
+	test('the streamed answer is the answer without streaming, for the dialect as it comes', async () => {
+		const input = 'Tell me about café culture — briefly 😀';
+		const whole = (await ask(input)).outputs('Ask')[0].json;
+		const run = await streamed(input);
+		expect(run.error()).toBeUndefined();
+		const item = run.outputs('Ask')[0].json;
+		expect(item.output).toBe(whole.output);
+		expect(item.conversation_id).toEqual(expect.stringMatching(/^conv_/));
+	});
+
+	test.each(SHAPES)(
+		'shape %s: the same answer as without streaming, each piece once',
+		async (shape) => {
+			const input = `Say something useful #shape=${shape}`;
+			const whole = (await ask(input)).outputs('Ask')[0].json.output as string;
+			const run = await streamed(input, {}, true);
+			expect(run.error()).toBeUndefined();
+			const output = run.outputs('Ask')[0].json.output as string;
+			expect(output).toBe(whole);
+			expect(output).not.toContain('Let me think');
+			// Live pieces, joined, are the streamed text: the answer, after what a tool call interrupted.
+			const pieces = liveText(run);
+			expect(pieces.every((piece) => piece.length > 0)).toBe(true);
+			const joined = pieces.join('');
+			if (shape.includes('tool-call')) {
+				expect(joined).toBe(`Let me look that up.\n\n${whole}`);
+			} else {
+				expect(joined).toBe(whole);
+			}
+			// One snapshot of the complete message is one piece; every other shape streams word by word.
+			expect(pieces.length).toBeGreaterThan(shape === 'final-snapshot' ? 0 : 3);
+		},
+	);
+
+	test('a structured answer streams as one whole object, equal to the JSON answer', async () => {
+		const schema = {
+			type: 'object',
+			properties: { summary: { type: 'string' } },
+			required: ['summary'],
+		};
+		const whole = (await ask('Summarize', { schema: { ...schema } })).outputs('Ask')[0].json.output;
+		const run = await streamed('Summarize', { schema: { ...schema } }, true);
+		expect(run.outputs('Ask')[0].json.output).toEqual(whole);
+		const pieces = liveText(run);
+		expect(pieces).toHaveLength(1);
+		expect(JSON.parse(pieces[0])).toEqual(whole);
+	});
+
+	test("an error event fails the item with the server's message, whatever its name", async () => {
+		const run = await streamed('Go #fault=error-event');
+		const error = run.error();
+		expect(error?.message).toMatch(/^The assistant reported an error: \S/);
+		expect(error?.description).toMatch(/\.$/);
+		expect(JSON.stringify(error)).not.toContain(TOKEN);
+	});
+
+	test('a stream that closes without End fails as incomplete, never as a partial answer', async () => {
+		const run = await streamed('Go #fault=no-end');
+		expect(run.error()?.message).toBe('The stream ended before the answer was complete');
+	});
+
+	test.each(['pool-busy', 'pool-evict', 'pool-busy-200', 'pool-busy-event'])(
+		'a full session pool (%s) is waited out and then answered',
+		async (fault) => {
+			const input = `Busy #fault=${fault}&retryAfter=1&times=1`;
+			const run = await streamed(input);
+			expect(run.error()).toBeUndefined();
+			expect(run.outputs('Ask')[0].json.output).toMatch(/You said/);
+			const asks = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+			expect(asks).toHaveLength(2);
+		},
+	);
+
+	test('a session pool that stays full fails saying to run fewer asks at once', async () => {
+		const run = await ask('Busy #fault=pool-busy&retryAfter=0&times=20');
+		const error = run.error();
+		expect(error?.message).toMatch(
+			/^All of the account's assistant sessions are busy \(HTTP 503\): /,
+		);
+		expect(error?.description).toMatch(/Run fewer asks at the same time/);
+		// Its whole schedule: the first attempt and four retries.
+		const asks = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+		expect(asks).toHaveLength(5);
+	});
+
+	test('the model that answered instead is on the item and in a hint', async () => {
+		const run = await streamed('Hello #fallback=openai:gpt-5-mini', { stream: true });
+		const item = run.outputs('Ask')[0].json;
+		expect(item.model_fallback).toBe('openai:gpt-5-mini');
+		const plain = await ask('Hello');
+		expect(plain.outputs('Ask')[0].json).not.toHaveProperty('model_fallback');
+	});
+});
