@@ -29,7 +29,7 @@ const TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';
 const TOOL_NODE = 'Personal Assistant';
 const QUESTION = 'What is on my calendar?';
 
-/** The parameters the brief asks for: Input and Conversation ID filled by the model. */
+/** The parameters README suggests for the agent tool: Input and Conversation ID filled by the model. */
 const FROM_AI_PARAMETERS: INodeParameters = {
 	operation: 'ask',
 	input: "={{ $fromAI('question', 'The question for the personal assistant', 'string') }}",

@@ -289,45 +289,11 @@ function stageExtension(root) {
  */
 async function startN8n(options) {
 	const port = options.port ?? (await freePort());
-	const worker = options.worker;
-	const brokerPort = await freePort();
 	fs.mkdirSync(options.userFolder, { recursive: true });
 	const logFile = path.join(options.userFolder, 'n8n.log');
 	const out = fs.openSync(logFile, 'a');
-	/** @type {NodeJS.ProcessEnv} */
-	const env = {
-		...cleanEnv(),
-		PATH: `${path.dirname(nodeBin())}:${process.env.PATH}`,
-		N8N_USER_FOLDER: options.userFolder,
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_HOST: '127.0.0.1',
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_CUSTOM_EXTENSIONS: options.extensionsDir,
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-		N8N_PUBLIC_API_DISABLED: 'true',
-		DB_TYPE: 'sqlite',
-		DB_SQLITE_POOL_SIZE: '2',
-		EXECUTIONS_MODE: 'regular',
-		N8N_LOG_LEVEL: 'info',
-		NODE_ENV: 'production',
-		...(worker
-			? {
-					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-					QUEUE_HEALTH_CHECK_PORT: String(port),
-					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-				}
-			: {}),
-		...options.env,
-	};
-	delete env.NODE_OPTIONS;
+	const env = n8nEnv(options, port, await freePort());
+	const worker = options.worker;
 	const args = worker ? ['worker', `--concurrency=${worker.concurrency}`] : ['start'];
 	const child = spawn(nodeBin(), [n8nBin(), ...args], {
 		cwd: options.userFolder,
@@ -366,12 +332,74 @@ async function startN8n(options) {
 		killGroup(child.pid, 'SIGKILL');
 	};
 	registerCleanup(stop);
+	await waitUntilReady(url, {
+		worker: Boolean(worker),
+		exited: () => exited,
+		logFile,
+		stop,
+		timeoutMs: options.timeoutMs ?? 180_000,
+	});
+	return { url, port, userFolder: options.userFolder, logFile, exited: exitPromise, stop };
+}
 
-	const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+/**
+ * n8n's environment: its own folder and ports, loopback only, this package loaded, nothing
+ * phoning home.
+ * @param {{userFolder: string, extensionsDir: string, env?: Record<string, string>, worker?: {concurrency: number}}} options
+ * @param {number} port
+ * @param {number} brokerPort
+ * @returns {NodeJS.ProcessEnv}
+ */
+function n8nEnv(options, port, brokerPort) {
+	/** @type {NodeJS.ProcessEnv} */
+	const env = {
+		...cleanEnv(),
+		PATH: `${path.dirname(nodeBin())}:${process.env.PATH}`,
+		N8N_USER_FOLDER: options.userFolder,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_CUSTOM_EXTENSIONS: options.extensionsDir,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_PUBLIC_API_DISABLED: 'true',
+		DB_TYPE: 'sqlite',
+		DB_SQLITE_POOL_SIZE: '2',
+		EXECUTIONS_MODE: 'regular',
+		N8N_LOG_LEVEL: 'info',
+		NODE_ENV: 'production',
+		...(options.worker
+			? {
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(port),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				}
+			: {}),
+		...options.env,
+	};
+	delete env.NODE_OPTIONS;
+	return env;
+}
+
+/**
+ * Polls until n8n is ready; throws with the end of its log when it stops or takes too long.
+ * @param {string} url
+ * @param {{worker: boolean, exited: () => string | null, logFile: string, stop: () => Promise<void>, timeoutMs: number}} watch
+ */
+async function waitUntilReady(url, watch) {
+	const deadline = Date.now() + watch.timeoutMs;
 	for (;;) {
+		const exited = watch.exited();
 		if (exited) {
 			throw new Error(
-				`n8n stopped while starting (${exited}); its log: ${logFile}\n${tail(logFile, 40)}`,
+				`n8n stopped while starting (${exited}); its log: ${watch.logFile}\n${tail(watch.logFile, 40)}`,
 			);
 		}
 		try {
@@ -381,25 +409,24 @@ async function startN8n(options) {
 				signal: AbortSignal.timeout(2_000),
 			});
 			// A worker has no REST API: its readiness is the whole answer.
-			if (readiness.ok && worker) break;
+			if (readiness.ok && watch.worker) return;
 			if (readiness.ok) {
 				const settings = await fetch(`${url}/rest/settings`, {
 					signal: AbortSignal.timeout(5_000),
 				});
-				if (settings.ok) break;
+				if (settings.ok) return;
 			}
 		} catch {
 			// not listening yet
 		}
 		if (Date.now() > deadline) {
-			await stop();
+			await watch.stop();
 			throw new Error(
-				`n8n did not answer /healthz in time; its log: ${logFile}\n${tail(logFile, 40)}`,
+				`n8n did not answer /healthz in time; its log: ${watch.logFile}\n${tail(watch.logFile, 40)}`,
 			);
 		}
 		await sleep(500);
 	}
-	return { url, port, userFolder: options.userFolder, logFile, exited: exitPromise, stop };
 }
 
 /**

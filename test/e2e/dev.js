@@ -92,6 +92,60 @@ async function choosePort(wanted, preferred) {
 	return (await app.isPortFree(preferred)) ? preferred : await app.freePort();
 }
 
+/**
+ * Imports the examples the instance does not have yet (publishing the streaming webhook when it
+ * is imported); the banner's lines for them and the notes about the two that need more.
+ * @param {import('./n8n-client').N8nClient} client
+ * @param {string} n8nUrl
+ */
+async function importExamples(client, n8nUrl) {
+	/** @type {string[]} */
+	const workflowLines = [];
+	/** @type {string[]} */
+	const noteLines = [];
+	for (const workflow of Object.values(readExamples())) {
+		const exists = await client
+			.request('GET', `/rest/workflows/${workflow.id}/exists`)
+			.catch(() => undefined);
+		const streamingWebhook = workflow.nodes.find(
+			(/** @type {any} */ node) =>
+				node.type === 'n8n-nodes-base.webhook' && node.parameters?.responseMode === 'streaming',
+		);
+		if (!exists?.exists) {
+			const saved = await client.importWorkflow(workflow);
+			// Published once, when imported (a webhook is only live then); if you unpublish it
+			// later, it stays so.
+			if (streamingWebhook) {
+				await client.publishWorkflow(saved).catch((error) => {
+					noteLines.push(
+						`  Could not publish "${workflow.name}": ${/** @type {Error} */ (error).message}`,
+					);
+				});
+			}
+		}
+		workflowLines.push(`    ${workflow.name.padEnd(48)} ${n8nUrl}/workflow/${workflow.id}`);
+		if (streamingWebhook) {
+			noteLines.push(
+				`  Streaming webhook ("${workflow.name}", published when imported):`,
+				`    curl -N -X POST ${n8nUrl}/webhook/${streamingWebhook.parameters.path} -H 'content-type: application/json' \\`,
+				`      -d '{"question": "Tell me a short story #fault=slow-chunks&ms=300"}'`,
+			);
+		}
+		if (
+			workflow.nodes.some(
+				(/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.agent',
+			)
+		) {
+			noteLines.push(
+				`  "${workflow.name}" runs on the Assistant Chat Model (no other LLM needed): open its chat and`,
+				'    ask e.g. "Use the calculator to work out 6 * 7"; the Assistant Tool alone runs with "Execute step".',
+			);
+		}
+	}
+
+	return { workflowLines, noteLines };
+}
+
 async function main() {
 	const options = parseArgs(process.argv.slice(2));
 	app.handleSignals();
@@ -124,49 +178,7 @@ async function main() {
 		);
 	}
 	const credential = await client.upsertEmulatorCredential(emulator);
-	/** @type {string[]} */
-	const workflowLines = [];
-	/** @type {string[]} */
-	const noteLines = [];
-	for (const workflow of Object.values(readExamples())) {
-		const exists = await client
-			.request('GET', `/rest/workflows/${workflow.id}/exists`)
-			.catch(() => undefined);
-		const streamingWebhook = workflow.nodes.find(
-			(/** @type {any} */ node) =>
-				node.type === 'n8n-nodes-base.webhook' && node.parameters?.responseMode === 'streaming',
-		);
-		if (!exists?.exists) {
-			const saved = await client.importWorkflow(workflow);
-			// Published once, when imported (a webhook is only live then); if you unpublish it
-			// later, it stays so.
-			if (streamingWebhook) {
-				await client.publishWorkflow(saved).catch((error) => {
-					noteLines.push(
-						`  Could not publish "${workflow.name}": ${/** @type {Error} */ (error).message}`,
-					);
-				});
-			}
-		}
-		workflowLines.push(`    ${workflow.name.padEnd(48)} ${n8n.url}/workflow/${workflow.id}`);
-		if (streamingWebhook) {
-			noteLines.push(
-				`  Streaming webhook ("${workflow.name}", published when imported):`,
-				`    curl -N -X POST ${n8n.url}/webhook/${streamingWebhook.parameters.path} -H 'content-type: application/json' \\`,
-				`      -d '{"question": "Tell me a short story #fault=slow-chunks&ms=300"}'`,
-			);
-		}
-		if (
-			workflow.nodes.some(
-				(/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.agent',
-			)
-		) {
-			noteLines.push(
-				`  "${workflow.name}" runs on the Assistant Chat Model (no other LLM needed): open its chat and`,
-				'    ask e.g. "Use the calculator to work out 6 * 7"; the Assistant Tool alone runs with "Execute step".',
-			);
-		}
-	}
+	const { workflowLines, noteLines } = await importExamples(client, n8n.url);
 
 	const lines = [
 		'',
