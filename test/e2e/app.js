@@ -4,8 +4,9 @@
 /**
  * The real n8n application for end-to-end runs: installed once into a git-ignored cache
  * folder of the repository (re-used while its recipe is unchanged), then started on free
- * loopback ports with its own user folder and this package loaded through
- * N8N_CUSTOM_EXTENSIONS. Also installs Debian's chromium when it is missing.
+ * loopback ports with its own user folder and this package installed from its packed tarball
+ * as users install it (or, for queue mode, loaded through N8N_CUSTOM_EXTENSIONS). Also installs
+ * Debian's chromium when it is missing.
  *
  * Why the recipe looks like this (verified on these machines; docs/e2e.md has the details):
  * - n8n 2.x needs Node >= 22 and the machines have Node 20: Node 24 comes from the npm
@@ -271,6 +272,55 @@ function stageExtension(root) {
 }
 
 /**
+ * Installs the package as users do, into `<userFolder>/.n8n/nodes` (where n8n loads community
+ * packages from): `npm pack`, then `npm install` of that tarball. n8n then names its types
+ * `n8n-nodes-assistant.*`, as in examples/, and finds the node that tests the credential
+ * (a package from N8N_CUSTOM_EXTENSIONS has no such link, so its credential test would say
+ * "No testing function found"). Peer dependencies are not installed but linked to n8n's own
+ * copies (n8n-workflow, the AI node SDK), as n8n does when it installs a community package.
+ * @param {string} userFolder  n8n's N8N_USER_FOLDER
+ */
+function installPackage(userFolder) {
+	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Assistant', 'Assistant.node.js'))) {
+		throw new Error('dist/ is missing: run "npm run build" first');
+	}
+	const packDir = path.join(userFolder, 'pack');
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	for (const dir of [packDir, nodesDir]) {
+		fs.rmSync(dir, { recursive: true, force: true });
+		fs.mkdirSync(dir, { recursive: true });
+	}
+	const { info } = require('../../scripts/pack.js').packInto(packDir);
+	fs.writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		`${JSON.stringify({ name: 'installed-nodes', private: true }, null, '\t')}\n`,
+	);
+	run(
+		'npm',
+		[
+			'install',
+			path.join(packDir, info.filename),
+			'--omit=peer',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--no-package-lock',
+			'--loglevel=error',
+		],
+		{ cwd: nodesDir, env: { ...cleanEnv(), npm_config_update_notifier: 'false' } },
+	);
+	// n8n strips a community package's peers and gives it its own copies: link them likewise.
+	const { peerDependencies = {} } = JSON.parse(
+		fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'),
+	);
+	for (const peer of Object.keys(peerDependencies)) {
+		const link = path.join(nodesDir, 'node_modules', peer);
+		fs.mkdirSync(path.dirname(link), { recursive: true });
+		fs.symlinkSync(path.join(APP_DIR, 'node_modules', peer), link, 'dir');
+	}
+}
+
+/**
  * @typedef {object} N8nInstance
  * @property {string} url  e.g. http://127.0.0.1:43121
  * @property {number} port
@@ -284,7 +334,7 @@ function stageExtension(root) {
  * Starts n8n in its own process group and waits until it is ready: `n8n start` (the main
  * instance: editor, REST API, webhooks) by default, or `n8n worker` for queue mode (then `port`
  * is its health-check server's, and readiness means connected to the database and Redis).
- * @param {{userFolder: string, extensionsDir: string, port?: number, timeoutMs?: number, env?: Record<string, string>, worker?: {concurrency: number}}} options
+ * @param {{userFolder: string, extensionsDir?: string, port?: number, timeoutMs?: number, env?: Record<string, string>, worker?: {concurrency: number}}} options
  * @returns {Promise<N8nInstance>}
  */
 async function startN8n(options) {
@@ -345,7 +395,7 @@ async function startN8n(options) {
 /**
  * n8n's environment: its own folder and ports, loopback only, this package loaded, nothing
  * phoning home.
- * @param {{userFolder: string, extensionsDir: string, env?: Record<string, string>, worker?: {concurrency: number}}} options
+ * @param {{userFolder: string, extensionsDir?: string, env?: Record<string, string>, worker?: {concurrency: number}}} options
  * @param {number} port
  * @param {number} brokerPort
  * @returns {NodeJS.ProcessEnv}
@@ -361,7 +411,7 @@ function n8nEnv(options, port, brokerPort) {
 		N8N_HOST: '127.0.0.1',
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_CUSTOM_EXTENSIONS: options.extensionsDir,
+		...(options.extensionsDir ? { N8N_CUSTOM_EXTENSIONS: options.extensionsDir } : {}),
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
@@ -524,6 +574,7 @@ module.exports = {
 	freePort,
 	isPortFree,
 	stageExtension,
+	installPackage,
 	startN8n,
 	registerCleanup,
 	cleanupAll,

@@ -152,7 +152,9 @@ async function main() {
 
 	app.ensureApp();
 	if (options.fresh) fs.rmSync(DEV_DIR, { recursive: true, force: true });
-	const extensionsDir = app.stageExtension(DEV_DIR);
+	const userFolder = path.join(DEV_DIR, 'n8n-user');
+	// As users install it: the credential test then finds the node that runs it.
+	app.installPackage(userFolder);
 
 	const { startEmulator } = require('../emulator/server.js');
 	const emulator = await startEmulator({
@@ -164,12 +166,11 @@ async function main() {
 
 	app.log('starting n8n…');
 	const n8n = await app.startN8n({
-		userFolder: path.join(DEV_DIR, 'n8n-user'),
-		extensionsDir,
+		userFolder,
 		port: await choosePort(options.port, 5678),
 	});
 
-	const client = new N8nClient(n8n.url);
+	const client = new N8nClient(n8n.url, { packageLoadedAs: 'installed' });
 	try {
 		await client.signIn(OWNER);
 	} catch (error) {

@@ -64,7 +64,8 @@ async function startEnv(options) {
 	const chromium = options.withBrowser ? app.ensureChromium() : undefined;
 	fs.rmSync(RUN_DIR, { recursive: true, force: true });
 	fs.rmSync(app.ARTIFACTS_DIR, { recursive: true, force: true });
-	const extensionsDir = app.stageExtension(RUN_DIR);
+	const userFolder = path.join(RUN_DIR, 'n8n-user');
+	app.installPackage(userFolder);
 
 	const { startEmulator } = require('../emulator/server.js');
 	const token = `e2e-${crypto.randomBytes(12).toString('hex')}`;
@@ -74,11 +75,11 @@ async function startEnv(options) {
 	app.log(`emulator: ${emulator.baseUrl} (token generated for this run)`);
 
 	const n8nStarted = Date.now();
-	const n8n = await app.startN8n({ userFolder: path.join(RUN_DIR, 'n8n-user'), extensionsDir });
+	const n8n = await app.startN8n({ userFolder });
 	app.log(
 		`n8n: ${n8n.url} ready in ${app.seconds(n8nStarted)} (log: ${path.relative(app.REPO_ROOT, n8n.logFile)})`,
 	);
-	const client = new N8nClient(n8n.url);
+	const client = new N8nClient(n8n.url, { packageLoadedAs: 'installed' });
 
 	/** @type {Promise<import('./editor').Page> | undefined} */
 	let launching;

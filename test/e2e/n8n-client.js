@@ -54,9 +54,15 @@ class RestError extends Error {
 }
 
 class N8nClient {
-	/** @param {string} baseUrl */
-	constructor(baseUrl) {
+	/**
+	 * @param {string} baseUrl
+	 * @param {{packageLoadedAs?: 'installed' | 'custom'}} [options]  how n8n loaded the package:
+	 *   installed from npm (types as in examples/), or from N8N_CUSTOM_EXTENSIONS (CUSTOM.*: the
+	 *   examples are imported with their types rewritten)
+	 */
+	constructor(baseUrl, options = {}) {
 		this.baseUrl = baseUrl;
+		this.packageLoadedAs = options.packageLoadedAs ?? 'custom';
 		/** @type {string | undefined} */
 		this.cookie = undefined;
 	}
@@ -163,7 +169,8 @@ class N8nClient {
 	 * @param {any} workflow  an example's JSON (see readExamples)
 	 */
 	async importWorkflow(workflow) {
-		return await this.request('POST', '/rest/workflows', withCustomNodeType(workflow));
+		const body = this.packageLoadedAs === 'custom' ? withCustomNodeType(workflow) : workflow;
+		return await this.request('POST', '/rest/workflows', body);
 	}
 
 	/**
@@ -351,6 +358,7 @@ module.exports = {
 	PUBLISHED_NODE_TYPE,
 	CUSTOM_TOOL_TYPE,
 	CUSTOM_CHAT_MODEL_TYPE,
+	PUBLISHED_CHAT_MODEL_TYPE,
 	PUBLISHED_TOOL_TYPE,
 	CUSTOM_TYPES,
 	readExamples,

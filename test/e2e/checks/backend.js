@@ -8,7 +8,11 @@
 
 const assert = require('node:assert/strict');
 
-const { CREDENTIAL_TYPE, CUSTOM_NODE_TYPE, CUSTOM_TOOL_TYPE } = require('../n8n-client');
+const {
+	CREDENTIAL_TYPE,
+	PUBLISHED_NODE_TYPE: NODE_TYPE,
+	PUBLISHED_TOOL_TYPE: TOOL_TYPE,
+} = require('../n8n-client');
 const { missingLabels } = require('../env');
 
 /**
@@ -25,7 +29,7 @@ async function picker(env, parameter, methodName, filter) {
 		'/rest/dynamic-node-parameters/resource-locator-results',
 		{
 			path: `parameters.${parameter}`,
-			nodeTypeAndVersion: { name: CUSTOM_NODE_TYPE, version: 1 },
+			nodeTypeAndVersion: { name: NODE_TYPE, version: 1 },
 			methodName,
 			filter,
 			currentNodeParameters: {
@@ -99,8 +103,8 @@ async function personaPicker(env) {
 /** @param {import('../env').E2eEnv} env */
 async function nodeAndCredentialTypes(env) {
 	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
-	const node = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_NODE_TYPE);
-	assert.ok(node, `${CUSTOM_NODE_TYPE} missing from /types/nodes.json`);
+	const node = nodeTypes.find((/** @type {any} */ type) => type.name === NODE_TYPE);
+	assert.ok(node, `${NODE_TYPE} missing from /types/nodes.json`);
 	assert.equal(node.displayName, 'Assistant');
 	assert.ok(
 		node.credentials.some((/** @type {any} */ c) => c.name === CREDENTIAL_TYPE),
@@ -128,8 +132,8 @@ async function nodeAndCredentialTypes(env) {
 /** @param {import('../env').E2eEnv} env */
 async function toolType(env) {
 	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
-	const tool = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_TOOL_TYPE);
-	assert.ok(tool, `${CUSTOM_TOOL_TYPE} missing from /types/nodes.json`);
+	const tool = nodeTypes.find((/** @type {any} */ type) => type.name === TOOL_TYPE);
+	assert.ok(tool, `${TOOL_TYPE} missing from /types/nodes.json`);
 	assert.equal(tool.displayName, 'Assistant Tool');
 	assert.deepEqual(tool.inputs, [], 'a tool has no main input');
 	assert.deepEqual(tool.outputs, ['ai_tool'], 'a tool outputs ai_tool');
@@ -149,7 +153,7 @@ async function toolType(env) {
 	// Nodes with an `operation` get "Set Automatically / Set Manually" first, then the manual
 	// text, whose default is the tool's description: the agent-facing text the node gives its
 	// tool variant (usableAsTool.replacements), not the node's one line.
-	const node = nodeTypes.find((/** @type {any} */ type) => type.name === CUSTOM_NODE_TYPE);
+	const node = nodeTypes.find((/** @type {any} */ type) => type.name === NODE_TYPE);
 	assert.match(tool.description, /self-contained question.*conversation_id/s);
 	assert.notEqual(tool.description, node.description);
 	const [descriptionType, toolDescription] = tool.properties;

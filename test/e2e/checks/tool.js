@@ -8,7 +8,10 @@
 
 const assert = require('node:assert/strict');
 
-const { CUSTOM_CHAT_MODEL_TYPE, CUSTOM_TOOL_TYPE } = require('../n8n-client');
+const {
+	PUBLISHED_CHAT_MODEL_TYPE: CHAT_MODEL_TYPE,
+	PUBLISHED_TOOL_TYPE: TOOL_TYPE,
+} = require('../n8n-client');
 const { asks, recording } = require('../env');
 
 /** @param {import('../env').E2eEnv} env */
@@ -19,8 +22,8 @@ async function agentWorkflowSaved(env) {
 	const reread = await env.client.request('GET', `/rest/workflows/${workflow.id}`);
 	const byType = (/** @type {string} */ type) =>
 		reread.nodes.filter((/** @type {any} */ node) => node.type === type);
-	const [tool, ...moreTools] = byType(CUSTOM_TOOL_TYPE);
-	assert.ok(tool && moreTools.length === 0, `one ${CUSTOM_TOOL_TYPE} node expected`);
+	const [tool, ...moreTools] = byType(TOOL_TYPE);
+	assert.ok(tool && moreTools.length === 0, `one ${TOOL_TYPE} node expected`);
 	assert.equal(
 		tool.credentials?.assistantApi?.id,
 		env.credential.id,
@@ -44,7 +47,7 @@ async function agentWorkflowSaved(env) {
 		byType('@n8n/n8n-nodes-langchain.chatTrigger').length === 1,
 		'the Chat Trigger is there',
 	);
-	const [model] = byType(CUSTOM_CHAT_MODEL_TYPE);
+	const [model] = byType(CHAT_MODEL_TYPE);
 	assert.ok(model, 'the Assistant Chat Model is there');
 	assert.equal(
 		model.credentials?.assistantApi?.id,
@@ -101,7 +104,7 @@ async function runTool(env, workflow, toolName, values) {
 async function toolRunsAlone(env) {
 	const workflow = (await env.workflows())['agent-tool'];
 	assert.ok(workflow, 'the agent-tool example was not imported');
-	const tool = workflow.nodes.find((/** @type {any} */ node) => node.type === CUSTOM_TOOL_TYPE);
+	const tool = workflow.nodes.find((/** @type {any} */ node) => node.type === TOOL_TYPE);
 	const first = await runTool(env, workflow, tool.name, {
 		question: 'Hi! My name is Grace.',
 		conversationId: '',
