@@ -5,7 +5,8 @@
 // installed yet when this runs.
 //
 // "Differ" compares versions, not times: package-lock.json against npm's record of what it
-// installed (node_modules/.package-lock.json).
+// installed (node_modules/.package-lock.json). A node_modules that is a link (shared between
+// checkouts) is never installed into: npm ci would empty it for every checkout using it.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -43,6 +44,14 @@ function installReason() {
 }
 
 const reason = installReason();
+const modules = path.join(root, 'node_modules');
+if (reason && fs.lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink()) {
+	// A node_modules shared with other checkouts: npm ci here would empty it for all of them.
+	process.stderr.write(
+		`${reason}, and node_modules is a link to ${fs.realpathSync(modules)}, shared with other checkouts: not installing through it. Run "npm ci" where it points, or replace the link with a folder of your own.\n`,
+	);
+	process.exit(1);
+}
 if (reason) {
 	process.stdout.write(`${reason}: installing the dependencies (npm ci, about a minute)\n`);
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
