@@ -59,7 +59,7 @@ async function node(
 	return assistantNode(await assistantPackage(), name, parameters, extra);
 }
 
-describe('concurrency', () => {
+describe('concurrency: several items at once, one conversation at a time (docs/api.md#busy-conversation-409)', () => {
 	test('200 items at concurrency 10 with 100 ms answers: ten at a time, far faster than one by one, order and pairing intact', async () => {
 		const items = Array.from({ length: 200 }, (_, index) => ({ q: `question ${index}` }));
 		const started = Date.now();
@@ -118,7 +118,9 @@ describe('concurrency', () => {
 			expect(earlier.length).toBe(9);
 		}
 	});
+});
 
+describe('concurrency: failures and cancellation keep the item accounting', () => {
 	test('Continue On Fail: failures in place, every item once, in order', async () => {
 		const items = Array.from({ length: 40 }, (_, index) => ({
 			q: index % 7 === 3 ? `bad ${index} #fault=500` : `good ${index}`,
@@ -187,7 +189,7 @@ describe('concurrency', () => {
 	});
 });
 
-describe('catalog intelligence', () => {
+describe('deprecated models are answered by their successor (docs/api.md#catalog)', () => {
 	function hintsOf(run: RunResult, nodeName: string): Array<{ message: string }> {
 		const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as {
 			hints?: Array<{ message: string }>;
@@ -233,7 +235,9 @@ describe('catalog intelligence', () => {
 			expect.stringMatching(/its successor is "openai:gpt-5-mini"/),
 		);
 	});
+});
 
+describe("the catalog: read once per execution, and Get Catalog's options (docs/api.md#catalog)", () => {
 	test('the catalog is read once per execution, whoever needs it', async () => {
 		const items = Array.from({ length: 5 }, () => ({}));
 		const run = await runNodes(items, [

@@ -55,7 +55,7 @@ function expectNoToken(value: unknown) {
 	expect(JSON.stringify(value)).not.toContain(TOKEN);
 }
 
-describe('Ask', () => {
+describe('Ask: the request the service receives and the answer it gives (docs/api.md#ask-request)', () => {
 	test('text answer with a new conversation id, paired to its item', async () => {
 		const run = await ask({ input: 'Hello there' });
 		const [item] = run.outputs('Ask');
@@ -154,7 +154,9 @@ describe('Ask', () => {
 			),
 		);
 	});
+});
 
+describe('Ask: memory and conversations (docs/api.md#memory-mode, docs/api.md#ask-answer)', () => {
 	test('Memory off sends memory_mode "off"; by default nothing is sent (docs/api.md#memory-mode)', async () => {
 		await ask({ input: 'Without memory', options: { memory: false } });
 		await ask({ input: 'With memory', options: { memory: true } });
@@ -195,7 +197,7 @@ describe('Ask', () => {
 	});
 });
 
-describe('Ask, streamed', () => {
+describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md#streams)', () => {
 	const input = 'Tell me about café culture — briefly 😀';
 
 	async function plainAnswer(text: string): Promise<string> {
@@ -257,7 +259,7 @@ describe('Ask, streamed', () => {
 	});
 });
 
-describe('lists and catalog', () => {
+describe('models, personas and the catalog (docs/api.md#models, docs/api.md#personas, docs/api.md#catalog)', () => {
 	test('List Models: one item per model, every field of the spec, BYOK included', async () => {
 		const run = await ask({ operation: 'listModels' });
 		const models = jsonOf(run.outputs('Ask'));
@@ -435,7 +437,7 @@ describe('credential test: passes only for the Assistant API, says what answered
 	});
 });
 
-describe('errors', () => {
+describe('an API failure shows the HTTP status and the server’s own message (docs/api.md#errors)', () => {
 	test('a wrong token: HTTP 401, says to check the credential, never shows the token', async () => {
 		const pkg = await assistantPackage();
 		const run = await runWithItems(
@@ -476,7 +478,9 @@ describe('errors', () => {
 		expect(error.httpCode).toBe(status);
 		expectNoToken([error.message, error.description, run.logs]);
 	});
+});
 
+describe('bad input fails before any request, naming the parameter (docs/api.md#ask-request)', () => {
 	test('an unknown model: the 422 names the field and the server’s words', async () => {
 		const run = await ask({ input: 'hi', model: rl('nope:model') });
 		expect(run.error()?.message).toMatch(/HTTP 422\): body\.model_name: .*nope:model/);
@@ -573,7 +577,9 @@ describe('errors', () => {
 		);
 		expect(emulator.stats.requests).toHaveLength(0);
 	});
+});
 
+describe('every item yields one output item, and the token appears nowhere', () => {
 	test('Continue On Fail: good and bad items mixed, each yields one item with its pairedItem', async () => {
 		const pkg = await assistantPackage();
 		const items = [{ q: 'good one' }, { q: 'boom #fault=500' }, { q: '' }, { q: 'good two' }];
@@ -625,7 +631,7 @@ describe('errors', () => {
 	});
 });
 
-describe('live streaming into n8n (a streaming execution)', () => {
+describe('a streaming execution receives the answer as it is written (docs/api.md#streams)', () => {
 	test('each text chunk is forwarded as it arrives: begin, items, end; they join to the answer', async () => {
 		const pkg = await assistantPackage();
 		const run = await runWithItems(
@@ -685,7 +691,7 @@ describe('live streaming into n8n (a streaming execution)', () => {
 	});
 });
 
-describe('a service that answers a stream request with plain JSON', () => {
+describe('a service that answers a stream request with plain JSON (docs/api.md#how-a-stream-ends)', () => {
 	test('the JSON answer is used as it is, in the same output shape', async () => {
 		const http = await import('node:http');
 		const server = http.createServer((request, response) => {

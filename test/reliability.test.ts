@@ -64,7 +64,7 @@ async function run(
 const askRequests = () =>
 	emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
 
-describe('retried statuses: the item succeeds after the fault clears', () => {
+describe('408, 409, 429, 5xx and network errors are retried: the item succeeds after the fault clears (docs/api.md#errors)', () => {
 	test.each([408, 409, 429, 500, 502, 503, 504])(
 		'HTTP %i once, then the answer',
 		async (status) => {
@@ -94,7 +94,7 @@ describe('retried statuses: the item succeeds after the fault clears', () => {
 	});
 });
 
-describe('how long retries wait', () => {
+describe('how long retries wait: Retry-After, retry-after-ms, longer pauses for a busy conversation (docs/api.md#busy-conversation-409)', () => {
 	test('Retry-After in seconds is honoured', async () => {
 		emulator.queueFault(
 			{ name: 'status', status: 429, path: '/assistant/ask', retryAfter: '1' },
@@ -131,7 +131,7 @@ describe('how long retries wait', () => {
 	});
 });
 
-describe('failures: the documented message, in bounded time', () => {
+describe('retries used up: the last status and the server’s own message (docs/api.md#errors)', () => {
 	test('retries used up: the last status and the server message; 1 + retries requests', async () => {
 		emulator.queueFault(
 			{ name: 'status', status: 503, path: '/assistant/ask', retryAfter: '0' },
@@ -184,7 +184,9 @@ describe('failures: the documented message, in bounded time', () => {
 		expect(askRequests()).toHaveLength(1);
 		expect(ms).toBeLessThan(5000);
 	});
+});
 
+describe('network failures and deadlines fail in bounded time, with the documented message', () => {
 	test('a connection reset with no retries left: could not reach the assistant', async () => {
 		emulator.queueFault({ name: 'reset', path: '/assistant/ask' }, 5);
 		const { error } = await run({ input: 'reset', options: { retries: 0 } });
@@ -241,7 +243,7 @@ describe('failures: the documented message, in bounded time', () => {
 	);
 });
 
-describe('item accounting', () => {
+describe('every input item yields exactly one output item, whatever fails', () => {
 	function itemsWithFaults(count: number, seed: number) {
 		const random = prng(seed);
 		const failing = new Set<number>();
@@ -317,7 +319,7 @@ describe('item accounting', () => {
 	}, 60_000);
 });
 
-describe('no secret leaks', () => {
+describe('the access token appears in no output, error or log line (docs/api.md#authentication)', () => {
 	test('across every run above, the token is in no output, error, description, stack or log line', () => {
 		expect(runs.length).toBeGreaterThan(25);
 		for (const result of runs) {

@@ -195,7 +195,9 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 		);
 		expectNoToken(run.data);
 	});
+});
 
+describe('AI Agent v3: conversations, several calls, failures', () => {
 	test('the agent continues the conversation by passing back the conversation_id it was given', async () => {
 		const first = await callTool([
 			{ args: { question: 'Hi! My name is Ada.', conversationId: '' } },
