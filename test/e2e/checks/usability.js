@@ -6,21 +6,15 @@
  * says what answered when the Base URL or the token is wrong; the nodes panel finds the node and
  * shows its one-line description; a failed Ask shows no "continue this conversation" hint; an Ask
  * shaped by a JSON example returns the object and shows the schema derived from it.
- *
- * The credential test is the node's own method (`testedBy`), which n8n finds only for a package
- * installed as users install it (not through N8N_CUSTOM_EXTENSIONS): those checks run in an n8n
- * of their own with the package in `<user folder>/.n8n/nodes`.
  */
 
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const http = require('node:http');
-const path = require('node:path');
 
 const app = require('../app');
 const editor = require('../editor');
 const { asks, recording } = require('../env');
-const { CREDENTIAL_TYPE, N8nClient, OWNER, nodeOutput } = require('../n8n-client');
+const { CREDENTIAL_TYPE, nodeOutput } = require('../n8n-client');
 
 /** A web app's address: HTML for every path, whatever the token. */
 async function startWebPage() {
@@ -34,71 +28,14 @@ async function startWebPage() {
 	return `http://127.0.0.1:${address.port}`;
 }
 
-/** n8n with the package where n8n installs community packages, signed in as the owner. */
-async function startInstalledN8n() {
-	const root = path.join(app.CACHE_DIR, 'e2e-installed');
-	fs.rmSync(root, { recursive: true, force: true });
-	const nodesDir = path.join(root, 'n8n-user', '.n8n', 'nodes');
-	const packageDir = path.join(nodesDir, 'node_modules', 'n8n-nodes-assistant');
-	fs.mkdirSync(packageDir, { recursive: true });
-	fs.copyFileSync(path.join(app.REPO_ROOT, 'package.json'), path.join(packageDir, 'package.json'));
-	fs.cpSync(path.join(app.REPO_ROOT, 'dist'), path.join(packageDir, 'dist'), { recursive: true });
-	fs.writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify({
-			name: 'installed-nodes',
-			private: true,
-			dependencies: { 'n8n-nodes-assistant': '*' },
-		}),
-	);
-	// Peers resolve to n8n's own copies, as for the package loaded through extensions (app.js).
-	for (const peer of ['n8n-workflow', path.join('@n8n', 'ai-node-sdk')]) {
-		const link = path.join(nodesDir, 'node_modules', peer);
-		fs.mkdirSync(path.dirname(link), { recursive: true });
-		fs.symlinkSync(path.join(app.APP_DIR, 'node_modules', peer), link, 'dir');
-	}
-	const noExtensions = path.join(root, 'no-extensions');
-	fs.mkdirSync(noExtensions, { recursive: true });
-	const n8n = await app.startN8n({
-		userFolder: path.join(root, 'n8n-user'),
-		extensionsDir: noExtensions,
-	});
-	app.registerCleanup(() => n8n.stop());
-	const client = new N8nClient(n8n.url);
-	await client.signIn(OWNER);
-	return { n8n, client };
-}
-
-/** @type {Promise<Awaited<ReturnType<typeof startInstalledN8n>>> | undefined} */
-let installed;
-
 /**
- * A browser page signed in to the n8n with the package installed.
+ * The credential test as the dialog runs it (POST /rest/credentials/test).
  * @param {import('../env').E2eEnv} env
- */
-async function openInstalledPage(env) {
-	installed ??= startInstalledN8n();
-	const { n8n, client } = await installed;
-	const browser = (await env.page()).context().browser();
-	const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-	const [name, value] = client.cookie?.split('=') ?? [];
-	await page.context().addCookies([{ name, value, url: n8n.url }]);
-	return page;
-}
-
-/** @type {Promise<import('../editor').Page> | undefined} */
-let installedPage;
-
-/**
- * The credential test as the dialog runs it (POST /rest/credentials/test), in the n8n with the
- * package installed.
  * @param {string} baseUrl
  * @param {string} accessToken
  */
-async function testOverRest(baseUrl, accessToken) {
-	installed ??= startInstalledN8n();
-	const { client } = await installed;
-	return await client.request('POST', '/rest/credentials/test', {
+async function testOverRest(env, baseUrl, accessToken) {
+	return await env.client.request('POST', '/rest/credentials/test', {
 		credentials: { id: '', name: 'Test', type: CREDENTIAL_TYPE, data: { baseUrl, accessToken } },
 	});
 }
@@ -109,41 +46,34 @@ async function testOverRest(baseUrl, accessToken) {
  * @param {{name: string, baseUrl: string, accessToken: string, screenshot: string}} credential
  */
 async function testInDialog(env, credential) {
-	installedPage ??= openInstalledPage(env);
-	const page = await installedPage;
-	const { n8n, client } = await /** @type {NonNullable<typeof installed>} */ (installed);
-	const saved = await client.request('POST', '/rest/credentials', {
+	const page = await env.page();
+	const saved = await env.client.request('POST', '/rest/credentials', {
 		name: credential.name,
 		type: CREDENTIAL_TYPE,
 		data: { baseUrl: credential.baseUrl, accessToken: credential.accessToken },
 	});
-	try {
-		await page.goto(`${n8n.url}/home/credentials/${saved.id}`, { timeout: 60_000 });
-		const dialog = page.getByTestId('editCredential-modal');
-		await dialog.waitFor({ timeout: 60_000 });
-		// Typed as a user does (a trailing slash is allowed); saving runs the test.
-		await dialog
-			.getByTestId('parameter-input-baseUrl')
-			.locator('input')
-			.first()
-			.fill(`${credential.baseUrl}/`);
-		await page.getByTestId('credential-save-button').click();
-		await dialog.getByText(/Couldn.t connect with these settings/).waitFor({ timeout: 60_000 });
-		await dialog.getByText('More details').click();
-		const banner = dialog.getByText(/HTTP|web page|No answer|not a valid/).first();
-		await banner.waitFor();
-		const sentence = (await banner.innerText()).trim();
-		const file = await editor.screenshot(page, credential.screenshot);
-		return { sentence, file };
-	} catch (error) {
-		// The run's failure screenshot shows the main n8n's page: this one shows the dialog.
-		await editor.screenshot(page, `failure-${credential.screenshot}-dialog`).catch(() => undefined);
-		throw error;
-	}
+	await page.goto(`${env.n8n.url}/home/credentials/${saved.id}`, { timeout: 60_000 });
+	const dialog = page.getByTestId('editCredential-modal');
+	await dialog.waitFor({ timeout: 60_000 });
+	// Typed as a user does (a trailing slash is allowed); saving runs the test.
+	await dialog
+		.getByTestId('parameter-input-baseUrl')
+		.locator('input')
+		.first()
+		.fill(`${credential.baseUrl}/`);
+	await page.getByTestId('credential-save-button').click();
+	await dialog.getByText(/Couldn.t connect with these settings/).waitFor({ timeout: 60_000 });
+	await dialog.getByText('More details').click();
+	const banner = dialog.getByText(/HTTP|web page|No answer|not a valid/).first();
+	await banner.waitFor();
+	const sentence = (await banner.innerText()).trim();
+	const file = await editor.screenshot(page, credential.screenshot);
+	await page.keyboard.press('Escape');
+	return { sentence, file };
 }
 
 /**
- * An Ask workflow with these parameters, saved in the main n8n (linked to its credential).
+ * An Ask workflow with these parameters, saved in n8n (linked to the emulator's credential).
  * @param {import('../env').E2eEnv} env
  * @param {string} name
  * @param {Record<string, unknown>} parameters
@@ -249,9 +179,8 @@ module.exports = [
 	{
 		id: 'credential-test-ok',
 		name: 'credential test: the right token passes, naming how many models the API offers',
-		timeoutMs: 240_000,
 		run: async (env) => {
-			const answer = await testOverRest(env.emulator.baseUrl, env.emulator.token);
+			const answer = await testOverRest(env, env.emulator.baseUrl, env.emulator.token);
 			assert.equal(answer.status, 'OK', JSON.stringify(answer));
 			assert.match(answer.message, /^Connection tested successfully: \d+ models available\.$/);
 			return `"${answer.message}"`;
@@ -260,10 +189,9 @@ module.exports = [
 	{
 		id: 'credential-test-no-answer',
 		name: 'credential test: an address where nothing answers fails, saying so in one sentence',
-		timeoutMs: 240_000,
-		run: async () => {
+		run: async (env) => {
 			const port = await app.freePort();
-			const answer = await testOverRest(`http://127.0.0.1:${port}/api`, 'any');
+			const answer = await testOverRest(env, `http://127.0.0.1:${port}/api`, 'any');
 			assert.equal(answer.status, 'Error', JSON.stringify(answer));
 			assert.match(answer.message, /^No answer at 127\.0\.0\.1:\d+: the connection was refused/);
 			return `"${answer.message}"`;
@@ -273,7 +201,6 @@ module.exports = [
 		id: 'credential-dialog-web-page',
 		name: 'credential dialog: a web page at the Base URL fails the test, saying it is a web page (screenshot)',
 		browser: true,
-		timeoutMs: 240_000,
 		run: async (env) => {
 			const { sentence, file } = await testInDialog(env, {
 				name: 'Web app address',
@@ -289,7 +216,6 @@ module.exports = [
 		id: 'credential-dialog-wrong-token',
 		name: 'credential dialog: a wrong token fails the test, saying the token was rejected (screenshot)',
 		browser: true,
-		timeoutMs: 240_000,
 		run: async (env) => {
 			const { sentence, file } = await testInDialog(env, {
 				name: 'Wrong token',
