@@ -36,10 +36,12 @@ const SHAPES = [
 	'live',
 ];
 
-describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dialect) => {
+type Dialect = 'live' | 'documented';
+
+/** An emulator in `dialect` for the enclosing describe, and asks against it. */
+function emulatorIn(dialect: Dialect) {
 	let emulator: Emulator;
 	let credential: EngineCredential;
-
 	beforeAll(async () => {
 		emulator = await startEmulator({ token: TOKEN, dialect, answerDelayMs: 0, chunkDelayMs: 0 });
 		credential = emulatorCredential(emulator.baseUrl, TOKEN);
@@ -56,20 +58,25 @@ describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dia
 			delete (options as { schema?: unknown }).schema;
 		}
 		const node = assistantNode(pkg, 'Ask', parameters as Parameters<typeof assistantNode>[2]);
-		return await runWithItems([{}], [node], {
-			credentials: [credential],
-			streaming,
-		});
+		return await runWithItems([{}], [node], { credentials: [credential], streaming });
 	}
+	return {
+		ask,
+		streamed: (input: string, options: IDataObject = {}, streaming = false) =>
+			ask(input, { ...options, stream: true }, streaming),
+		asksReceived: () =>
+			emulator.stats.requests.filter((request) => request.path === '/assistant/ask').length,
+	};
+}
 
-	const streamed = (input: string, options: IDataObject = {}, streaming = false) =>
-		ask(input, { ...options, stream: true }, streaming);
+type Run = Awaited<ReturnType<ReturnType<typeof emulatorIn>['ask']>>;
 
-	function liveText(run: Awaited<ReturnType<typeof ask>>): string[] {
-		return run.chunks
-			.filter((chunk) => chunk.type === 'item')
-			.map((chunk) => String(chunk.content));
-	}
+function liveText(run: Run): string[] {
+	return run.chunks.filter((chunk) => chunk.type === 'item').map((chunk) => String(chunk.content));
+}
+
+describe.each(['live', 'documented'] as const)('answers streamed in the %s dialect', (dialect) => {
+	const { ask, streamed } = emulatorIn(dialect);
 
 	test('the streamed answer is the answer without streaming, for the dialect as it comes', async () => {
 		const input = 'Tell me about café culture — briefly 😀';
@@ -118,6 +125,10 @@ describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dia
 		expect(pieces).toHaveLength(1);
 		expect(JSON.parse(pieces[0])).toEqual(whole);
 	});
+});
+
+describe.each(['live', 'documented'] as const)('streams that fail in the %s dialect', (dialect) => {
+	const { ask, streamed, asksReceived } = emulatorIn(dialect);
 
 	test("an error event fails the item with the server's message, whatever its name", async () => {
 		const run = await streamed('Go #fault=error-event');
@@ -139,8 +150,7 @@ describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dia
 			const run = await streamed(input);
 			expect(run.error()).toBeUndefined();
 			expect(run.outputs('Ask')[0].json.output).toMatch(/You said/);
-			const asks = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
-			expect(asks).toHaveLength(2);
+			expect(asksReceived()).toBe(2);
 		},
 	);
 
@@ -152,8 +162,7 @@ describe.each(['live', 'documented'] as const)('streams in the %s dialect', (dia
 		);
 		expect(error?.description).toMatch(/Run fewer asks at the same time/);
 		// Its whole schedule: the first attempt and four retries.
-		const asks = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
-		expect(asks).toHaveLength(5);
+		expect(asksReceived()).toBe(5);
 	});
 
 	test('the model that answered instead is on the item and in a hint', async () => {

@@ -118,7 +118,9 @@ describe('answer text from each source (docs/api.md#assembling-the-answer)', () 
 		]);
 		expect(output).toBe('shown');
 	});
+});
 
+describe('several model messages in one turn (docs/api.md#assembling-the-answer)', () => {
 	test('two model messages around a tool call are joined by a blank line; indexes restart', () => {
 		const { output, deltas } = read([
 			start(0, text('Let me look that up.')),
