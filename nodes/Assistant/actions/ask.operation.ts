@@ -61,41 +61,38 @@ export async function execute(
 		idleTimeoutMs: options.idleTimeoutMs,
 		retries: options.retries,
 	};
-	const answer = options.stream
-		? await askStreaming(this, request, { ...settings, pace }, itemIndex, cache)
-		: await askOnce(this, request, { ...settings, pace }, itemIndex, cache);
+	const answer = await askItem(
+		this,
+		request,
+		{ ...settings, pace, stream: options.stream },
+		itemIndex,
+		cache,
+	);
 	await addAnswerHints(this, cache, outputFormat);
 	return [{ json: answer }];
 }
 
-async function askOnce(
+/**
+ * The item's ask. Streamed, its text pieces go to a streaming execution as they come
+ * (docs/api.md#assembling-the-answer).
+ */
+async function askItem(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	settings: RequestSettings & { pace?: AttemptPace },
+	settings: RequestSettings & { pace?: AttemptPace; stream: boolean },
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<AskOutput> {
-	const result = await askAssistant(ctx, { request, stream: false, ...settings, itemIndex });
-	return await askOutput(ctx, cache, request, result);
-}
-
-/** Text pieces go to a streaming execution as they come (docs/api.md#assembling-the-answer). */
-async function askStreaming(
-	ctx: IExecuteFunctions,
-	request: AskRequest,
-	settings: RequestSettings & { pace?: AttemptPace },
-	itemIndex: number,
-	cache: RunCache,
-): Promise<AskOutput> {
-	const live = new LiveChunks(ctx, itemIndex, request.output_format !== undefined);
+	const live = settings.stream
+		? new LiveChunks(ctx, itemIndex, request.output_format !== undefined)
+		: undefined;
 	const result = await askAssistant(ctx, {
 		request,
-		stream: true,
 		...settings,
 		itemIndex,
-		onText: (delta) => live.text(delta),
+		onText: live ? (delta) => live.text(delta) : undefined,
 	});
-	live.finish(result.output);
+	live?.finish(result.output);
 	return await askOutput(ctx, cache, request, result);
 }
 

@@ -1,7 +1,34 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { apiRequest } from '../transport';
 import { apiError } from '../transport/errors';
+import { readRequestSettings } from './requestOptions';
 import type { RunCache } from './runCache';
+
+/**
+ * The execute of a list operation (List Models, List Personas): the list is read once per node
+ * run, and every item gets one output item per entry.
+ */
+export function listOperation<TEntry extends object>(key: string, path: string) {
+	return async function execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		cache: RunCache,
+	): Promise<INodeExecutionData[]> {
+		const response = await cache.once(key, () =>
+			apiRequest<Record<string, TEntry[]>>(this, {
+				method: 'GET',
+				path,
+				authenticated: true,
+				...readRequestSettings(this, itemIndex),
+			}),
+		);
+		await addListPerItemHint(this, cache);
+		return listOf(this, response, key, itemIndex).map((entry) => ({
+			json: { ...entry } as IDataObject,
+		}));
+	};
+}
 
 /** The array under `key` of a list response, or a clear error when the service sent another shape. */
 export function listOf<TKey extends string, TEntry>(

@@ -7,77 +7,64 @@ import { describeValue, invalidParameter, type ParameterContext } from './parame
  * how their value is read: shared by every node that lets the user choose a model or a persona.
  */
 
-export const modelLocator: INodeProperties = {
+/** A picker: a searchable list from the account, or an ID without spaces. */
+function locator(spec: {
+	displayName: string;
+	name: string;
+	description: string;
+	listPlaceholder: string;
+	searchListMethod: string;
+	idPlaceholder: string;
+	idError: string;
+}): INodeProperties {
+	return {
+		displayName: spec.displayName,
+		name: spec.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		description: spec.description,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: spec.listPlaceholder,
+				typeOptions: { searchListMethod: spec.searchListMethod, searchable: true },
+			},
+			{
+				displayName: 'ID',
+				name: 'id',
+				type: 'string',
+				placeholder: spec.idPlaceholder,
+				validation: [
+					{ type: 'regex', properties: { regex: '^\\S+$', errorMessage: spec.idError } },
+				],
+			},
+		],
+	};
+}
+
+export const modelLocator = locator({
 	displayName: 'Model',
 	name: 'model',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
 	description:
 		"The model that answers. Leave empty to use the assistant's default model. Values are model IDs such as anthropic:claude-haiku-4-5-20251001, or byok:… for a Bring Your Own Key model.",
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a model…',
-			typeOptions: {
-				searchListMethod: 'searchModels',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. anthropic:claude-haiku-4-5-20251001',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^\\S+$',
-						errorMessage: 'A model ID has no spaces, e.g. anthropic:claude-haiku-4-5-20251001',
-					},
-				},
-			],
-		},
-	],
-};
+	listPlaceholder: 'Select a model…',
+	searchListMethod: 'searchModels',
+	idPlaceholder: 'e.g. anthropic:claude-haiku-4-5-20251001',
+	idError: 'A model ID has no spaces, e.g. anthropic:claude-haiku-4-5-20251001',
+});
 
-export const personaLocator: INodeProperties = {
+export const personaLocator = locator({
 	displayName: 'Persona',
 	name: 'persona',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
 	description:
 		'The persona (system prompt and style) that answers. Leave empty to use the active persona.',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a persona…',
-			typeOptions: {
-				searchListMethod: 'searchPersonas',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. persona_researcher',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^\\S+$',
-						errorMessage: 'A persona ID has no spaces',
-					},
-				},
-			],
-		},
-	],
-};
+	listPlaceholder: 'Select a persona…',
+	searchListMethod: 'searchPersonas',
+	idPlaceholder: 'e.g. persona_researcher',
+	idError: 'A persona ID has no spaces',
+});
 
 /**
  * A locator's ID; undefined when empty (the assistant's default is used). Accepts the locator

@@ -22,24 +22,33 @@ const MAX_IDLE_TIMEOUT_SECONDS = 24 * 60 * 60;
 export const DEFAULT_TIMEOUT_MINUTES = DEFAULT_TIMEOUT_MS / MS_PER_MINUTE;
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = DEFAULT_IDLE_TIMEOUT_MS / MS_PER_SECOND;
 
-export const timeoutOption: INodeProperties = {
-	displayName: 'Timeout (Minutes)',
-	name: 'timeoutMinutes',
-	type: 'number',
-	default: DEFAULT_TIMEOUT_MINUTES,
-	typeOptions: { minValue: 0.01, maxValue: MAX_TIMEOUT_MINUTES, numberPrecision: 2 },
-	description:
-		'How long the whole call may take, retries included. Answers can take minutes while the assistant uses tools.',
-};
+/** A duration option in the unit a person reads (minutes or seconds), from 0.01 to `max`. */
+function durationOption(
+	displayName: string,
+	name: string,
+	defaultValue: number,
+	max: number,
+	description: string,
+): INodeProperties {
+	const typeOptions = { minValue: 0.01, maxValue: max, numberPrecision: 2 };
+	return { displayName, name, type: 'number', default: defaultValue, typeOptions, description };
+}
 
-export const idleTimeoutOption: INodeProperties = {
-	displayName: 'Idle Timeout (Seconds)',
-	name: 'idleTimeoutSeconds',
-	type: 'number',
-	default: DEFAULT_IDLE_TIMEOUT_SECONDS,
-	typeOptions: { minValue: 0.01, maxValue: MAX_IDLE_TIMEOUT_SECONDS, numberPrecision: 2 },
-	description: 'How long a stream may stay silent between chunks before the item fails',
-};
+export const timeoutOption = durationOption(
+	'Timeout (Minutes)',
+	'timeoutMinutes',
+	DEFAULT_TIMEOUT_MINUTES,
+	MAX_TIMEOUT_MINUTES,
+	'How long the whole call may take, retries included. Answers can take minutes while the assistant uses tools.',
+);
+
+export const idleTimeoutOption = durationOption(
+	'Idle Timeout (Seconds)',
+	'idleTimeoutSeconds',
+	DEFAULT_IDLE_TIMEOUT_SECONDS,
+	MAX_IDLE_TIMEOUT_SECONDS,
+	'How long a stream may stay silent between chunks before the item fails',
+);
 
 export const retriesOption: INodeProperties = {
 	displayName: 'Retries',

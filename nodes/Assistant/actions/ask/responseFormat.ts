@@ -126,42 +126,43 @@ function checkedSchemaRoot(
 	itemIndex: number,
 	schema: unknown,
 ): OutputFormatSchema {
-	if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-		throw invalidParameter(
-			ctx,
-			itemIndex,
-			'JSON Schema must be an object schema',
-			'The root must look like {"type": "object", "properties": {...}}.',
-		);
+	const problem = schemaRootProblem(schema);
+	if (problem) throw invalidParameter(ctx, itemIndex, problem.message, problem.fix);
+	return schema as OutputFormatSchema;
+}
+
+/** What is wrong with a schema's root, and how to fix it; undefined when nothing is. */
+function schemaRootProblem(schema: unknown): { message: string; fix: string } | undefined {
+	const isObject = (value: unknown) =>
+		typeof value === 'object' && value !== null && !Array.isArray(value);
+	if (!isObject(schema)) {
+		return {
+			message: 'JSON Schema must be an object schema',
+			fix: 'The root must look like {"type": "object", "properties": {...}}.',
+		};
 	}
 	const root = schema as Record<string, unknown>;
 	if (root.type !== 'object') {
-		throw invalidParameter(
-			ctx,
-			itemIndex,
-			`JSON Schema's root must have "type": "object" (found ${JSON.stringify(root.type) ?? 'no type'})`,
-			'The assistant returns an object: wrap other shapes in a property, e.g. {"type": "object", "properties": {"items": {"type": "array", "items": {...}}}}.',
-		);
+		return {
+			message: `JSON Schema's root must have "type": "object" (found ${JSON.stringify(root.type) ?? 'no type'})`,
+			fix: 'The assistant returns an object: wrap other shapes in a property, e.g. {"type": "object", "properties": {"items": {"type": "array", "items": {...}}}}.',
+		};
 	}
-	const properties = root.properties;
-	if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) {
-		throw invalidParameter(
-			ctx,
-			itemIndex,
-			'JSON Schema\'s root needs "properties", an object',
-			'List the fields you want, e.g. "properties": {"summary": {"type": "string"}}.',
-		);
+	if (!isObject(root.properties)) {
+		return {
+			message: 'JSON Schema\'s root needs "properties", an object',
+			fix: 'List the fields you want, e.g. "properties": {"summary": {"type": "string"}}.',
+		};
 	}
+	const { required } = root;
 	if (
-		root.required !== undefined &&
-		(!Array.isArray(root.required) || root.required.some((entry) => typeof entry !== 'string'))
+		required !== undefined &&
+		(!Array.isArray(required) || required.some((entry) => typeof entry !== 'string'))
 	) {
-		throw invalidParameter(
-			ctx,
-			itemIndex,
-			'JSON Schema\'s "required" must be a list of property names',
-			'e.g. "required": ["summary"].',
-		);
+		return {
+			message: 'JSON Schema\'s "required" must be a list of property names',
+			fix: 'e.g. "required": ["summary"].',
+		};
 	}
-	return root as OutputFormatSchema;
+	return undefined;
 }
