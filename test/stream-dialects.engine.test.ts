@@ -138,6 +138,16 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 		expect(JSON.stringify(error)).not.toContain(TOKEN);
 	});
 
+	test('a streaming workflow is told when the answer fails after it began', async () => {
+		const run = await streamed('Go #fault=error-event', {}, true);
+		const types = run.chunks.map((chunk) => chunk.type);
+		expect(types[0]).toBe('begin');
+		expect(types.at(-1)).toBe('error');
+		// n8n sends the failed node's description: what to do, never the token.
+		expect(String(run.chunks.at(-1)?.content)).toBe(run.error()?.description);
+		expect(JSON.stringify(run.chunks)).not.toContain(TOKEN);
+	});
+
 	test('a stream that closes without End fails as incomplete, never as a partial answer', async () => {
 		const run = await streamed('Go #fault=no-end');
 		expect(run.error()?.message).toBe('The stream ended before the answer was complete');
