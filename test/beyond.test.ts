@@ -197,17 +197,20 @@ describe('deprecated models are answered by their successor (docs/api.md#catalog
 		return taskData?.hints ?? [];
 	}
 
+	/** `count` items asking openai:gpt-4o-mini, which the catalog lists as deprecated. */
+	async function askDeprecatedModel(count: number, options: IDataObject = {}) {
+		const items = Array.from({ length: count }, () => ({}));
+		const ask = {
+			operation: 'ask',
+			input: 'old model',
+			model: rl('openai:gpt-4o-mini'),
+			options,
+		} as INodeParameters;
+		return await runNodes(items, [await node('Ask', ask)]);
+	}
+
 	test('a deprecated model is answered by its successor, with a hint naming it', async () => {
-		const run = await runNodes(
-			[{}, {}],
-			[
-				await node('Ask', {
-					operation: 'ask',
-					input: 'old model',
-					model: rl('openai:gpt-4o-mini'),
-				}),
-			],
-		);
+		const run = await askDeprecatedModel(2);
 		for (const output of run.outputs('Ask')) {
 			expect(output.json.output).toMatch(/^\[model=openai:gpt-5-mini /);
 		}
@@ -219,17 +222,7 @@ describe('deprecated models are answered by their successor (docs/api.md#catalog
 	});
 
 	test('with Replace Deprecated Model off, the chosen model is sent, and the hint still names the successor', async () => {
-		const run = await runNodes(
-			[{}],
-			[
-				await node('Ask', {
-					operation: 'ask',
-					input: 'old model',
-					model: rl('openai:gpt-4o-mini'),
-					options: { useSuccessor: false },
-				}),
-			],
-		);
+		const run = await askDeprecatedModel(1, { useSuccessor: false });
 		expect(run.outputs('Ask')[0].json.output).toMatch(/^\[model=openai:gpt-4o-mini /);
 		expect(hintsOf(run, 'Ask').map((hint) => hint.message)).toContainEqual(
 			expect.stringMatching(/its successor is "openai:gpt-5-mini"/),

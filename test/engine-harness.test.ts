@@ -9,8 +9,6 @@ import path from 'node:path';
 import type { INode } from 'n8n-workflow';
 
 import {
-	type EngineCredential,
-	type LoadedPackage,
 	callListSearch,
 	chain,
 	itemsNode,
@@ -18,6 +16,9 @@ import {
 	manualTrigger,
 	runWorkflow,
 	testCredential,
+	workflowNode,
+	type EngineCredential,
+	type LoadedPackage,
 } from './helpers/engine';
 
 const TOKEN = 'good-token-s3cr3t';
@@ -95,16 +96,10 @@ beforeEach(() => {
 });
 
 function echoNode(parameters: INode['parameters'], extra: Partial<INode> = {}): INode {
-	return {
-		id: 'echo',
-		name: 'Echo',
-		type: pkg.nodeType('echo'),
-		typeVersion: 1,
-		position: [400, 0],
-		parameters,
+	return workflowNode('Echo', pkg.nodeType('echo'), parameters, {
 		credentials: { echoApi: { id: 'cred-1', name: 'Echo account' } },
 		...extra,
-	};
+	});
 }
 
 function echoWorkflow(parameters: INode['parameters'], extra: Partial<INode> = {}) {

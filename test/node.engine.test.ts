@@ -4,7 +4,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from './emulator/server';
 import {
@@ -632,19 +632,21 @@ describe('every item yields one output item, and the token appears nowhere', () 
 });
 
 describe('a streaming execution receives the answer as it is written (docs/api.md#streams)', () => {
-	test('each text chunk is forwarded as it arrives: begin, items, end; they join to the answer', async () => {
+	/** One Ask with these parameters in an execution that streams (a Webhook that streams, say). */
+	async function inStreamingExecution(parameters: IDataObject) {
 		const pkg = await assistantPackage();
-		const run = await runWithItems(
+		return await runWithItems(
 			[{}],
-			[
-				assistantNode(pkg, 'Ask', {
-					operation: 'ask',
-					input: 'Stream this to me please',
-					options: { stream: true },
-				}),
-			],
+			[assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters } as INodeParameters)],
 			{ credentials: [credential], streaming: true },
 		);
+	}
+
+	test('each text chunk is forwarded as it arrives: begin, items, end; they join to the answer', async () => {
+		const run = await inStreamingExecution({
+			input: 'Stream this to me please',
+			options: { stream: true },
+		});
 		const output = run.outputs('Ask')[0].json.output as string;
 		const mine = run.chunks.filter((chunk) => (chunk.metadata as IDataObject)?.nodeName === 'Ask');
 		expect(mine[0].type).toBe('begin');
@@ -655,38 +657,19 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	});
 
 	test('structured output is sent once, whole, at the end', async () => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[
-				assistantNode(pkg, 'Ask', {
-					operation: 'ask',
-					input: 'Summarize',
-					responseFormat: 'jsonSchema',
-					jsonSchema: JSON.stringify({
-						type: 'object',
-						properties: { summary: { type: 'string' } },
-					}),
-					options: { stream: true },
-				}),
-			],
-			{ credentials: [credential], streaming: true },
-		);
+		const run = await inStreamingExecution({
+			input: 'Summarize',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+			options: { stream: true },
+		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
 		expect(items).toHaveLength(1);
 		expect(JSON.parse(String(items[0].content))).toEqual(run.outputs('Ask')[0].json.output);
 	});
 
 	test('without the Stream option nothing is forwarded', async () => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })],
-			{
-				credentials: [credential],
-				streaming: true,
-			},
-		);
+		const run = await inStreamingExecution({ input: 'hi' });
 		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
 	});
 });

@@ -19,6 +19,7 @@ import {
 	manualTrigger,
 	runWorkflow,
 	testCredential,
+	workflowNode,
 	type EngineCredential,
 	type LoadedPackage,
 	type RunResult,
@@ -104,18 +105,12 @@ beforeEach(() => {
 // ——— helpers ———
 
 function assistant(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
-	return {
-		id: name,
-		name,
-		type: pkg.nodeType('assistant'),
-		typeVersion: 1,
-		position: [400, 0],
-		parameters: parameters as INodeParameters,
+	return workflowNode(name, pkg.nodeType('assistant'), parameters as INodeParameters, {
 		credentials: {
 			assistantApi: { id: credential.id ?? null, name: credential.name ?? 'Assistant' },
 		},
 		...extra,
-	};
+	});
 }
 
 function rl(value: string, mode: 'list' | 'id' = 'id'): IDataObject {

@@ -14,6 +14,7 @@ import {
 	loadPackage,
 	manualTrigger,
 	runWorkflow,
+	workflowNode,
 	type EngineCredential,
 	type LoadedPackage,
 	type RunOptions,
@@ -47,16 +48,10 @@ export function assistantNode(
 	parameters: INodeParameters,
 	extra: Partial<INode> = {},
 ): INode {
-	return {
-		id: name,
-		name,
-		type: pkg.nodeType('assistant'),
-		typeVersion: 1,
-		position: [400, 0],
-		parameters,
+	return workflowNode(name, pkg.nodeType('assistant'), parameters, {
 		credentials: { assistantApi: { id: 'assistant-emulator', name: 'Assistant (emulator)' } },
 		...extra,
-	};
+	});
 }
 
 /** Trigger → items → the given nodes, run in the engine. */

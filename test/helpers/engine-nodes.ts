@@ -58,6 +58,8 @@ class NoOp implements INodeType {
 	}
 }
 
+// Each test node type declares the fields every n8n node type has (as NoOp above does): the
+// engine reads them, so the descriptions share their shape.
 /**
  * Emits the items of its `items` parameter (a JSON array of objects, or an expression returning
  * one), once per run, each paired with the first input item.

@@ -479,29 +479,26 @@ export async function testCredential(
 	});
 }
 
+/** A node of a harness workflow (version 1; where it sits on the canvas does not matter here). */
+export function workflowNode(
+	name: string,
+	type: string,
+	parameters: INodeParameters,
+	extra: Partial<INode> = {},
+): INode {
+	return { id: name, name, type, typeVersion: 1, position: [0, 0], parameters, ...extra };
+}
+
 /** A Manual Trigger node (the start of every harness workflow). */
 export function manualTrigger(name = 'Trigger'): INode {
-	return {
-		id: name,
-		name,
-		type: MANUAL_TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
+	return workflowNode(name, MANUAL_TRIGGER_TYPE, {});
 }
 
 /** A `test.items` node emitting these items (its `items` may also be an `={{ ... }}` expression). */
 export function itemsNode(items: IDataObject[] | string, name = 'Items'): INode {
-	const value = typeof items === 'string' ? items : JSON.stringify(items);
-	return {
-		id: name,
-		name,
-		type: TEST_ITEMS_TYPE,
-		typeVersion: 1,
-		position: [200, 0],
-		parameters: { items: value },
-	};
+	return workflowNode(name, TEST_ITEMS_TYPE, {
+		items: typeof items === 'string' ? items : JSON.stringify(items),
+	});
 }
 
 /** Connects the nodes one after the other (main output 0 → main input 0). */

@@ -11,6 +11,28 @@ const assert = require('node:assert/strict');
 const { CREDENTIAL_NAME, CUSTOM_TYPES, nodeOutput } = require('../n8n-client');
 const { asks, emulatorGet } = require('../env');
 
+/**
+ * A list example (List Models, List Personas): one item per entry, as the emulator lists them.
+ * @param {string} id  the check's id, also the example's file name
+ * @param {string} nodeName
+ * @param {string} noun
+ * @param {(env: import('../env').E2eEnv) => any[]} expected
+ * @param {string} key  the field each entry is named by in the PASS line
+ * @returns {import('../env').Check}
+ */
+function listCheck(id, nodeName, noun, expected, key) {
+	return {
+		id,
+		name: `workflow "Assistant: ${nodeName.toLowerCase()}": one item per ${noun}, as the API lists them`,
+		run: async (env) => {
+			const { run } = await env.runExample(id);
+			const items = nodeOutput(run.runData, nodeName);
+			assert.deepEqual(items, expected(env));
+			return `${items.length} ${noun}s: ${items.map((/** @type {any} */ entry) => entry[key]).join(', ')}`;
+		},
+	};
+}
+
 /** @type {import('../env').Check[]} */
 module.exports = [
 	{
@@ -151,26 +173,8 @@ module.exports = [
 			return `output: ${JSON.stringify(item.output)}`;
 		},
 	},
-	{
-		id: 'list-models',
-		name: 'workflow "Assistant: list models": one item per model, as the API lists them',
-		run: async (env) => {
-			const { run } = await env.runExample('list-models');
-			const items = nodeOutput(run.runData, 'List Models');
-			assert.deepEqual(items, env.emulatorModels);
-			return `${items.length} models: ${items.map((/** @type {any} */ model) => model.model_name).join(', ')}`;
-		},
-	},
-	{
-		id: 'list-personas',
-		name: 'workflow "Assistant: list personas": one item per persona',
-		run: async (env) => {
-			const { run } = await env.runExample('list-personas');
-			const items = nodeOutput(run.runData, 'List Personas');
-			assert.deepEqual(items, env.emulatorPersonas);
-			return `${items.length} personas: ${items.map((/** @type {any} */ persona) => persona.id).join(', ')}`;
-		},
-	},
+	listCheck('list-models', 'List Models', 'model', (env) => env.emulatorModels, 'model_name'),
+	listCheck('list-personas', 'List Personas', 'persona', (env) => env.emulatorPersonas, 'id'),
 	{
 		id: 'get-catalog',
 		name: 'workflow "Assistant: get the public catalog": one item per catalog model, fetched without the token',
