@@ -135,7 +135,7 @@ async function streamedAnswer(attempt: Attempt, call: AskCall): Promise<AskResul
 		result = answer.result();
 	} catch (error) {
 		// result() throws nothing but StreamAnswerErrors.
-		throw streamFailure(attempt.scope, error as StreamAnswerError);
+		throw streamFailure(attempt.scope, error as StreamAnswerError, opened.headers);
 	}
 	const conversationId =
 		headerValue(opened.headers, 'x-conversation-id') || result.conversationId || null;
@@ -146,6 +146,7 @@ async function streamedAnswer(attempt: Attempt, call: AskCall): Promise<AskResul
 function streamFailure(
 	scope: FailureScope,
 	failure: StreamAnswerError,
+	headers: ResponseHeaders,
 ): RetryableFailure | NodeApiError {
 	const { node, request, secret } = scope;
 	const said = redact(failure.serverMessage ?? '', secret);
@@ -153,7 +154,12 @@ function streamFailure(
 		case 'error-event':
 			// Before any answer text, a full session pool is waited out like its HTTP form.
 			if (isSessionPoolMessage(said) && !failure.afterText) {
-				return new RetryableFailure('session-pool', sessionPoolError(scope, undefined, said));
+				// The stream's headers may carry the server's Retry-After.
+				return new RetryableFailure(
+					'session-pool',
+					sessionPoolError(scope, undefined, said),
+					headers,
+				);
 			}
 			return apiError(
 				node,

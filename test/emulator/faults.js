@@ -25,6 +25,7 @@ const http = require('node:http');
  * @property {boolean} resetMidStream
  * @property {string | null} errorEvent  message of an error event that cuts the stream short
  * @property {boolean} errorBeforeText  the error event comes before any answer text
+ * @property {string | null} retryAfter  Retry-After on the stream's headers (a pool-busy-event asked for it)
  * @property {boolean} noEnd
  * @property {boolean} crlf
  * @property {'empty' | 'top' | null} endForm  end-empty, end-extra: End's form, whatever the shape
@@ -131,6 +132,7 @@ function planFaults(faults) {
 		resetMidStream: false,
 		errorEvent: null,
 		errorBeforeText: false,
+		retryAfter: null,
 		noEnd: false,
 		crlf: false,
 		endForm: null,
@@ -167,6 +169,7 @@ function addToPlan(plan, fault) {
 		case 'pool-busy-event':
 			plan.errorEvent = fault.message ?? POOL_BUSY_MESSAGE;
 			plan.errorBeforeText = true;
+			plan.retryAfter = fault.retryAfter ?? null;
 			return;
 		case 'all-variants':
 			Object.assign(plan, { crlf: true, unknownEvents: true, splitBytes: true, endForm: 'top' });
@@ -328,8 +331,11 @@ function terminalResponse(fault) {
 				status: fault.status ?? 500,
 				message: fault.message ?? POOL_EVICT_MESSAGE,
 			});
-		case 'pool-busy-200':
-			return jsonResponse(200, { error: fault.message ?? POOL_BUSY_MESSAGE });
+		case 'pool-busy-200': {
+			const response = jsonResponse(200, { error: fault.message ?? POOL_BUSY_MESSAGE });
+			if (fault.retryAfter !== undefined) response.headers['retry-after'] = fault.retryAfter;
+			return response;
+		}
 		default:
 			return fakeSuccessResponse(fault);
 	}

@@ -28,6 +28,7 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 	/** @type {Record<string, string>} */
 	const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 	if (!plan.noHeaderId) headers['x-conversation-id'] = answer.conversation.id;
+	if (plan.retryAfter !== null) headers['retry-after'] = plan.retryAfter;
 	writeHead(res, 200, { ...headers, ...answer.headers });
 	res.flushHeaders();
 	await wait(delayMs, signal);
