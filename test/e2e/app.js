@@ -331,23 +331,19 @@ function installPackage(userFolder) {
  */
 
 /**
- * Starts n8n in its own process group and waits until it is ready: `n8n start` (the main
- * instance: editor, REST API, webhooks) by default, or `n8n worker` for queue mode (then `port`
- * is its health-check server's, and readiness means connected to the database and Redis).
- * @param {{userFolder: string, extensionsDir?: string, port?: number, timeoutMs?: number, env?: Record<string, string>, worker?: {concurrency: number}}} options
- * @returns {Promise<N8nInstance>}
+ * Spawns `command` in its own process group (so that stopping it stops its children too), its
+ * output appended to `logFile`; `hasExited` says how it ended once it has.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{logFile: string, cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number}} options
  */
-async function startN8n(options) {
-	const port = options.port ?? (await freePort());
-	fs.mkdirSync(options.userFolder, { recursive: true });
-	const logFile = path.join(options.userFolder, 'n8n.log');
-	const out = fs.openSync(logFile, 'a');
-	const env = n8nEnv(options, port, await freePort());
-	const worker = options.worker;
-	const args = worker ? ['worker', `--concurrency=${worker.concurrency}`] : ['start'];
-	const child = spawn(nodeBin(), [n8nBin(), ...args], {
-		cwd: options.userFolder,
-		env,
+function spawnLogged(command, args, options) {
+	const out = fs.openSync(options.logFile, 'a');
+	const child = spawn(command, args, {
+		cwd: options.cwd,
+		env: options.env,
+		uid: options.uid,
+		gid: options.gid,
 		stdio: ['ignore', out, out],
 		detached: true,
 	});
@@ -360,13 +356,35 @@ async function startN8n(options) {
 			resolve(exited);
 		});
 	});
+	return { child, exitPromise, hasExited: () => exited };
+}
+
+/**
+ * Starts n8n in its own process group and waits until it is ready: `n8n start` (the main
+ * instance: editor, REST API, webhooks) by default, or `n8n worker` for queue mode (then `port`
+ * is its health-check server's, and readiness means connected to the database and Redis).
+ * @param {{userFolder: string, extensionsDir?: string, port?: number, timeoutMs?: number, env?: Record<string, string>, worker?: {concurrency: number}}} options
+ * @returns {Promise<N8nInstance>}
+ */
+async function startN8n(options) {
+	const port = options.port ?? (await freePort());
+	fs.mkdirSync(options.userFolder, { recursive: true });
+	const logFile = path.join(options.userFolder, 'n8n.log');
+	const env = n8nEnv(options, port, await freePort());
+	const worker = options.worker;
+	const args = worker ? ['worker', `--concurrency=${worker.concurrency}`] : ['start'];
+	const { child, exitPromise, hasExited } = spawnLogged(nodeBin(), [n8nBin(), ...args], {
+		logFile,
+		cwd: options.userFolder,
+		env,
+	});
 	const url = `http://127.0.0.1:${port}`;
 
 	let stopped = false;
 	const stop = async () => {
 		if (stopped) return;
 		stopped = true;
-		if (exited) return;
+		if (hasExited()) return;
 		// The whole group: n8n and its task runner.
 		killGroup(child.pid, 'SIGTERM');
 		const done = await Promise.race([
@@ -384,7 +402,7 @@ async function startN8n(options) {
 	registerCleanup(stop);
 	await waitUntilReady(url, {
 		worker: Boolean(worker),
-		exited: () => exited,
+		exited: hasExited,
 		logFile,
 		stop,
 		timeoutMs: options.timeoutMs ?? 180_000,
@@ -576,6 +594,7 @@ module.exports = {
 	stageExtension,
 	installPackage,
 	startN8n,
+	spawnLogged,
 	registerCleanup,
 	cleanupAll,
 	isStopping,

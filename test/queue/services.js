@@ -10,7 +10,7 @@
  * Debian package creates; otherwise as the current user.
  */
 
-const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const { spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
@@ -87,32 +87,18 @@ function postgresIdentity() {
  * @param {{logFile: string, uid?: number, gid?: number, signal: NodeJS.Signals}} options
  */
 function startProcess(command, args, options) {
-	const out = fs.openSync(options.logFile, 'a');
-	const child = spawn(command, args, {
-		stdio: ['ignore', out, out],
-		detached: true,
-		uid: options.uid,
-		gid: options.gid,
-	});
-	fs.closeSync(out);
-	let exited = /** @type {string | null} */ (null);
-	const exitPromise = new Promise((resolve) => {
-		child.on('exit', (code, signal) => {
-			exited = `exit ${code ?? signal}`;
-			resolve(exited);
-		});
-	});
+	const { child, exitPromise, hasExited } = app.spawnLogged(command, args, options);
 	const stop = async () => {
-		if (exited || !child.pid) return;
+		if (hasExited() || !child.pid) return;
 		process.kill(child.pid, options.signal);
 		const done = await Promise.race([
 			exitPromise.then(() => true),
 			sleep(15_000).then(() => false),
 		]);
-		if (!done && !exited) process.kill(child.pid, 'SIGKILL');
+		if (!done && !hasExited()) process.kill(child.pid, 'SIGKILL');
 	};
 	app.registerCleanup(stop);
-	return { child, stop, hasExited: () => exited };
+	return { child, stop, hasExited };
 }
 
 /**
