@@ -16,6 +16,9 @@ import { chatModelProperties } from './description';
 import { loadAiNodeSdk } from './sdk';
 
 export class AssistantChatModel implements INodeType {
+	// Written out like the Assistant node's, not shared with it: n8n's community-node lint rules
+	// and its package scanner read these fields (icon, credentials and their test) as literals of
+	// each node class.
 	description: INodeTypeDescription = {
 		displayName: 'Assistant Chat Model',
 		name: 'assistantChatModel',
