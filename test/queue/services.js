@@ -12,6 +12,7 @@
 
 const { spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
@@ -123,21 +124,20 @@ async function waitUntilReady(probe, options) {
 }
 
 /**
- * A fresh PostgreSQL cluster in `dir` (trust authentication on loopback and its own socket
+ * A fresh PostgreSQL cluster (see clusterFolder; trust authentication on loopback, its own socket
  * folder, nothing else listens) with an empty database for n8n.
- * @param {string} dir
+ * @param {string} preferredDir  under the repository's .cache/
  * @returns {Promise<Service & {database: string, user: string}>}
  */
-async function startPostgres(dir) {
+async function startPostgres(preferredDir) {
 	const bin = /** @type {string} */ (postgresBinDir());
 	const identity = postgresIdentity();
+	const dir = clusterFolder(preferredDir, identity);
 	const dataDir = path.join(dir, 'data');
-	fs.rmSync(dir, { recursive: true, force: true });
-	fs.mkdirSync(dataDir, { recursive: true });
-	if (identity.uid !== undefined)
-		fs.chownSync(dir, identity.uid, /** @type {number} */ (identity.gid));
-	if (identity.uid !== undefined)
+	fs.mkdirSync(dataDir);
+	if (identity.uid !== undefined) {
 		fs.chownSync(dataDir, identity.uid, /** @type {number} */ (identity.gid));
+	}
 	const logFile = path.join(dir, 'postgres.log');
 	const initdb = spawnSync(
 		path.join(bin, 'initdb'),
@@ -189,6 +189,27 @@ async function startPostgres(dir) {
 		database: DATABASE,
 		user: DATABASE_USER,
 	};
+}
+
+/**
+ * A fresh, empty folder for the cluster that PostgreSQL's user can write to: `preferred` (under
+ * the repository's .cache/), or, when that user cannot reach it (a clone in root's home folder),
+ * a private folder in the system's temporary folder, removed at the end.
+ * @param {string} preferred
+ * @param {{uid?: number, gid?: number}} identity
+ */
+function clusterFolder(preferred, identity) {
+	fs.rmSync(preferred, { recursive: true, force: true });
+	fs.mkdirSync(preferred, { recursive: true });
+	if (identity.uid === undefined) return preferred;
+	fs.chownSync(preferred, identity.uid, /** @type {number} */ (identity.gid));
+	const reachable = spawnSync('test', ['-w', preferred], { ...identity }).status === 0;
+	if (reachable) return preferred;
+	const fallback = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-assistant-queue-pg-'));
+	fs.chownSync(fallback, identity.uid, /** @type {number} */ (identity.gid));
+	app.registerCleanup(() => fs.rmSync(fallback, { recursive: true, force: true }));
+	app.log(`PostgreSQL: its user cannot reach ${preferred}; its data goes to ${fallback}`);
+	return fallback;
 }
 
 /**
