@@ -23,7 +23,10 @@ export async function catalogRow({ items, runs }: CatalogOptions): Promise<Row> 
 	try {
 		const pkg = await assistantPackage();
 		const credential = emulatorCredential(emulator.baseUrl, TOKEN);
-		const node = assistantNode(pkg, 'Catalog', { operation: 'getCatalog' });
+		const node = assistantNode(pkg, 'Catalog', {
+			operation: 'getCatalog',
+			catalogOutput: 'catalog',
+		});
 		const inputs = Array.from({ length: items }, (_, i) => ({ i }));
 		const counts: number[] = [];
 		const wall: number[] = [];
