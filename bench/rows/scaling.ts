@@ -21,6 +21,8 @@ import { startWorkerEmulator } from '../lib/workerEmulator';
 const TOKEN = 'bench-token-0123456789abcdef';
 const TOLERANCE = 0.15;
 const ANSWER_CHARS = 1024;
+/** The emulator's answer repeats the input: a question of about 1 KB gets an answer of 1 KB. */
+const FILLER = ' and the rest of a long question'.repeat(32);
 
 export interface ScalingOptions {
 	sizes: [number, number];
@@ -65,7 +67,7 @@ export async function scalingRow({ sizes, concurrency, runs }: ScalingOptions): 
 
 		const measure = async (side: Side, items: number): Promise<PerItem> => {
 			const inputs = Array.from({ length: items }, (_, i) => ({
-				q: `Scaling question ${i} #long=${ANSWER_CHARS}`,
+				q: `Scaling question ${i}${FILLER}`,
 			}));
 			await emulator.reset();
 			collectGarbage();
@@ -138,7 +140,7 @@ function scalingResult(
 			? undefined
 			: `per item at ${large} vs ${small}: time ${fmtRatio(timeRatio)}, memory ${fmtRatio(memoryRatio)} (more than ${TOLERANCE * 100} % apart)`,
 		details: [
-			`Ask (Input \`={{ $json.q }}\` with \`#long=${ANSWER_CHARS}\`, so each answer is about 1 KB; Options > Concurrency ${concurrency}) over ${small} and ${large} items in the engine, the emulator in a worker thread answering at once. Time per item: the workflow's wall time / items. Memory per item: \`heapUsed + external\` after a full GC with the run's result still held, minus the same before the run, / items. ${runs} runs each, sizes alternated; medians.`,
+			`Ask (Input \`={{ $json.q }}\`, questions of about 1 KB that the emulator repeats in its answer, so each answer is over ${ANSWER_CHARS} characters; Options > Concurrency ${concurrency}) over ${small} and ${large} items in the engine, the emulator in a worker thread answering at once. Time per item: the workflow's wall time / items. Memory per item: \`heapUsed + external\` after a full GC with the run's result still held, minus the same before the run, / items. ${runs} runs each, sizes alternated; medians.`,
 			`Node per run: ×${small}: ${all(`node:${small}`)}; ×${large}: ${all(`node:${large}`)}.`,
 			`Minimal n8n node (same helper, same concurrency) per run: ×${small}: ${all(`bare:${small}`)}; ×${large}: ${all(`bare:${large}`)}; its ratios: time ${fmtRatio(us(`bare:${large}`) / us(`bare:${small}`))}, memory ${fmtRatio(kb(`bare:${large}`) / kb(`bare:${small}`))}.`,
 		],
