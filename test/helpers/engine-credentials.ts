@@ -21,6 +21,8 @@ import type {
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow, isExpression } from 'n8n-workflow';
 
+import { fakeNode } from './fake-node';
+
 export interface EngineCredential {
 	id?: string;
 	name?: string;
@@ -29,14 +31,11 @@ export interface EngineCredential {
 }
 
 /** A node the helper resolves credential expressions on. */
-const resolverNode: INode = {
+const resolverNode: INode = fakeNode({
 	id: 'harness-credential-resolver',
 	name: 'Credential Resolver',
 	type: 'n8n-nodes-base.noOp',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+});
 
 function unsupported(what: string): never {
 	throw new Error(`Engine harness: ${what} is not supported (this package does not use it)`);

@@ -12,6 +12,8 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
+import { fakeNode } from './fake-node';
+
 /** What the test's server answers: the status and a JSON body (sent as text). */
 export interface FakeAnswer {
 	statusCode: number;
@@ -29,14 +31,7 @@ export interface FakeContextOptions {
 	credentials?: { baseUrl: string; accessToken: string };
 }
 
-export const FAKE_NODE: INode = {
-	id: 'assistant-under-test',
-	name: 'Assistant',
-	type: 'n8n-nodes-assistant.assistant',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+export const FAKE_NODE: INode = fakeNode({ id: 'assistant-under-test', name: 'Assistant' });
 
 /** The context, and every request the node sent through it, in order. */
 export function fakeExecuteContext(options: FakeContextOptions): {

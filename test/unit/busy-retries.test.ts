@@ -3,8 +3,6 @@
  * caused costs the item no retry; one with nothing else of the run in flight is a retry as any;
  * neither waits past the deadline.
  */
-import type { INode } from 'n8n-workflow';
-
 import { AdaptivePace, type AttemptPace } from '../../nodes/Assistant/transport/adaptivePace';
 import {
 	RetryableFailure,
@@ -14,15 +12,9 @@ import {
 import { RequestLifetime } from '../../nodes/Assistant/transport/lifetime';
 import type { AssistantContext } from '../../nodes/Assistant/transport/request';
 import { withRetries } from '../../nodes/Assistant/transport/retryLoop';
+import { fakeNode } from '../helpers/fake-node';
 
-const node: INode = {
-	id: '1',
-	name: 'Ask',
-	type: 'n8n-nodes-assistant.assistant',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = fakeNode({ id: '1' });
 const ctx = { logger: { debug: () => undefined } } as unknown as AssistantContext;
 const never = new AbortController().signal;
 
@@ -93,6 +85,8 @@ describe('busy answers under the pace', () => {
 		const pace = new AdaptivePace(4);
 		const others = await othersInFlight(pace, 1);
 		const scope = scopeWith(pace.lane(0), 2);
+		// Set up as the first test is, with a short deadline: each test states its own pace and
+		// lifetime so its numbers read where they are asserted.
 		const lifetime = new RequestLifetime(2_000);
 		let attempts = 0;
 		const started = Date.now();

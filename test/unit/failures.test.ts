@@ -1,6 +1,4 @@
 /** Failed responses -> errors: one clean sentence each, the server's words once, no token. */
-import type { INode } from 'n8n-workflow';
-
 import {
 	inBandFailure,
 	RetryableFailure,
@@ -8,16 +6,10 @@ import {
 	type FailureScope,
 } from '../../nodes/Assistant/transport/failures';
 import { isSessionPoolMessage, serverMessage } from '../../nodes/Assistant/transport/serverMessage';
+import { fakeNode } from '../helpers/fake-node';
 
 const TOKEN = 'sk-secret-token-1234';
-const node: INode = {
-	id: '1',
-	name: 'Ask',
-	type: 'n8n-nodes-assistant.assistant',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = fakeNode({ id: '1' });
 const scope: FailureScope = {
 	node,
 	request: { method: 'POST', path: '/assistant/ask', authenticated: true, itemIndex: 3 },

@@ -1,15 +1,7 @@
-import type { INode } from 'n8n-workflow';
-
 import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
+import { fakeNode } from '../helpers/fake-node';
 
-const NODE: INode = {
-	id: 'unit',
-	name: 'Ask',
-	type: 'n8n-nodes-assistant.assistant',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const NODE = fakeNode();
 
 /**
  * The two things a parameter check asks of n8n: the node (for the error) and a parameter's value
