@@ -58,33 +58,26 @@ function sdkResolves(): boolean {
 
 const sdkAvailable = sdkResolves();
 
-(sdkAvailable ? test : test.skip)('with the SDK, the chat model answers', async () => {
-	const pkg = await assistantPackage();
-	const run = await runChatModel(
-		pkg,
+/** The chat model asked "Hello" through LangChain's invoke, with or without the SDK. */
+async function invokeChatModel() {
+	return await runChatModel(
+		await assistantPackage(),
 		'invoke',
 		[{ role: 'user', content: 'Hello' }],
 		{},
-		{
-			credentials: [credential],
-		},
+		{ credentials: [credential] },
 	);
+}
+
+(sdkAvailable ? test : test.skip)('with the SDK, the chat model answers', async () => {
+	const run = await invokeChatModel();
 	expect(run.outputs('Consumer')[0].json.text).toContain('You said: "Hello"');
 });
 
 (sdkAvailable ? test.skip : test)(
 	'without the SDK, only using the chat model fails, naming the n8n version it needs',
 	async () => {
-		const pkg = await assistantPackage();
-		const run = await runChatModel(
-			pkg,
-			'invoke',
-			[{ role: 'user', content: 'Hello' }],
-			{},
-			{
-				credentials: [credential],
-			},
-		);
+		const run = await invokeChatModel();
 		const error = run.error() as (Error & { description?: string }) | undefined;
 		expect(`${error?.message} ${error?.description}`).toContain(
 			'The Assistant Chat Model needs n8n 2.16 or newer',

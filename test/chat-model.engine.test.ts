@@ -13,6 +13,8 @@ import type { EngineCredential } from './helpers/engine';
 const TOKEN = 'secret-token-for-chat-model-tests';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 
+// The same setup as the other engine suites: each starts its own emulator with its own token,
+// since jest runs suites in parallel workers and reset() must clear only this suite's state.
 let emulator: Emulator;
 let credential: EngineCredential;
 

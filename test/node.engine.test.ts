@@ -137,6 +137,8 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 			done: expect.any(Boolean),
 			topics: [expect.any(String)],
 		});
+		// Alike in shape to unit/schema-from-example.test.ts: that one proves the derivation, this one
+		// that the node sends the derived schema; each states the schema its own example gives.
 		const derived = {
 			type: 'object',
 			properties: {
@@ -213,6 +215,8 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 		expect((emulator.stats.requests.at(-1)?.body as IDataObject).stream).toBe(true);
 	});
 
+	// The stream variants of test/emulator/faults.js that leave the answer whole, named here (not
+	// filtered from that list) so the test says what it covers.
 	test.each([
 		'crlf',
 		'end-extra',
@@ -264,6 +268,8 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 		const run = await ask({ operation: 'listModels' });
 		const models = jsonOf(run.outputs('Ask'));
 		expect(models.length).toBeGreaterThanOrEqual(6);
+		// The same fields as emulator.test.ts checks the emulator serves: here the rule is that the
+		// node passes every field of docs/api.md#models through, so the list is spelled out again.
 		for (const model of models) {
 			expect(Object.keys(model).sort()).toEqual(
 				[

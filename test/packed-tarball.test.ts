@@ -11,6 +11,7 @@ import path from 'node:path';
 
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+// The same helpers as engine-harness.test.ts imports: both suites drive the whole harness.
 import {
 	callListSearch,
 	chain,
@@ -454,6 +455,8 @@ describe.each(['documented', 'live'] as const)(
 			});
 		});
 
+		// The streamed twin of the JSON Schema test above: the same request but streamed, so the same
+		// expected answer; kept as its own test so either dialect failing is named.
 		test('a structured answer is the object of End', async () => {
 			const json = only(
 				await streamed({

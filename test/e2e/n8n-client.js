@@ -14,6 +14,8 @@ const { setTimeout: sleep } = require('node:timers/promises');
 const { APP_DIR, REPO_ROOT } = require('./app');
 
 const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
+// Each type name is a constant of its own (not built from a prefix) so that a search for the
+// name n8n shows finds it here.
 /** The type exported workflows use (the package installed from npm)... */
 const PUBLISHED_NODE_TYPE = 'n8n-nodes-assistant.assistant';
 /** ...and the one n8n gives it when loaded from N8N_CUSTOM_EXTENSIONS. */

@@ -188,6 +188,8 @@ const GEMINI_REASONING = {
 };
 const SONNET_REASONING = { kind: 'range', min_tokens: 1024, max_tokens: 32000 };
 
+// The media models, each spelled out whole as /models/catalog returns it, to be read against
+// docs/api.md#catalog; test/independent/fixtures.js has its own, written apart on purpose.
 const IMAGE_MODEL = {
 	value: 'openai:gpt-image-1',
 	label: 'GPT Image 1',
@@ -356,6 +358,8 @@ const SPEECH_MODEL = {
 	],
 };
 
+// Shaped as the speech model above (one media profile each), kept a literal of its own so that
+// each entry reads as the catalog serves it rather than as a template's arguments.
 const TRANSCRIPTION_MODEL = {
 	value: 'openai:gpt-4o-transcribe',
 	label: 'GPT-4o Transcribe',

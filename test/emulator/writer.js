@@ -84,6 +84,8 @@ class ResponseWriter {
 	}
 }
 
+// The same mulberry32 as test/fuzz/prng.ts: the emulator is plain JavaScript run by node and
+// imports nothing from the TypeScript tests, so it keeps its own copy of these few lines.
 /**
  * Small deterministic PRNG (mulberry32).
  * @param {number} seed

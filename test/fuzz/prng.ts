@@ -1,3 +1,5 @@
+// The emulator (test/emulator/writer.js) has the same mulberry32: it is plain JavaScript that
+// imports nothing from the tests, so each side keeps its own copy.
 /** Small, fast, seedable PRNG (mulberry32): a failing case is replayed from its seed. */
 export function prng(seed: number): () => number {
 	let state = seed >>> 0;

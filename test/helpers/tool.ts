@@ -46,6 +46,7 @@ import {
 	nodeNameToToolName,
 } from 'n8n-workflow';
 
+// As helpers/chat-model.ts: both build a workflow around a sub-node with the harness's nodes.
 import {
 	itemsNode,
 	manualTrigger,

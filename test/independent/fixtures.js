@@ -165,6 +165,8 @@ const CATALOG = {
 			media_domain: null,
 			media_profiles: [],
 		},
+		// Alike in shape to the emulator's media models because docs/api.md#catalog fixes the shape;
+		// written apart from test/emulator on purpose (test/README.md), so neither copies the other.
 		{
 			value: 'blackforest:flux-1.1-pro',
 			label: 'FLUX 1.1 [pro]',

@@ -206,6 +206,8 @@ function checkAsk(body) {
 		const msg = `Value error, unknown persona '${personaId}'`;
 		problems.push({ loc: ['body', 'persona_id'], msg, type: 'value_error' });
 	}
+	// Alike to test/emulator/askValidation.js because both answer as docs/api.md#errors says; the
+	// two are written apart on purpose (test/README.md).
 	const stream = fields.stream ?? false;
 	if (typeof stream !== 'boolean') {
 		problems.push({

@@ -161,6 +161,8 @@ describe('several model messages in one turn (docs/api.md#assembling-the-answer)
 		expect(output).toBe('Checking.\n\nDone.');
 	});
 
+	// Each test spells out its events in the order a stream sends them, so the tests share a shape;
+	// a table would hide the sequence that is the rule.
 	test('a snapshot that does not continue the message begins a new one', () => {
 		const { output } = read([
 			snapshot(text('First')),

@@ -56,6 +56,8 @@ function aiWorkflow(env, { id, name, trigger, root, tools = [] }) {
 	};
 }
 
+// Workflow nodes spelled out as n8n exports them (a literal each, not built by a helper), so a
+// workflow here reads as the JSON n8n imports.
 const manualTrigger = {
 	id: 'trigger',
 	name: 'Run',
@@ -244,6 +246,8 @@ async function agentWithTools(env) {
  * @param {string} url
  * @param {unknown} body
  */
+// Alike to readStreamedWebhook in webhook.js, which also notes a probe at each line and waits
+// less; each check keeps its reader beside the timings it asserts.
 async function readJsonLines(url, body) {
 	const started = Date.now();
 	const response = await fetch(url, {

@@ -213,6 +213,7 @@ module.exports = [
 		},
 	},
 	{
+		// Shaped as the web-page check above: one credential dialog check per failure a user can meet.
 		id: 'credential-dialog-wrong-token',
 		name: 'credential dialog: a wrong token fails the test, saying the token was rejected (screenshot)',
 		browser: true,
