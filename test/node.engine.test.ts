@@ -137,8 +137,6 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 			done: expect.any(Boolean),
 			topics: [expect.any(String)],
 		});
-		// Alike in shape to unit/schema-from-example.test.ts: that one proves the derivation, this one
-		// that the node sends the derived schema; each states the schema its own example gives.
 		const derived = {
 			type: 'object',
 			properties: {

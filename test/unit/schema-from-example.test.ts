@@ -5,6 +5,8 @@ import {
 
 describe('a schema derived from a JSON example stays inside the service subset', () => {
 	test('text, numbers, true/false, lists and nested objects; every field required', () => {
+		// Alike in shape to the schema node.engine.test.ts expects: this proves the derivation, that
+		// one that the node sends it; each states the schema its own example gives.
 		expect(
 			schemaFromExample({
 				summary: 'One sentence',
