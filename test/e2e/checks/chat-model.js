@@ -13,6 +13,7 @@ const assert = require('node:assert/strict');
 const editor = require('../editor');
 const { nodeOutput } = require('../n8n-client');
 const { asks, recording } = require('../env');
+const { readStreamedWebhook } = require('../streamed-webhook');
 
 const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
 const LANGCHAIN = '@n8n/n8n-nodes-langchain';
@@ -242,39 +243,6 @@ async function agentWithTools(env) {
 }
 
 /**
- * POSTs to a streaming webhook and reads n8n's JSON lines as they arrive, with their times.
- * @param {string} url
- * @param {unknown} body
- */
-// Alike to readStreamedWebhook in webhook.js, which also notes a probe at each line and waits
-// less; each check keeps its reader beside the timings it asserts.
-async function readJsonLines(url, body) {
-	const started = Date.now();
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(90_000),
-	});
-	/** @type {{json: any, atMs: number}[]} */
-	const lines = [];
-	const decoder = new TextDecoder();
-	let buffer = '';
-	const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
-	for (;;) {
-		const { done, value } = await reader.read();
-		buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-		const parts = buffer.split('\n');
-		buffer = done ? '' : /** @type {string} */ (parts.pop());
-		for (const part of parts.filter((line) => line.trim() !== '')) {
-			lines.push({ json: JSON.parse(part), atMs: Date.now() - started });
-		}
-		if (done) break;
-	}
-	return { status: response.status, lines, endMs: Date.now() - started };
-}
-
-/**
  * A Webhook that streams its response (response mode "Streaming").
  * @param {string} webhookId
  * @param {string} urlPath
@@ -307,7 +275,7 @@ async function agentBehindStreamingWebhook(env) {
 	const saved = await env.client.importWorkflow(workflow);
 	await env.client.publishWorkflow(saved);
 	const question = 'Use the calculator to work out 12 * 12 and explain the result in a sentence.';
-	const stream = await readJsonLines(`${env.n8n.url}/webhook/${webhook.parameters.path}`, {
+	const stream = await readStreamedWebhook(`${env.n8n.url}/webhook/${webhook.parameters.path}`, {
 		question,
 	});
 	assert.equal(stream.status, 200);
@@ -346,7 +314,7 @@ async function agentStreamsLive(env) {
 	await env.client.publishWorkflow(saved);
 	const question = `Tell me about lighthouses #fault=slow-chunks&ms=${LIVE_CHUNK_MS}`;
 	const { result: stream, requests } = await recording(env.emulator, () =>
-		readJsonLines(`${env.n8n.url}/webhook/${webhook.parameters.path}`, { question }),
+		readStreamedWebhook(`${env.n8n.url}/webhook/${webhook.parameters.path}`, { question }),
 	);
 	assert.equal(stream.status, 200);
 	const [ask, ...more] = asks(requests);

@@ -10,66 +10,10 @@ const assert = require('node:assert/strict');
 
 const { nodeOutput } = require('../n8n-client');
 const { asks, emulatorAsk } = require('../env');
+const { readStreamedWebhook } = require('../streamed-webhook');
 
 /** The emulator's pause between stream chunks in this check. */
 const STREAM_CHUNK_MS = 250;
-
-/**
- * POSTs JSON to a webhook that streams and reads the answer as it arrives: every line of the
- * body (n8n streams one JSON object a line) with the time it arrived, in ms since the request
- * was sent, and what `probe` said at that moment.
- * @template P
- * @param {string} url
- * @param {unknown} body
- * @param {() => P} probe
- * @returns {Promise<{status: number, contentType: string, lines: {json: any, atMs: number, probe: P}[], endMs: number}>}
- */
-async function readStreamedWebhook(url, body, probe) {
-	const started = Date.now();
-	const response = await fetch(url, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(60_000),
-	});
-	/** @type {{json: any, atMs: number, probe: P}[]} */
-	const lines = [];
-	const decoder = new TextDecoder();
-	let buffer = '';
-	const take = (/** @type {boolean} */ final) => {
-		const parts = buffer.split('\n');
-		buffer = final ? '' : /** @type {string} */ (parts.pop());
-		for (const part of parts) {
-			if (part.trim() === '') continue;
-			/** @type {any} */
-			let json;
-			try {
-				json = JSON.parse(part);
-			} catch {
-				throw new Error(`HTTP ${response.status}: not a JSON line: ${part.slice(0, 300)}`);
-			}
-			lines.push({ json, atMs: Date.now() - started, probe: probe() });
-		}
-	};
-	if (response.body) {
-		// Read with a reader: @types/node 20 does not declare web streams async-iterable.
-		const reader = response.body.getReader();
-		for (;;) {
-			const { done, value } = await reader.read();
-			if (done) break;
-			buffer += decoder.decode(value, { stream: true });
-			take(false);
-		}
-	}
-	buffer += decoder.decode();
-	take(true);
-	return {
-		status: response.status,
-		contentType: response.headers.get('content-type') ?? '',
-		lines,
-		endMs: Date.now() - started,
-	};
-}
 
 /**
  * n8n's format: one JSON object a line, {type: begin|item|end, content?, metadata}; returns
@@ -112,10 +56,17 @@ async function streamToWebhookCaller(env) {
 	const question = `Tell me about lighthouses #fault=slow-chunks&ms=${STREAM_CHUNK_MS}`;
 	const url = `${env.n8n.url}/webhook/${webhook.parameters.path}`;
 	const before = emulator.stats.requests.length;
-	const stream = await readStreamedWebhook(url, { question }, () => ({
-		emulatorInFlight: emulator.stats.inFlight,
-		emulatorFinished: emulator.stats.completedAsks.get(question) ?? 0,
-	}));
+	const stream = await readStreamedWebhook(
+		url,
+		{ question },
+		{
+			probe: () => ({
+				emulatorInFlight: emulator.stats.inFlight,
+				emulatorFinished: emulator.stats.completedAsks.get(question) ?? 0,
+			}),
+			timeoutMs: 60_000,
+		},
+	);
 	const [ask, ...moreAsks] = asks(emulator.stats.requests.slice(before));
 	assert.ok(ask, 'the emulator received no ask');
 	assert.equal(moreAsks.length, 0, 'one ask');
