@@ -39,6 +39,18 @@ export function collectGarbage(): void {
 	gc();
 }
 
+/**
+ * Full GC, then again once finalizers have run: what a FinalizationRegistry frees only after a
+ * GC found its target dead (the timer behind an `AbortSignal.timeout` no longer listened to, for
+ * one) is gone too, as it would be moments later in any process.
+ */
+export async function collectGarbageSettled(): Promise<void> {
+	collectGarbage();
+	await new Promise((resolve) => setImmediate(resolve));
+	await new Promise((resolve) => setTimeout(resolve, 10));
+	collectGarbage();
+}
+
 export function hasGc(): boolean {
 	return typeof (globalThis as { gc?: unknown }).gc === 'function';
 }
