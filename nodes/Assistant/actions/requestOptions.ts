@@ -6,6 +6,7 @@ import {
 	DEFAULT_TIMEOUT_MS,
 	MAX_RETRIES,
 } from '../transport';
+import { nodeParameter } from './nodeParameter';
 import { describeValue, invalidParameter, type ParameterContext } from './parameterErrors';
 
 /**
@@ -109,7 +110,7 @@ export function optionsOf(ctx: ParameterContext, itemIndex: number): Record<stri
 	if (!perItem) optionsCache.set(ctx, (perItem = new Map()));
 	let options = perItem.get(itemIndex);
 	if (!options) {
-		options = (ctx.getNodeParameter('options', itemIndex, {}) ?? {}) as Record<string, unknown>;
+		options = (nodeParameter(ctx, 'options', itemIndex, {}) ?? {}) as Record<string, unknown>;
 		perItem.set(itemIndex, options);
 	}
 	return options;

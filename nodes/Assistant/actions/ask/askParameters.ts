@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { AskRequest } from '../../api';
 import { modelLocator, personaLocator, readLocatorId } from '../locators';
+import { nodeParameter } from '../nodeParameter';
 import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
 import { readAskOptions, type AskOptions } from './askOptions';
 import { readOutputFormat, type OutputFormat } from './responseFormat';
@@ -61,7 +62,7 @@ export function readAskParameters(ctx: ParameterContext, itemIndex: number): Ask
 }
 
 export function readInput(ctx: ParameterContext, itemIndex: number): string {
-	const value = ctx.getNodeParameter('input', itemIndex, '');
+	const value = nodeParameter(ctx, 'input', itemIndex, '');
 	if (typeof value !== 'string' && typeof value !== 'number') {
 		throw invalidParameter(
 			ctx,
@@ -83,7 +84,7 @@ export function readInput(ctx: ParameterContext, itemIndex: number): string {
 }
 
 export function readConversationId(ctx: ParameterContext, itemIndex: number): string | undefined {
-	const value = ctx.getNodeParameter('conversationId', itemIndex, '');
+	const value = nodeParameter(ctx, 'conversationId', itemIndex, '');
 	if (value === undefined || value === null) return undefined;
 	if (typeof value !== 'string' && typeof value !== 'number') {
 		throw invalidParameter(

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OutputFormatSchema } from '../../api';
+import { nodeParameter } from '../nodeParameter';
 import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
 import { schemaFromExample, type SchemaExampleError } from './schemaFromExample';
 
@@ -68,7 +69,7 @@ export function readOutputFormat(
 	ctx: ParameterContext,
 	itemIndex: number,
 ): OutputFormat | undefined {
-	const responseFormat = ctx.getNodeParameter('responseFormat', itemIndex, 'text');
+	const responseFormat = nodeParameter(ctx, 'responseFormat', itemIndex, 'text');
 	if (responseFormat === 'text') return undefined;
 	if (responseFormat === 'jsonExample') {
 		const example = readJson(ctx, itemIndex, 'jsonExample', 'JSON Example', EXAMPLE_FIX);
@@ -105,7 +106,7 @@ function readJson(
 	label: string,
 	fix: string,
 ): unknown {
-	const raw = ctx.getNodeParameter(name, itemIndex, '');
+	const raw = nodeParameter(ctx, name, itemIndex, '');
 	if (typeof raw !== 'string') return raw;
 	if (raw.trim() === '') throw invalidParameter(ctx, itemIndex, `${label} is empty`, fix);
 	try {
