@@ -24,9 +24,11 @@ import { z } from 'zod';
 
 import { rl } from './assistant';
 import {
+	chain,
 	itemsNode,
 	manualTrigger,
 	runWorkflow,
+	withSubNodes,
 	type LoadedPackage,
 	type RunOptions,
 } from './engine';
@@ -234,18 +236,12 @@ export async function runChatModel(
 	};
 	const run = await runWorkflow(
 		{ ...pkg, nodeTypes: new ConsumerNodeTypes(pkg.nodeTypes, new LlmConsumer()) },
-		{
-			nodes: [trigger, items, consumer, model],
-			connections: {
-				[trigger.name]: { main: [[{ node: items.name, type: 'main', index: 0 }]] },
-				[items.name]: { main: [[{ node: consumer.name, type: 'main', index: 0 }]] },
-				[model.name]: {
-					[NodeConnectionTypes.AiLanguageModel]: [
-						[{ node: consumer.name, type: NodeConnectionTypes.AiLanguageModel, index: 0 }],
-					],
-				},
-			},
-		},
+		withSubNodes(
+			chain(trigger, items, consumer),
+			consumer.name,
+			NodeConnectionTypes.AiLanguageModel,
+			[model],
+		),
 		options,
 	);
 	return run;

@@ -44,6 +44,7 @@ import type {
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	IWorkflowSettings,
+	NodeConnectionType,
 	StructuredChunk,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
@@ -509,4 +510,21 @@ export function chain(...nodes: INode[]): { nodes: INode[]; connections: IConnec
 		connections[nodes[i].name] = { main: [[next]] };
 	}
 	return { nodes, connections };
+}
+
+/**
+ * The workflow with each sub-node connected to `consumer`'s input of `type` (an AI Agent's
+ * `ai_tool`, a chain's `ai_languageModel`…), as the editor connects sub-nodes.
+ */
+export function withSubNodes(
+	workflow: { nodes: INode[]; connections: IConnections },
+	consumer: string,
+	type: NodeConnectionType,
+	subNodes: INode[],
+): { nodes: INode[]; connections: IConnections } {
+	const connections: IConnections = { ...workflow.connections };
+	for (const subNode of subNodes) {
+		connections[subNode.name] = { [type]: [[{ node: consumer, type, index: 0 }]] };
+	}
+	return { nodes: [...workflow.nodes, ...subNodes], connections };
 }

@@ -46,11 +46,13 @@ import {
 	nodeNameToToolName,
 } from 'n8n-workflow';
 
-// As helpers/chat-model.ts: both build a workflow around a sub-node with the harness's nodes.
+// As helpers/chat-model.ts: both build their workflows with chain and withSubNodes.
 import {
+	chain,
 	itemsNode,
 	manualTrigger,
 	runWorkflow,
+	withSubNodes,
 	type LoadedPackage,
 	type RunOptions,
 	type RunResult,
@@ -350,18 +352,7 @@ export function agentWorkflow(
 		position: [600, 0],
 		parameters,
 	};
-	const connections: IConnections = {
-		[trigger.name]: { main: [[{ node: items.name, type: NodeConnectionTypes.Main, index: 0 }]] },
-		[items.name]: { main: [[{ node: agentName, type: NodeConnectionTypes.Main, index: 0 }]] },
-	};
-	for (const tool of tools) {
-		connections[tool.name] = {
-			[NodeConnectionTypes.AiTool]: [
-				[{ node: agentName, type: NodeConnectionTypes.AiTool, index: 0 }],
-			],
-		};
-	}
-	return { nodes: [trigger, items, agent, ...tools], connections };
+	return withSubNodes(chain(trigger, items, agent), agentName, NodeConnectionTypes.AiTool, tools);
 }
 
 /** Runs agentWorkflow in the engine, with the package's tool variants available. */
