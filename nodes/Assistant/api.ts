@@ -158,3 +158,6 @@ export interface ErrorEventData {
 	message?: string;
 	turn_status?: string;
 }
+
+/** An API shape as it comes off the wire: its fields by name, each still to be checked. */
+export type Unchecked<T> = { [K in keyof T]?: unknown };

@@ -1,3 +1,12 @@
+import type {
+	EndEventData,
+	ErrorEventData,
+	FrontendModelResponseData,
+	MessagePart,
+	PartDeltaEventData,
+	PartEventData,
+	Unchecked,
+} from '../api';
 import type { SseMessage } from './decode';
 
 /**
@@ -25,11 +34,11 @@ export function toStreamEvents(message: SseMessage): StreamEvent[] {
 			return modelResponseEvents(message.data);
 		case 'PartStartEvent':
 		case 'PartEndEvent':
-			return partEvent(message.event, parseObject(message.data));
+			return partEvent(message.event, parseObject<PartEventData>(message.data));
 		case 'PartDeltaEvent':
-			return partDeltaEvent(parseObject(message.data));
+			return partDeltaEvent(parseObject<PartDeltaEventData>(message.data));
 		case 'End':
-			return [endEvent(parseObject(message.data))];
+			return [endEvent(parseObject<EndEventData>(message.data))];
 		case 'Error':
 		case 'SSEErrorEvent':
 			return [{ type: 'error', message: errorMessage(message.data) }];
@@ -39,7 +48,7 @@ export function toStreamEvents(message: SseMessage): StreamEvent[] {
 }
 
 function modelResponseEvents(dataText: string): StreamEvent[] {
-	const data = parseObject(dataText);
+	const data = parseObject<FrontendModelResponseData>(dataText);
 	if (!data) {
 		// Answer text that cannot be read would be lost silently: the stream is not usable.
 		return [
@@ -53,8 +62,9 @@ function modelResponseEvents(dataText: string): StreamEvent[] {
 	if (Array.isArray(data.parts)) {
 		let text = '';
 		const kinds: string[] = [];
-		for (const part of data.parts as unknown[]) {
-			if (!isObject(part)) continue;
+		for (const entry of data.parts as unknown[]) {
+			if (!isObject(entry)) continue;
+			const part: Unchecked<MessagePart> = entry;
 			kinds.push(typeof part.part_kind === 'string' ? part.part_kind : 'unknown');
 			if (part.part_kind === 'text' && typeof part.content === 'string') text += part.content;
 		}
@@ -63,19 +73,24 @@ function modelResponseEvents(dataText: string): StreamEvent[] {
 	return events;
 }
 
-function partEvent(type: 'PartStartEvent' | 'PartEndEvent', data: Json | undefined): StreamEvent[] {
+function partEvent(
+	type: 'PartStartEvent' | 'PartEndEvent',
+	data: Unchecked<PartEventData> | undefined,
+): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.part)) return [];
-	const kind = typeof data.part.part_kind === 'string' ? data.part.part_kind : 'unknown';
+	const part: Unchecked<MessagePart> = data.part;
+	const kind = typeof part.part_kind === 'string' ? part.part_kind : 'unknown';
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
-	const text = typeof data.part.content === 'string' ? data.part.content : '';
+	const text = typeof part.content === 'string' ? part.content : '';
 	return [
 		{ type: type === 'PartStartEvent' ? 'partStart' : 'partEnd', index: data.index, kind, text },
 	];
 }
 
-function partDeltaEvent(data: Json | undefined): StreamEvent[] {
+function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
-	const { part_delta_kind: kind, content_delta: text } = data.delta;
+	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
+	const { part_delta_kind: kind, content_delta: text } = delta;
 	if (typeof text !== 'string' || !text) return [];
 	return [
 		{
@@ -88,8 +103,9 @@ function partDeltaEvent(data: Json | undefined): StreamEvent[] {
 }
 
 /** End's fields at the top level or, as one client reads them, under `data`. */
-function endEvent(data: Json | undefined): StreamEvent {
-	const nested = data && isObject(data.data) ? data.data : undefined;
+function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
+	const nested: Unchecked<EndEventData['data']> | undefined =
+		data && isObject(data.data) ? data.data : undefined;
 	const end: StreamEvent = { type: 'end' };
 	for (const fields of [data, nested]) {
 		if (!fields) continue;
@@ -105,9 +121,10 @@ function endEvent(data: Json | undefined): StreamEvent {
 }
 
 function errorMessage(dataText: string): string {
-	const data = parseObject(dataText);
+	const data = parseObject<ErrorEventData & { data: unknown }>(dataText);
 	for (const fields of [data, data && isObject(data.data) ? data.data : undefined]) {
-		for (const key of ['message', 'error', 'detail']) {
+		// `message` as documented; `error` and `detail`, where the service's other error bodies carry it.
+		for (const key of ['message', 'error', 'detail'] as const) {
 			const value = fields?.[key];
 			if (typeof value === 'string' && value.trim()) return value;
 		}
@@ -116,10 +133,10 @@ function errorMessage(dataText: string): string {
 	return dataText.trim() || 'The assistant reported an error without a message';
 }
 
-function parseObject(text: string): Json | undefined {
+function parseObject<T>(text: string): (Unchecked<T> & Json) | undefined {
 	try {
 		const value: unknown = JSON.parse(text);
-		return isObject(value) ? value : undefined;
+		return isObject(value) ? (value as Unchecked<T> & Json) : undefined;
 	} catch {
 		return undefined;
 	}

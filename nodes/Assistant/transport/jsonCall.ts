@@ -1,3 +1,4 @@
+import type { InBandErrorResponse, Unchecked } from '../api';
 import { getCredentials } from './credentials';
 import { apiError, headline } from './errors';
 import { inBandFailure, statusFailure, type FailureScope } from './failures';
@@ -77,6 +78,6 @@ export function parseJsonAnswer<T>(
 /** `{"error": "..."}` without an `output` (docs/api.md#ask-answer). */
 function inBandErrorOf(body: unknown): string | undefined {
 	if (typeof body !== 'object' || body === null || 'output' in body) return undefined;
-	const error = (body as { error?: unknown }).error;
+	const { error } = body as Unchecked<InBandErrorResponse>;
 	return typeof error === 'string' ? error : undefined;
 }
