@@ -2,21 +2,18 @@ import type { NodeApiError } from 'n8n-workflow';
 
 import type { AskRequest, AskResponse } from './api';
 import { jsonObject, StreamAnswer, type StreamAnswerError } from './stream/answer';
-import { getCredentials } from './transport/credentials';
 import { apiError, headline } from './transport/errors';
 import { RetryableFailure, sessionPoolError, type FailureScope } from './transport/failures';
-import { parseJsonAnswer } from './transport/jsonCall';
-import { RequestLifetime } from './transport/lifetime';
+import { jsonAttempt } from './transport/jsonCall';
 import type { AttemptPace } from './transport/pace';
 import {
-	cancelSignalOf,
 	headerValue,
 	type ApiRequest,
 	type AssistantContext,
 	type ResponseHeaders,
 } from './transport/request';
-import { withRetries } from './transport/retryLoop';
-import { readAll, sendOnce, type Attempt } from './transport/send';
+import { runCall } from './transport/retryLoop';
+import type { Attempt } from './transport/send';
 import { isSessionPoolMessage, redact } from './transport/serverMessage';
 import { openStream } from './transport/streamCall';
 
@@ -48,7 +45,6 @@ export interface AskResult {
  * (docs/api.md#how-a-stream-ends).
  */
 export async function askAssistant(ctx: AssistantContext, call: AskCall): Promise<AskResult> {
-	const credentials = await getCredentials(ctx);
 	const request: ApiRequest = {
 		method: 'POST',
 		path: '/assistant/ask',
@@ -60,23 +56,13 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		itemIndex: call.itemIndex,
 		pace: call.pace,
 	};
-	const lifetime = new RequestLifetime(call.timeoutMs, cancelSignalOf(ctx));
-	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
-	const attempt: Attempt = { ctx, scope, credentials, lifetime };
-	try {
-		return await withRetries({ ctx, scope, lifetime }, async () =>
-			call.stream ? await streamedAnswer(attempt, call) : await wholeAnswer(attempt, call),
-		);
-	} finally {
-		lifetime.dispose();
-	}
+	return await runCall(ctx, request, async (attempt) =>
+		call.stream ? await streamedAnswer(attempt, call) : await wholeAnswer(attempt, call),
+	);
 }
 
 async function wholeAnswer(attempt: Attempt, call: AskCall): Promise<AskResult> {
-	const response = await sendOnce<unknown>(attempt, 'text');
-	const bodyText = await readAll(response.body);
-	const { statusCode, headers } = response;
-	const body = parseJsonAnswer<AskResponse>(attempt.scope, statusCode, headers, bodyText);
+	const { body, headers } = await jsonAttempt<AskResponse>(attempt);
 	return resultOfJson(attempt.scope, call, body, headers);
 }
 

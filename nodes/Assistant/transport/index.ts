@@ -3,7 +3,7 @@
  * loop and its policy, failures -> errors. One job per file; this file only gathers them.
  */
 export { CREDENTIAL_TYPE, getCredentials, joinUrl, type AssistantCredentials } from './credentials';
-export { apiRequest, callJson, type JsonAnswer } from './jsonCall';
+export { apiRequest, type JsonAnswer } from './jsonCall';
 export type { AttemptPace } from './pace';
 export {
 	DEFAULT_IDLE_TIMEOUT_MS,

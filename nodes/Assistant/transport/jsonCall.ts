@@ -1,17 +1,9 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
-import { getCredentials } from './credentials';
 import { apiError, headline } from './errors';
 import { inBandFailure, statusFailure, type FailureScope } from './failures';
-import { RequestLifetime } from './lifetime';
-import {
-	cancelSignalOf,
-	DEFAULT_TIMEOUT_MS,
-	type ApiRequest,
-	type AssistantContext,
-	type ResponseHeaders,
-} from './request';
-import { withRetries } from './retryLoop';
-import { readAll, sendOnce } from './send';
+import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
+import { runCall } from './retryLoop';
+import { readAll, sendOnce, type Attempt } from './send';
 import { redact } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
@@ -22,29 +14,15 @@ export interface JsonAnswer<T> {
 
 /** A JSON request: the parsed body of a 2xx answer, or a NodeApiError. */
 export async function apiRequest<T>(ctx: AssistantContext, request: ApiRequest): Promise<T> {
-	return (await callJson<T>(ctx, request)).body;
+	return (await runCall(ctx, request, (attempt) => jsonAttempt<T>(attempt))).body;
 }
 
-export async function callJson<T>(
-	ctx: AssistantContext,
-	request: ApiRequest,
-): Promise<JsonAnswer<T>> {
-	const credentials = await getCredentials(ctx);
-	const lifetime = new RequestLifetime(
-		request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-		cancelSignalOf(ctx),
-	);
-	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
-	try {
-		return await withRetries({ ctx, scope, lifetime }, async () => {
-			const response = await sendOnce<unknown>({ ctx, scope, credentials, lifetime }, 'text');
-			const bodyText = await readAll(response.body);
-			const body = parseJsonAnswer<T>(scope, response.statusCode, response.headers, bodyText);
-			return { body, headers: response.headers };
-		});
-	} finally {
-		lifetime.dispose();
-	}
+/** One JSON attempt: the body of a 2xx answer with its headers; anything else a failure. */
+export async function jsonAttempt<T>(attempt: Attempt): Promise<JsonAnswer<T>> {
+	const response = await sendOnce<unknown>(attempt, 'text');
+	const bodyText = await readAll(response.body);
+	const { statusCode, headers } = response;
+	return { body: parseJsonAnswer<T>(attempt.scope, statusCode, headers, bodyText), headers };
 }
 
 /** The JSON of an answer; statuses, non-JSON bodies and in-band errors become failures. */

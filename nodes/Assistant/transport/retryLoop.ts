@@ -1,7 +1,13 @@
+import { getCredentials } from './credentials';
 import { RetryableFailure, stoppedError, type FailureScope } from './failures';
-import type { RequestLifetime } from './lifetime';
+import { RequestLifetime } from './lifetime';
 import type { BusyVerdict } from './pace';
-import type { AssistantContext } from './request';
+import {
+	cancelSignalOf,
+	DEFAULT_TIMEOUT_MS,
+	type ApiRequest,
+	type AssistantContext,
+} from './request';
 import {
 	DEFAULT_RETRIES,
 	retryDelayMs,
@@ -10,6 +16,31 @@ import {
 	type RetryCause,
 	type RetryClock,
 } from './retryPolicy';
+import type { Attempt } from './send';
+
+/**
+ * One call: the credential, one deadline over all its attempts (a streamed answer is read within
+ * its attempt), and the attempts, retried as the policy says. `attempt` is one try on the wire.
+ */
+export async function runCall<T>(
+	ctx: AssistantContext,
+	request: ApiRequest,
+	attempt: (attempt: Attempt) => Promise<T>,
+): Promise<T> {
+	const credentials = await getCredentials(ctx);
+	const lifetime = new RequestLifetime(
+		request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		cancelSignalOf(ctx),
+	);
+	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
+	try {
+		return await withRetries({ ctx, scope, lifetime }, () =>
+			attempt({ ctx, scope, credentials, lifetime }),
+		);
+	} finally {
+		lifetime.dispose();
+	}
+}
 
 export interface RetryRun {
 	ctx: AssistantContext;
