@@ -1,22 +1,17 @@
 import type { ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest } from '../Assistant/api';
+import type { RequestSettings } from '../Assistant/actions/requestOptions';
 import { askAssistant, type AskResult } from '../Assistant/askAssistant';
 
 /** The chat model's asks, through the Assistant node's one ask call (auth, deadlines, retries). */
 
 export type { AskResult } from '../Assistant/askAssistant';
 
-export interface AskSettings {
-	timeoutMs: number;
-	idleTimeoutMs: number;
-	retries: number;
-}
-
 export async function askOnce(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
-	settings: AskSettings,
+	settings: RequestSettings,
 ): Promise<AskResult> {
 	return await askAssistant(ctx, { request, stream: false, ...settings });
 }
@@ -29,7 +24,7 @@ export async function askOnce(
 export async function* askStreamed(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
-	settings: AskSettings,
+	settings: RequestSettings,
 ): AsyncGenerator<string, AskResult> {
 	const pending: string[] = [];
 	let wake: (() => void) | undefined;

@@ -2,7 +2,8 @@ import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest } from '../Assistant/api';
-import { askOnce, askStreamed, type AskResult, type AskSettings } from './ask';
+import type { RequestSettings } from '../Assistant/actions/requestOptions';
+import { askOnce, askStreamed, type AskResult } from './ask';
 import { markOfConversation } from './conversationMark';
 import { planAsk } from './messages';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
@@ -23,7 +24,7 @@ import {
 /** docs/api.md#memory-mode */
 export type MemoryMode = NonNullable<AskRequest['memory_mode']>;
 
-export interface AssistantModelSettings extends AskSettings {
+export interface AssistantModelSettings extends RequestSettings {
 	modelName?: string;
 	personaId?: string;
 	memoryMode?: MemoryMode;
