@@ -4,7 +4,7 @@
 // for every module jest loads, so the built node (dist/, loaded by n8n-core's
 // PackageDirectoryLoader through jest's require) gets the 1.x n8n-workflow too.
 // n8n 1.x has no AI node SDK: `@n8n/ai-node-sdk` is mapped to a path that does not exist, so the
-// package is loaded as it is there (test/chat-model-loading.test.ts).
+// package is loaded as it is there (test/chat-model/loading.test.ts).
 // Run with `npm run test:n8n1`.
 const path = require('node:path');
 const { projects, testTimeout } = require('./jest.config');
@@ -20,10 +20,10 @@ module.exports = {
 	testTimeout,
 	displayName: 'n8n 1.x',
 	testMatch: [
-		'**/test/node.engine.test.ts',
-		'**/test/reliability.test.ts',
+		'**/test/assistant/node.engine.test.ts',
+		'**/test/assistant/reliability.test.ts',
 		'**/test/engine-harness.test.ts',
-		'**/test/chat-model-loading.test.ts',
+		'**/test/chat-model/loading.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,

@@ -2,8 +2,8 @@
  * Row 4: the model picker's search over 2,000 models with a filter string, without the network:
  * `filterModels` (what the picker's listSearch method runs on the fetched list) per call.
  */
-import type { ModelEntry } from '../../nodes/Assistant/api';
-import { filterModels } from '../../nodes/Assistant/methods/listSearch';
+import type { ModelEntry } from '../../nodes/shared/api';
+import { filterModels } from '../../nodes/shared/methods/listSearch';
 import type { Row } from '../lib/report';
 import { fmtMs, fmtRatio, fmtSpreadMs, spread } from '../lib/stats';
 
@@ -108,7 +108,7 @@ export function pickerRow({ models: count, callsPerRun, runs, filter }: PickerOp
 		verdict,
 		why: verdict === 'missed' ? `${fmtMs(worst)} per call; see "Targets missed"` : undefined,
 		details: [
-			`\`filterModels\` (nodes/Assistant/methods/listSearch.ts, what the model picker runs on the fetched list) over ${count} generated models (labels, vendors, fast/capable/none, context windows, every 10th BYOK), filter "${filter}" (${matches} matches); ${callsPerRun} calls per run, ${runs} runs, time per call. No network: the list request is the emulator's, once per picker open.`,
+			`\`filterModels\` (nodes/shared/methods/listSearch.ts, what the model picker runs on the fetched list) over ${count} generated models (labels, vendors, fast/capable/none, context windows, every 10th BYOK), filter "${filter}" (${matches} matches); ${callsPerRun} calls per run, ${runs} runs, time per call. No network: the list request is the emulator's, once per picker open.`,
 			`Baseline: the least a search can do, one lower-cased substring test on label + id and a map to {name, value}.`,
 			`With an empty filter (every model listed with its label, ${count} results): ${fmtSpreadMs(nf)} per call.`,
 		],

@@ -1,7 +1,7 @@
 /**
  * Row 3: streaming. One 20 MB answer in 200,000 FrontendModelResponse events.
  *
- * 3a/3b (module, side by side): the node's stream modules (nodes/Assistant/stream/:
+ * 3a/3b (module, side by side): the node's stream modules (nodes/shared/stream/:
  *   decodeSseBatches + StreamAnswer, the path Ask uses) versus eventsource-parser
  *   alone, over the same bytes, in the same process: time and peak memory growth.
  * 3c (engine, end to end): the node in n8n-core's engine with Options > Stream, against a tiny
@@ -20,8 +20,8 @@ import {
 	emulatorCredential,
 	runWithItems,
 } from '../../test/helpers/assistant';
-import { StreamAnswer } from '../../nodes/Assistant/stream/answer';
-import { createSseDecoder, decodeSseBatches } from '../../nodes/Assistant/stream/decode';
+import { StreamAnswer } from '../../nodes/shared/stream/answer';
+import { createSseDecoder, decodeSseBatches } from '../../nodes/shared/stream/decode';
 import { withProbes, type Arrival } from '../lib/probes';
 import type { Row } from '../lib/report';
 import {
@@ -265,7 +265,7 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 					: undefined,
 			details: [
 				`Stream: ${streamDesc}. Module runs feed the pre-built pieces from memory (no network), ${options.runs} runs each, order alternated, full GC before each.`,
-				`Node: nodes/Assistant/stream/ as Ask uses it, \`${MODULE_PATH}\` (async generator over the pieces) into \`StreamAnswer\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
+				`Node: nodes/shared/stream/ as Ask uses it, \`${MODULE_PATH}\` (async generator over the pieces) into \`StreamAnswer\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
 				`Baseline: eventsource-parser@3 alone (\`createParser({onEvent})\` fed by a streaming TextDecoder), keeping each event's \`data\` and joining once at the end.`,
 				`Reference (not the target's baseline): parser + \`JSON.parse\` of each event + join of the contents, the least a client must do: ${fmtSpreadMs(jsonTime)}; the node takes ${fmtRatio(moduleTime.median / jsonTime.median)} of that. The node's decoder fed synchronously (no async generator): ${fmtSpreadMs(syncTime)}.`,
 				`Per run (ms): node ${(samples.get('node module') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; parser alone ${(samples.get('parser alone') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,

@@ -8,8 +8,8 @@ import {
 
 import { router } from './actions/router';
 import { versionDescription } from './actions/versionDescription';
-import { assistantApiTest } from './methods/credentialTest';
-import { searchModels, searchPersonas } from './methods/listSearch';
+import { assistantApiTest } from '../shared/methods/credentialTest';
+import { searchModels, searchPersonas } from '../shared/methods/listSearch';
 
 const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-assistant/n8n-nodes-assistant#readme';
 

@@ -7,10 +7,10 @@ import {
 	type SupplyData,
 } from 'n8n-workflow';
 
-import { readLocatorId } from '../Assistant/actions/locators';
-import { optionsOf, readRequestSettings } from '../Assistant/actions/requestOptions';
-import { assistantApiTest } from '../Assistant/methods/credentialTest';
-import { searchModels, searchPersonas } from '../Assistant/methods/listSearch';
+import { readLocatorId } from '../shared/parameters/locators';
+import { optionsOf, readRequestSettings } from '../shared/parameters/requestOptions';
+import { assistantApiTest } from '../shared/methods/credentialTest';
+import { searchModels, searchPersonas } from '../shared/methods/listSearch';
 import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './chatModel';
 import { chatModelProperties } from './description';
 import { loadAiNodeSdk } from './sdk';

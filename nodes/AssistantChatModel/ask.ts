@@ -1,12 +1,12 @@
 import type { ISupplyDataFunctions } from 'n8n-workflow';
 
-import type { AskRequest } from '../Assistant/api';
-import type { RequestSettings } from '../Assistant/actions/requestOptions';
-import { askAssistant, type AskResult } from '../Assistant/askAssistant';
+import type { AskRequest } from '../shared/api';
+import type { RequestSettings } from '../shared/parameters/requestOptions';
+import { askAssistant, type AskResult } from '../shared/askAssistant';
 
-/** The chat model's asks, through the Assistant node's one ask call (auth, deadlines, retries). */
+/** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
 
-export type { AskResult } from '../Assistant/askAssistant';
+export type { AskResult } from '../shared/askAssistant';
 
 export async function askOnce(
 	ctx: ISupplyDataFunctions,

@@ -1,8 +1,8 @@
 import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n/ai-node-sdk';
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
-import type { AskRequest } from '../Assistant/api';
-import type { RequestSettings } from '../Assistant/actions/requestOptions';
+import type { AskRequest } from '../shared/api';
+import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { markOfConversation } from './conversationMark';
 import { planAsk } from './messages';

@@ -1,13 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { modelLocator, personaLocator } from '../Assistant/actions/locators';
+import { modelLocator, personaLocator } from '../shared/parameters/locators';
 import {
 	idleTimeoutOption,
 	retriesOption,
 	timeoutOption,
-} from '../Assistant/actions/requestOptions';
+} from '../shared/parameters/requestOptions';
 
-/** The chat model's parameters: the pickers and request options are the Assistant node's own. */
+/** The chat model's parameters: the pickers and request options are those both nodes share. */
 export const chatModelProperties: INodeProperties[] = [
 	{
 		displayName:

@@ -1,4 +1,4 @@
-import type { OutputFormatSchema } from '../Assistant/api';
+import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
 
 /**

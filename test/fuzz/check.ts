@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { readAnswerFromChunks, StreamAnswerError } from '../../nodes/Assistant/stream/answer';
+import { readAnswerFromChunks, StreamAnswerError } from '../../nodes/shared/stream/answer';
 import { draw, type Draw } from './prng';
 import { expectedText, generateTurn, type GeneratedTurn } from './turn';
 import { frame, noise, serialize, turnEvents, type Source, type WireEvent } from './wire';

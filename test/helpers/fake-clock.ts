@@ -2,7 +2,7 @@
  * A clock for unit tests of code that waits (the adaptive pace): time moves only when the test
  * says so, so minutes of pauses run in milliseconds and every run is the same.
  */
-import type { PaceClock } from '../../nodes/Assistant/transport/adaptivePace';
+import type { PaceClock } from '../../nodes/shared/transport/adaptivePace';
 
 interface Timer {
 	at: number;

@@ -5,24 +5,24 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { AskRequest } from '../api';
-import { askAssistant, type AskResult } from '../askAssistant';
-import type { AttemptPace } from '../transport/pace';
+import type { AskRequest } from '../../shared/api';
+import { askAssistant, type AskResult } from '../../shared/askAssistant';
+import type { AttemptPace } from '../../shared/transport/pace';
 import { LiveChunks } from './liveChunks';
 import { noteModelFallback } from './modelFallback';
-import type { RequestSettings } from './requestOptions';
+import type { RequestSettings } from '../../shared/parameters/requestOptions';
 import type { RunCache } from './runCache';
 import { askOptions, readConcurrency } from './ask/askOptions';
 import { conversationOf, messageProperties, readAskParameters } from './ask/askParameters';
 import { activeModel } from './ask/deprecatedModel';
 import { addAnswerHints } from './ask/answerHints';
-import { responseFormatProperties } from './ask/responseFormat';
+import { responseFormatProperties } from '../../shared/outputFormat/responseFormat';
 
 /** Ask: one message per item, the answer as text or as an object. */
 
 export const description: INodeProperties[] = [
 	...messageProperties,
-	...responseFormatProperties,
+	...responseFormatProperties({ operation: ['ask'] }),
 	askOptions,
 ];
 

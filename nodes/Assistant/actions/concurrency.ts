@@ -1,6 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { AdaptivePace, type AttemptPace, type PaceSummary } from '../transport/adaptivePace';
+import {
+	AdaptivePace,
+	type AttemptPace,
+	type PaceSummary,
+} from '../../shared/transport/adaptivePace';
 
 /**
  * How the items of one node run are run: one after another, or several at once, at the pace the

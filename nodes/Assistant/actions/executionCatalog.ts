@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { CatalogResponse } from '../api';
-import { readCatalog } from '../catalog';
-import { readRequestSettings } from './requestOptions';
+import type { CatalogResponse } from '../../shared/api';
+import { readCatalog } from '../../shared/catalog';
+import { readRequestSettings } from '../../shared/parameters/requestOptions';
 import type { RunCache } from './runCache';
 
 /** Read once per execution (and per node run when the engine has no execution id). */

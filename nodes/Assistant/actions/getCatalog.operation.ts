@@ -5,11 +5,11 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { CatalogModel, CatalogResponse } from '../api';
-import { successorOf } from '../catalog';
+import type { CatalogModel, CatalogResponse } from '../../shared/api';
+import { successorOf } from '../../shared/catalog';
 import { catalogOfExecution } from './executionCatalog';
 import { listOf } from './listOf';
-import { optionsCollection, optionsOf } from './requestOptions';
+import { optionsCollection, optionsOf } from '../../shared/parameters/requestOptions';
 import type { RunCache } from './runCache';
 
 const showForCatalog = { show: { operation: ['getCatalog'] } };

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { ModelEntry } from '../api';
+import type { ModelEntry } from '../../shared/api';
 import { listOperation } from './listOf';
-import { optionsCollection } from './requestOptions';
+import { optionsCollection } from '../../shared/parameters/requestOptions';
 
 /** List Models: one item per entry of GET /models/available (docs/api.md#models). */
 

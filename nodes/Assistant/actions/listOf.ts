@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { apiRequest } from '../transport';
-import { apiError } from '../transport/errors';
-import { readRequestSettings } from './requestOptions';
+import { apiRequest } from '../../shared/transport';
+import { apiError } from '../../shared/transport/errors';
+import { readRequestSettings } from '../../shared/parameters/requestOptions';
 import type { RunCache } from './runCache';
 
 /**

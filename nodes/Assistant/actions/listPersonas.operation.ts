@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { PersonaEntry } from '../api';
+import type { PersonaEntry } from '../../shared/api';
 import { listOperation } from './listOf';
-import { optionsCollection } from './requestOptions';
+import { optionsCollection } from '../../shared/parameters/requestOptions';
 
 /** List Personas: one item per entry of GET /personas/available (docs/api.md#personas). */
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { AskResult } from '../askAssistant';
+import type { AskResult } from '../../shared/askAssistant';
 import type { RunCache } from './runCache';
 
 /**

@@ -10,7 +10,7 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
-import type { AttemptPace } from '../transport/adaptivePace';
+import type { AttemptPace } from '../../shared/transport/adaptivePace';
 import { runItems } from './concurrency';
 import { RunCache } from './runCache';
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { RunCache } from '../runCache';
-import type { OutputFormat } from './responseFormat';
+import type { OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
 /**
  * Hints on the output pane after an item was answered, once per node run. They are added at run

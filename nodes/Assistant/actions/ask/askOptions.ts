@@ -1,6 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
+import {
+	describeValue,
+	invalidParameter,
+	type ParameterContext,
+} from '../../../shared/parameters/parameterErrors';
 import {
 	idleTimeoutOption,
 	optionsOf,
@@ -8,7 +12,7 @@ import {
 	retriesOption,
 	timeoutOption,
 	type RequestSettings,
-} from '../requestOptions';
+} from '../../../shared/parameters/requestOptions';
 
 /** Ask's Options collection: declared, read and checked here. */
 

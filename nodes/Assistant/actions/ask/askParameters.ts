@@ -1,11 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { AskRequest } from '../../api';
-import { modelLocator, personaLocator, readLocatorId } from '../locators';
-import { nodeParameter } from '../nodeParameter';
-import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
+import type { AskRequest } from '../../../shared/api';
+import { modelLocator, personaLocator, readLocatorId } from '../../../shared/parameters/locators';
+import { nodeParameter } from '../../../shared/parameters/nodeParameter';
+import {
+	describeValue,
+	invalidParameter,
+	type ParameterContext,
+} from '../../../shared/parameters/parameterErrors';
 import { readAskOptions, type AskOptions } from './askOptions';
-import { readOutputFormat, type OutputFormat } from './responseFormat';
+import { readOutputFormat, type OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
 /** Ask's message parameters: declared, read and checked here, before any request is sent. */
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { successorOf } from '../../catalog';
+import { successorOf } from '../../../shared/catalog';
 import { catalogOfExecution } from '../executionCatalog';
 import type { RunCache } from '../runCache';
 

@@ -4,14 +4,14 @@
  */
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
+import { startEmulator, type Emulator } from '../emulator/server';
 import {
 	assistantNode,
 	assistantPackage,
 	emulatorCredential,
 	jsonOf,
 	rl,
-} from './helpers/assistant';
+} from '../helpers/assistant';
 import {
 	chain,
 	itemsNode,
@@ -19,7 +19,7 @@ import {
 	runWorkflow,
 	type EngineCredential,
 	type RunResult,
-} from './helpers/engine';
+} from '../helpers/engine';
 
 const TOKEN = 'tok_beyond_tests_5a4b3c2d1e';
 

@@ -7,8 +7,8 @@ import type { Message } from '@n8n/ai-node-sdk';
 import {
 	conversationOfMark,
 	markOfConversation,
-} from '../../nodes/AssistantChatModel/conversationMark';
-import { formatTranscript, planAsk } from '../../nodes/AssistantChatModel/messages';
+} from '../../../nodes/AssistantChatModel/conversationMark';
+import { formatTranscript, planAsk } from '../../../nodes/AssistantChatModel/messages';
 
 const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });

@@ -1,5 +1,5 @@
-import type { CatalogResponse, ModelEntry, PersonaEntry } from '../../nodes/Assistant/api';
-import { filterModels, filterPersonas, modelLabel } from '../../nodes/Assistant/methods/listSearch';
+import type { CatalogResponse, ModelEntry, PersonaEntry } from '../../../nodes/shared/api';
+import { filterModels, filterPersonas, modelLabel } from '../../../nodes/shared/methods/listSearch';
 
 const MODELS: ModelEntry[] = [
 	{

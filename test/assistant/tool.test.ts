@@ -13,16 +13,16 @@
 import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
 import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
-import { assistantNode, assistantPackage, emulatorCredential } from './helpers/assistant';
-import type { EngineCredential, LoadedPackage } from './helpers/engine';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { assistantNode, assistantPackage, emulatorCredential } from '../helpers/assistant';
+import type { EngineCredential, LoadedPackage } from '../helpers/engine';
 import {
 	runAgent,
 	toolDescriptionFor,
 	withAiTools,
 	type AgentRunOptions,
 	type AgentToolCall,
-} from './helpers/tool';
+} from '../helpers/tool';
 
 const TOKEN = 'secret-token-for-tool-tests-7';
 const TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';

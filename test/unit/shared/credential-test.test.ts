@@ -1,4 +1,4 @@
-import { baseUrlOf, verdict } from '../../nodes/Assistant/methods/credentialTest';
+import { baseUrlOf, verdict } from '../../../nodes/shared/methods/credentialTest';
 
 const base = baseUrlOf('https://assistant.example.com/api/')!;
 

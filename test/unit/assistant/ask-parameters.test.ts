@@ -1,8 +1,8 @@
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readAskParameters } from '../../nodes/Assistant/actions/ask/askParameters';
-import { readConcurrency } from '../../nodes/Assistant/actions/ask/askOptions';
-import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
+import { readAskParameters } from '../../../nodes/Assistant/actions/ask/askParameters';
+import { readConcurrency } from '../../../nodes/Assistant/actions/ask/askOptions';
+import type { ParameterContext } from '../../../nodes/shared/parameters/parameterErrors';
 import { parameters } from './parameter-context';
 
 function failure(

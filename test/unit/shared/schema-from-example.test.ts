@@ -1,7 +1,7 @@
 import {
 	SchemaExampleError,
 	schemaFromExample,
-} from '../../nodes/Assistant/actions/ask/schemaFromExample';
+} from '../../../nodes/shared/outputFormat/schemaFromExample';
 
 describe('a schema derived from a JSON example stays inside the service subset', () => {
 	test('text, numbers, true/false, lists and nested objects; every field required', () => {

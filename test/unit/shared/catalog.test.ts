@@ -1,5 +1,5 @@
-import type { CatalogResponse } from '../../nodes/Assistant/api';
-import { successorOf } from '../../nodes/Assistant/catalog';
+import type { CatalogResponse } from '../../../nodes/shared/api';
+import { successorOf } from '../../../nodes/shared/catalog';
 
 function catalogWith(deprecation_map: Record<string, string>): CatalogResponse {
 	return {

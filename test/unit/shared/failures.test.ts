@@ -4,9 +4,9 @@ import {
 	RetryableFailure,
 	statusFailure,
 	type FailureScope,
-} from '../../nodes/Assistant/transport/failures';
-import { isSessionPoolMessage, serverMessage } from '../../nodes/Assistant/transport/serverMessage';
-import { fakeNode } from '../helpers/fake-node';
+} from '../../../nodes/shared/transport/failures';
+import { isSessionPoolMessage, serverMessage } from '../../../nodes/shared/transport/serverMessage';
+import { fakeNode } from '../../helpers/fake-node';
 
 const TOKEN = 'sk-secret-token-1234';
 const node = fakeNode({ id: '1' });

@@ -3,16 +3,16 @@
  * caused costs the item no retry; one with nothing else of the run in flight is a retry as any;
  * neither waits past the deadline.
  */
-import { AdaptivePace, type AttemptPace } from '../../nodes/Assistant/transport/adaptivePace';
+import { AdaptivePace, type AttemptPace } from '../../../nodes/shared/transport/adaptivePace';
 import {
 	RetryableFailure,
 	statusFailure,
 	type FailureScope,
-} from '../../nodes/Assistant/transport/failures';
-import { RequestLifetime } from '../../nodes/Assistant/transport/lifetime';
-import type { AssistantContext } from '../../nodes/Assistant/transport/request';
-import { withRetries } from '../../nodes/Assistant/transport/retryLoop';
-import { fakeNode } from '../helpers/fake-node';
+} from '../../../nodes/shared/transport/failures';
+import { RequestLifetime } from '../../../nodes/shared/transport/lifetime';
+import type { AssistantContext } from '../../../nodes/shared/transport/request';
+import { withRetries } from '../../../nodes/shared/transport/retryLoop';
+import { fakeNode } from '../../helpers/fake-node';
 
 const node = fakeNode({ id: '1' });
 const ctx = { logger: { debug: () => undefined } } as unknown as AssistantContext;

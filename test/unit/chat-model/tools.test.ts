@@ -5,14 +5,14 @@
  */
 import { z } from 'zod';
 
-import { checkToolArguments } from '../../nodes/AssistantChatModel/toolArguments';
+import { checkToolArguments } from '../../../nodes/AssistantChatModel/toolArguments';
 import {
 	readEnvelope,
 	toolEnvelopeSchema,
 	toolInstructions,
 	type ToolForEnvelope,
-} from '../../nodes/AssistantChatModel/toolEnvelope';
-import { validateOutputFormat } from '../helpers/outputFormatSubset';
+} from '../../../nodes/AssistantChatModel/toolEnvelope';
+import { validateOutputFormat } from '../../helpers/outputFormatSubset';
 
 const tools: ToolForEnvelope[] = [
 	{

@@ -1,8 +1,12 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import type { OutputFormatSchema } from '../../api';
-import { nodeParameter } from '../nodeParameter';
-import { describeValue, invalidParameter, type ParameterContext } from '../parameterErrors';
+import type { OutputFormatSchema } from '../api';
+import { nodeParameter } from '../parameters/nodeParameter';
+import {
+	describeValue,
+	invalidParameter,
+	type ParameterContext,
+} from '../parameters/parameterErrors';
 import { schemaFromExample, type SchemaExampleError } from './schemaFromExample';
 
 /**
@@ -11,52 +15,55 @@ import { schemaFromExample, type SchemaExampleError } from './schemaFromExample'
  * every workflow that relied on it whenever the default changed.
  */
 
-export const responseFormatProperties: INodeProperties[] = [
-	{
-		displayName: 'Response Format',
-		name: 'responseFormat',
-		type: 'options',
-		default: 'text',
-		options: [
-			{ name: 'Text', value: 'text', description: 'The reply as text' },
-			{
-				name: 'JSON (Generate From JSON Example)',
-				value: 'jsonExample',
-				description:
-					'The reply as an object shaped like an example you give; the node derives the schema from it',
-			},
-			{
-				name: 'JSON (Define Using JSON Schema)',
-				value: 'jsonSchema',
-				description: 'The reply as an object matching a JSON Schema you write',
-			},
-		],
-		displayOptions: { show: { operation: ['ask'] } },
-	},
-	{
-		displayName: 'JSON Example',
-		name: 'jsonExample',
-		type: 'json',
-		default: '',
-		placeholder: '{"summary": "One sentence", "sentiment": "positive", "topics": ["release"]}',
-		hint: 'Every field is required in the answer; text, numbers, true/false, lists (one example element) and objects. The derived schema is shown after the run.',
-		description: 'An example of the object to return: the answer has the same fields and types',
-		typeOptions: { rows: 6 },
-		displayOptions: { show: { operation: ['ask'], responseFormat: ['jsonExample'] } },
-	},
-	{
-		displayName: 'JSON Schema',
-		name: 'jsonSchema',
-		type: 'json',
-		default: '',
-		placeholder:
-			'{"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}',
-		description:
-			'The shape of the object to return: an object schema whose properties are string (optionally with enum), number, boolean, array (with items) or object',
-		typeOptions: { rows: 10 },
-		displayOptions: { show: { operation: ['ask'], responseFormat: ['jsonSchema'] } },
-	},
-];
+/** The parameters, shown where `show` says (a node's operation, say). */
+export function responseFormatProperties(show: IDisplayOptions['show']): INodeProperties[] {
+	return [
+		{
+			displayName: 'Response Format',
+			name: 'responseFormat',
+			type: 'options',
+			default: 'text',
+			options: [
+				{ name: 'Text', value: 'text', description: 'The reply as text' },
+				{
+					name: 'JSON (Generate From JSON Example)',
+					value: 'jsonExample',
+					description:
+						'The reply as an object shaped like an example you give; the node derives the schema from it',
+				},
+				{
+					name: 'JSON (Define Using JSON Schema)',
+					value: 'jsonSchema',
+					description: 'The reply as an object matching a JSON Schema you write',
+				},
+			],
+			displayOptions: { show },
+		},
+		{
+			displayName: 'JSON Example',
+			name: 'jsonExample',
+			type: 'json',
+			default: '',
+			placeholder: '{"summary": "One sentence", "sentiment": "positive", "topics": ["release"]}',
+			hint: 'Every field is required in the answer; text, numbers, true/false, lists (one example element) and objects. The derived schema is shown after the run.',
+			description: 'An example of the object to return: the answer has the same fields and types',
+			typeOptions: { rows: 6 },
+			displayOptions: { show: { ...show, responseFormat: ['jsonExample'] } },
+		},
+		{
+			displayName: 'JSON Schema',
+			name: 'jsonSchema',
+			type: 'json',
+			default: '',
+			placeholder:
+				'{"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}',
+			description:
+				'The shape of the object to return: an object schema whose properties are string (optionally with enum), number, boolean, array (with items) or object',
+			typeOptions: { rows: 10 },
+			displayOptions: { show: { ...show, responseFormat: ['jsonSchema'] } },
+		},
+	];
+}
 
 export interface OutputFormat {
 	schema: OutputFormatSchema;

@@ -4,15 +4,15 @@
  * it is used. Runs in `npm test` (n8n 2.x, SDK present) and in `npm run test:n8n1` (n8n 1.x,
  * where jest.n8n1.config.js makes `@n8n/ai-node-sdk` unresolvable, as it is in n8n 1.x).
  */
-import { startEmulator, type Emulator } from './emulator/server';
+import { startEmulator, type Emulator } from '../emulator/server';
 import {
 	assistantNode,
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
-} from './helpers/assistant';
-import { runChatModel } from './helpers/chat-model';
-import type { EngineCredential } from './helpers/engine';
+} from '../helpers/assistant';
+import { runChatModel } from '../helpers/chat-model';
+import type { EngineCredential } from '../helpers/engine';
 
 const TOKEN = 'secret-token-for-loading-tests';
 

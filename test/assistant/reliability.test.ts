@@ -5,15 +5,15 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
-import { prng } from './fuzz/prng';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { prng } from '../fuzz/prng';
 import {
 	assistantNode,
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
-} from './helpers/assistant';
-import type { EngineCredential, RunOptions, RunResult } from './helpers/engine';
+} from '../helpers/assistant';
+import type { EngineCredential, RunOptions, RunResult } from '../helpers/engine';
 
 const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
 

@@ -6,14 +6,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
+import { startEmulator, type Emulator } from '../emulator/server';
 import {
 	assistantNode,
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
-} from './helpers/assistant';
-import type { EngineCredential } from './helpers/engine';
+} from '../helpers/assistant';
+import type { EngineCredential } from '../helpers/engine';
 
 const TOKEN = 'secret-token-for-stream-dialects-7';
 

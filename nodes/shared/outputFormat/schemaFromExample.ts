@@ -1,4 +1,4 @@
-import type { OutputFormatProperty, OutputFormatSchema } from '../../api';
+import type { OutputFormatProperty, OutputFormatSchema } from '../api';
 
 /**
  * A JSON Schema derived from a JSON example, inside the subset the service accepts

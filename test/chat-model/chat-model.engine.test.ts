@@ -5,10 +5,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
-import { assistantPackage, emulatorCredential, rl } from './helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from './helpers/chat-model';
-import type { EngineCredential } from './helpers/engine';
+import { startEmulator, type Emulator } from '../emulator/server';
+import { assistantPackage, emulatorCredential, rl } from '../helpers/assistant';
+import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
+import type { EngineCredential } from '../helpers/engine';
 
 const TOKEN = 'secret-token-for-chat-model-tests';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';

@@ -6,7 +6,7 @@ import {
 	NO_ANSWER_MESSAGE,
 	readAnswerFromChunks,
 	StreamAnswerError,
-} from '../../nodes/Assistant/stream/answer';
+} from '../../../nodes/shared/stream/answer';
 
 const sse = (event: string, data: unknown) =>
 	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;

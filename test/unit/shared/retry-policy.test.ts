@@ -5,7 +5,7 @@ import {
 	serverRequestedDelayMs,
 	SESSION_POOL_DELAYS_MS,
 	type RetryClock,
-} from '../../nodes/Assistant/transport/retryPolicy';
+} from '../../../nodes/shared/transport/retryPolicy';
 
 const NOW = Date.parse('2026-11-23T20:00:00Z');
 const clock = (random: number): RetryClock => ({ now: () => NOW, random: () => random });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from './emulator/server';
+import { startEmulator, type Emulator } from '../emulator/server';
 import {
 	assistantNode,
 	assistantPackage,
@@ -14,8 +14,8 @@ import {
 	jsonOf,
 	rl,
 	runWithItems,
-} from './helpers/assistant';
-import { callListSearch, testCredential, type EngineCredential } from './helpers/engine';
+} from '../helpers/assistant';
+import { callListSearch, testCredential, type EngineCredential } from '../helpers/engine';
 
 const TOKEN = 'secret-token-for-engine-tests-42';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';

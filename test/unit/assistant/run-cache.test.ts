@@ -4,9 +4,9 @@
  */
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
-import { catalogOfExecution } from '../../nodes/Assistant/actions/executionCatalog';
-import { RunCache } from '../../nodes/Assistant/actions/runCache';
-import { fakeExecuteContext } from '../helpers/execute-context';
+import { catalogOfExecution } from '../../../nodes/Assistant/actions/executionCatalog';
+import { RunCache } from '../../../nodes/Assistant/actions/runCache';
+import { fakeExecuteContext } from '../../helpers/execute-context';
 
 const CATALOG = { models: [{ id: 'm1' }], deprecation_map: {} };
 

@@ -1,5 +1,5 @@
-import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
-import { fakeNode } from '../helpers/fake-node';
+import type { ParameterContext } from '../../../nodes/shared/parameters/parameterErrors';
+import { fakeNode } from '../../helpers/fake-node';
 
 const NODE = fakeNode();
 

@@ -6,8 +6,8 @@
 import { NodeApiError, NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { router } from '../../nodes/Assistant/actions/router';
-import { fakeExecuteContext, type FakeAnswer } from '../helpers/execute-context';
+import { router } from '../../../nodes/Assistant/actions/router';
+import { fakeExecuteContext, type FakeAnswer } from '../../helpers/execute-context';
 
 interface Question {
 	input: string;

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { RequestLifetime, StoppedError } from '../../nodes/Assistant/transport/lifetime';
+import { RequestLifetime, StoppedError } from '../../../nodes/shared/transport/lifetime';
 
 describe('a call is stopped by its deadline, its idle limit or cancellation, whichever comes first', () => {
 	it('the deadline stops the call and says so', async () => {

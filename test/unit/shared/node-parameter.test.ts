@@ -1,6 +1,6 @@
-import { nodeParameter } from '../../nodes/Assistant/actions/nodeParameter';
-import type { ParameterContext } from '../../nodes/Assistant/actions/parameterErrors';
-import { fakeNode } from '../helpers/fake-node';
+import { nodeParameter } from '../../../nodes/shared/parameters/nodeParameter';
+import type { ParameterContext } from '../../../nodes/shared/parameters/parameterErrors';
+import { fakeNode } from '../../helpers/fake-node';
 
 /**
  * A context whose stored parameters are `stored`; getNodeParameter resolves them per item as n8n
