@@ -61,6 +61,30 @@ export default tseslint.config(
 		rules: { '@n8n/community-nodes/node-usable-as-tool': 'off' },
 	},
 
+	// Three parts, one direction: both nodes import the shared core (nodes/shared/); the core
+	// imports neither node, and neither node imports the other.
+	...[
+		['nodes/shared/**', ['**/Assistant', '**/Assistant/**', '**/AssistantChatModel/**']],
+		['nodes/Assistant/**', ['**/AssistantChatModel/**']],
+		['nodes/AssistantChatModel/**', ['**/Assistant', '**/Assistant/**']],
+	].map(([folder, forbidden]) => ({
+		files: [folder],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					patterns: [
+						{
+							group: forbidden,
+							message:
+								'A node folder holds that node alone: import what both nodes use from nodes/shared/.',
+						},
+					],
+				},
+			],
+		},
+	})),
+
 	// eslint-plugin-n8n-nodes-base, wired like @n8n/node-cli's config and the scanner's.
 	{ plugins: { 'n8n-nodes-base': n8nNodesBase } },
 	{
