@@ -356,7 +356,8 @@ describe('Ask', () => {
 		const [request] = askRequests();
 		expect(request).toMatchObject({ method: 'POST', authorization: `Bearer ${TOKEN}` });
 		expect((request.body as IDataObject).input).toBe(input);
-		expect((request.body as IDataObject).stream ?? false).toBe(false);
+		// Every ask goes in streamed form (docs/api.md#exactly-once).
+		expect((request.body as IDataObject).stream).toBe(true);
 	});
 
 	test('model and persona from the server’s lists (list mode and id mode; BYOK too)', async () => {

@@ -4,7 +4,6 @@ import type { AskRequest, AskResponse } from './api';
 import { jsonObject, StreamAnswer, type StreamAnswerError } from './stream/answer';
 import { apiError, headline } from './transport/errors';
 import { RetryableFailure, sessionPoolError, type FailureScope } from './transport/failures';
-import { jsonAttempt } from './transport/jsonCall';
 import type { AttemptPace } from './transport/pace';
 import {
 	headerValue,
@@ -22,6 +21,10 @@ export type { AssistantContext } from './transport/request';
 /** One ask, as the Ask operation, the agent tool and a chat model make it. */
 export interface AskCall {
 	request: AskRequest;
+	/**
+	 * The caller takes the answer piece by piece as it is written (Stream on): the idle limit
+	 * applies. Every ask goes on the wire in streamed form either way (docs/api.md#exactly-once).
+	 */
 	stream: boolean;
 	timeoutMs: number;
 	idleTimeoutMs: number;
@@ -40,30 +43,26 @@ export interface AskResult {
 }
 
 /**
- * Asks the assistant, streamed or not, with retries: the answer, or a NodeApiError for every
- * failure. A streamed ask returns what the same ask without streaming returns
- * (docs/api.md#how-a-stream-ends).
+ * Asks the assistant, with retries: the answer, or a NodeApiError for every failure. The ask
+ * always goes on the wire in streamed form, so that its conversation id (`x-conversation-id`)
+ * is known before anything can go wrong (docs/api.md#exactly-once); a streamed ask returns what
+ * the same ask without streaming returns (docs/api.md#how-a-stream-ends), and a service that
+ * answers it with plain JSON is understood as well.
  */
 export async function askAssistant(ctx: AssistantContext, call: AskCall): Promise<AskResult> {
 	const request: ApiRequest = {
 		method: 'POST',
 		path: '/assistant/ask',
-		body: call.stream ? { ...call.request, stream: true } : call.request,
+		body: { ...call.request, stream: true },
 		authenticated: true,
 		timeoutMs: call.timeoutMs,
-		idleTimeoutMs: call.idleTimeoutMs,
+		// Only a caller that takes the answer as it comes has asked for an idle limit.
+		idleTimeoutMs: call.stream ? call.idleTimeoutMs : undefined,
 		retries: call.retries,
 		itemIndex: call.itemIndex,
 		pace: call.pace,
 	};
-	return await runCall(ctx, request, async (attempt) =>
-		call.stream ? await streamedAnswer(attempt, call) : await wholeAnswer(attempt, call),
-	);
-}
-
-async function wholeAnswer(attempt: Attempt, call: AskCall): Promise<AskResult> {
-	const { body, headers } = await jsonAttempt<AskResponse>(attempt);
-	return resultOfJson(attempt.scope, call, body, headers);
+	return await runCall(ctx, request, async (attempt) => await streamedAnswer(attempt, call));
 }
 
 function resultOfJson(

@@ -66,8 +66,9 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 		expect(item.pairedItem).toEqual({ item: 0 });
 		const [request] = emulator.stats.requests;
 		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
-		// Empty optional fields are not sent at all.
-		expect(request.body).toEqual({ input: 'Hello there' });
+		// Empty optional fields are not sent at all; every ask goes in streamed form
+		// (docs/api.md#exactly-once).
+		expect(request.body).toEqual({ input: 'Hello there', stream: true });
 	});
 
 	test('model and persona overrides, from list mode and id mode, reach the service', async () => {
@@ -161,8 +162,8 @@ describe('Ask: memory and conversations (docs/api.md#memory-mode, docs/api.md#as
 		await ask({ input: 'Without memory', options: { memory: false } });
 		await ask({ input: 'With memory', options: { memory: true } });
 		const [off, on] = emulator.stats.requests.map((request) => request.body as IDataObject);
-		expect(off).toEqual({ input: 'Without memory', memory_mode: 'off' });
-		expect(on).toEqual({ input: 'With memory' });
+		expect(off).toEqual({ input: 'Without memory', memory_mode: 'off', stream: true });
+		expect(on).toEqual({ input: 'With memory', stream: true });
 	});
 
 	test('after an answer, a hint says how to continue the conversation; after a failure, none', async () => {

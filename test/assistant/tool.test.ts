@@ -182,7 +182,7 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 		expect(emulator.stats.requests).toHaveLength(1);
 		const [request] = emulator.stats.requests;
 		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
-		expect(request.body).toEqual({ input: QUESTION });
+		expect(request.body).toEqual({ input: QUESTION, stream: true });
 
 		// The engine ran the tool node as its own run under the agent, logged as an ai_tool call.
 		const [toolRun] = toolRuns(TOOL_NODE);
@@ -212,8 +212,8 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 		expect(secondAnswer.output).toContain('Your name is Ada.');
 		expect(secondAnswer.output).toContain('Earlier you said: "Hi! My name is Ada."');
 		expect(emulator.stats.requests.map((r) => r.body)).toEqual([
-			{ input: 'Hi! My name is Ada.' },
-			{ input: 'What is my name?', conversation_id: firstAnswer.conversation_id },
+			{ input: 'Hi! My name is Ada.', stream: true },
+			{ input: 'What is my name?', conversation_id: firstAnswer.conversation_id, stream: true },
 		]);
 	});
 
@@ -263,7 +263,7 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 				conversation_id: expect.any(String),
 			},
 		]);
-		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION }]);
+		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION, stream: true }]);
 		const [toolRun] = toolRuns(TOOL_NODE);
 		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({
 			question: QUESTION,

@@ -66,6 +66,7 @@ describe('plain generation (chains)', () => {
 		expect(body).toEqual({
 			input:
 				'Instructions:\nYou are terse.\n\nUser:\nHi, I am Ada.\n\nAssistant:\nHello Ada.\n\nUser:\nSummarize this.',
+			stream: true,
 		});
 		expect(output.text).toBe(
 			`[model=${DEFAULT_MODEL} persona=persona_general] You said: "${String(body.input)}".`,
@@ -75,7 +76,7 @@ describe('plain generation (chains)', () => {
 
 	test('a lone user message is sent as it is', async () => {
 		const output = consumerOutput(await run('invoke', [{ role: 'user', content: 'Hello there' }]));
-		expect(asks()).toEqual([{ input: 'Hello there' }]);
+		expect(asks()).toEqual([{ input: 'Hello there', stream: true }]);
 		expect(output.text).toContain('You said: "Hello there"');
 	});
 
@@ -91,6 +92,7 @@ describe('plain generation (chains)', () => {
 				model_name: 'openai:gpt-5-mini',
 				persona_id: 'persona_pirate',
 				memory_mode: 'off',
+				stream: true,
 			},
 		]);
 	});

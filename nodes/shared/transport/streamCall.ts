@@ -5,7 +5,11 @@ import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
 import { discard, readAll, sendOnce, type Attempt } from './send';
 
-type ByteStream = AsyncIterable<Uint8Array> & { destroy?: (error?: Error) => void };
+type ByteStream = AsyncIterable<Uint8Array> & {
+	destroy?: (error?: Error) => void;
+	/** Node's Readable: its chunks, without destroying it when the reader stops early. */
+	iterator?: (options: { destroyOnReturn: boolean }) => AsyncIterable<Uint8Array>;
+};
 
 /** What a stream request got: an event stream, or (tolerated) a whole JSON answer. */
 export type OpenedStream =
@@ -41,9 +45,14 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	};
 }
 
-/** Every chunk proves the stream is alive. */
+/**
+ * Every chunk proves the stream is alive. Reading stops at End, before the body ends: the body is
+ * then released by `discard`, not by the iterator (which would make an AbortError, stack trace
+ * included, for every ask).
+ */
 async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGenerator<Uint8Array> {
-	for await (const chunk of body) {
+	const chunks = body.iterator?.({ destroyOnReturn: false }) ?? body;
+	for await (const chunk of chunks) {
 		lifetime.touch();
 		yield chunk;
 	}
