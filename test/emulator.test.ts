@@ -837,11 +837,11 @@ describe('delays, queued faults and statistics', () => {
 });
 
 describe('the emulator keeps running, and stops at once', () => {
-	it('a client that hangs up mid-answer frees its conversation', async () => {
+	it('a client that hangs up mid-answer leaves its turn running to its end (docs/api.md#exactly-once)', async () => {
 		const { json } = await askJson({ input: 'start' });
 		const controller = new AbortController();
 		const body = JSON.stringify({
-			input: 'abandoned #delay=5000',
+			input: 'abandoned #delay=400',
 			conversation_id: json.conversation_id,
 		});
 		const aborted = fetch(`${documented.baseUrl}/assistant/ask`, {
@@ -855,6 +855,12 @@ describe('the emulator keeps running, and stops at once', () => {
 		expect(await aborted).toMatchObject({ name: 'AbortError' });
 		await pause(50);
 		expect(documented.stats.inFlight).toBe(0);
+		// The turn runs on: the conversation stays busy until it would have answered.
+		expect(
+			(await askJson({ input: 'too soon', conversation_id: json.conversation_id })).status,
+		).toBe(409);
+		await pause(400);
+		expect(documented.stats.startedAsks.get('abandoned #delay=400')).toBe(1);
 		expect((await askJson({ input: 'next', conversation_id: json.conversation_id })).status).toBe(
 			200,
 		);

@@ -17,6 +17,9 @@ const { isPlainObject } = require('../helpers/outputFormatSubset');
 const { resolveShape } = require('./shapes');
 const { validateAsk } = require('./askValidation');
 const { streamAnswer } = require('./stream');
+const { failAfterAcceptance } = require('./acceptedFaults');
+const { beginTurn, responseMessages, runEarlierTurn } = require('./conversations');
+const { splitIntoChunks } = require('./reply');
 const { ResponseWriter } = require('./writer');
 const respond = require('./respond');
 const { applyFaults, authorize, parseJson, sendJson, sendCanned, writeHead } = respond;
@@ -42,8 +45,10 @@ const { endResponse, wait, dropConnection } = respond;
  * @property {unknown} output  what `output` carries: the text, or the structured object
  * @property {StreamShape} shape  how a stream of this answer is shaped
  * @property {Record<string, string>} headers  sent with the answer, JSON or stream
- * @property {() => void} release  frees the conversation; called just before the last write, so a
- *   client that got the whole answer can always ask again at once
+ * @property {() => void} release  ends the turn: the answer joins the conversation, which is free
+ *   again; called just before the last write, so a client that got the whole answer can always
+ *   ask again at once
+ * @property {() => void} fail  ends the turn without an answer (an error event)
  */
 
 /** @type {Handler} */
@@ -142,15 +147,14 @@ async function runAsk(ctx, ask, plan, directives) {
 	const conversation =
 		state.conversations.get(ask.conversationId ?? '') ?? createConversation(state);
 	enterConversation(ctx, conversation.id);
+	if (plan.busyMs !== null && ask.conversationId) runEarlierTurn(state, conversation, plan.busyMs);
 	if (conversation.busy) {
 		state.stats.conversationOverlaps += 1;
 		return sendJson(ctx.res, 409, { detail: faults.BUSY_DETAIL });
 	}
-	conversation.busy = true;
-	const release = () => {
-		conversation.busy = false;
-	};
-	ctx.onClose(release); // the client may hang up or the answer may fail half-way
+	// Accepted: the turn runs on to its end whatever happens to this connection
+	// (docs/api.md#exactly-once).
+	const turn = beginTurn(state, conversation, ask.input);
 	const earlier = conversation.messages.slice();
 	conversation.messages.push(ask.input);
 	conversation.name = extractName(ask.input) ?? conversation.name;
@@ -178,14 +182,34 @@ async function runAsk(ctx, ask, plan, directives) {
 		shape: resolveShape(state.config.dialect, directives.shape),
 		// docs/api.md#model-fallback
 		headers: directives.fallbackModel ? { 'x-model-fallback': directives.fallbackModel } : {},
-		release,
+		release: () => turn.complete(),
+		fail: () => turn.fail(),
 	};
+	turn.answerWith(responseMessages(answer, { cutObject: plan.cutObject }));
 	const delayMs = directives.delayMs ?? state.config.answerDelayMs;
+	// The client may hang up, or the connection fail half-way: the turn then ends when it would
+	// have (or as the fault says).
+	const endsAt = Date.now() + plannedTurnMs(ctx, answer, plan, delayMs);
+	ctx.onClose(() => turn.completeAfter(plan.runOnMs ?? Math.max(0, endsAt - Date.now())));
+	if (plan.accepted) return await failAfterAcceptance(ctx, answer, plan.accepted, ask.stream);
 	const delivered = ask.stream
 		? await streamAnswer(ctx, answer, plan, delayMs)
 		: await jsonAnswer(ctx, answer, plan, delayMs);
 	if (delivered)
 		state.stats.completedAsks.set(ask.input, (state.stats.completedAsks.get(ask.input) ?? 0) + 1);
+}
+
+/**
+ * How long an answer's turn takes: its delay, a stall, a pause between pieces.
+ * @param {Context} ctx
+ * @param {Answer} answer
+ * @param {FaultPlan} plan
+ * @param {number} delayMs
+ */
+function plannedTurnMs(ctx, answer, plan, delayMs) {
+	const pieces = splitIntoChunks(answer.structured ? JSON.stringify(answer.output) : answer.text);
+	const chunkDelayMs = plan.chunkDelayMs ?? ctx.state.config.chunkDelayMs;
+	return delayMs + (plan.stallMs ?? 0) + Math.max(0, pieces.length - 1) * chunkDelayMs;
 }
 
 /**
@@ -195,7 +219,7 @@ async function runAsk(ctx, ask, plan, directives) {
 function createConversation(state) {
 	const id = `conv_${crypto.randomBytes(8).toString('hex')}`;
 	/** @type {Conversation} */
-	const conversation = { id, messages: [], name: null, busy: false };
+	const conversation = { id, messages: [], name: null, busy: false, history: [] };
 	state.conversations.set(conversation.id, conversation);
 	return conversation;
 }

@@ -94,7 +94,8 @@ function parseBounded(result, raw, value, max) {
 }
 
 /**
- * `#fault=<name>[&key=value...]`, keys: status, retryAfter, retryAfterMs, ms, message, times.
+ * `#fault=<name>[&key=value...]`, keys: status, retryAfter, retryAfterMs, ms, message, object,
+ * times.
  * @param {Directives} result
  * @param {string} raw
  * @param {string} value
@@ -154,6 +155,10 @@ function setFaultParam(spec, key, text) {
 		case 'retryAfter':
 		case 'message':
 			spec[key] = text;
+			return;
+		case 'object':
+			if (text !== 'cut') throw new TypeError("object must be 'cut'");
+			spec.object = text;
 			return;
 		default:
 			throw new TypeError(`unknown parameter '${key}'`);

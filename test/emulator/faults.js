@@ -13,6 +13,8 @@ const http = require('node:http');
  * @property {number} [retryAfterMs]  429/503: also send a retry-after-ms header
  * @property {number} [ms]  slow-first-byte (default 5000), slow-chunks (250), stall-stream (60000)
  * @property {string} [message]  body text for error200, status faults, error-event and pool faults
+ * @property {'cut'} [object]  faults after acceptance: the conversation holds a structured answer
+ *   cut in half (acceptedFaults.js)
  */
 
 /**
@@ -32,7 +34,24 @@ const http = require('node:http');
  * @property {boolean} noHeaderId
  * @property {boolean} unknownEvents
  * @property {boolean} splitBytes
+ * @property {import('./acceptedFaults').AcceptedFault | null} accepted  a fault that strikes
+ *   after the ask was accepted (acceptedFaults.js)
+ * @property {number | null} runOnMs  how long the turn runs on once its connection failed
+ *   (faults after acceptance, reset-mid-stream)
+ * @property {boolean} cutObject  the conversation holds a structured answer cut in half
+ * @property {number | null} busyMs  conversation-busy: an earlier ask runs this long
  */
+
+// Faults that strike after the ask was accepted (acceptedFaults.js answers them).
+const ACCEPTED_FAULT_NAMES = Object.freeze([
+	'drop-after-accept',
+	'drop-after-headers',
+	'empty-answer',
+	'accepted-502',
+]);
+
+/** How long a turn runs on after its connection failed, unless the fault's `ms` says. */
+const DEFAULT_RUN_ON_MS = 200;
 
 const FAULT_NAMES = Object.freeze([
 	'status',
@@ -56,6 +75,8 @@ const FAULT_NAMES = Object.freeze([
 	'pool-evict',
 	'pool-busy-200',
 	'pool-busy-event',
+	...ACCEPTED_FAULT_NAMES,
+	'conversation-busy',
 ]);
 
 // These replace the response entirely, so nothing else about the request matters.
@@ -69,7 +90,12 @@ const TERMINAL_FAULTS = new Set([
 	'pool-busy-200',
 ]);
 
-const DEFAULT_MS = { 'slow-first-byte': 5000, 'slow-chunks': 250, 'stall-stream': 60000 };
+const DEFAULT_MS = {
+	'slow-first-byte': 5000,
+	'slow-chunks': 250,
+	'stall-stream': 60000,
+	'conversation-busy': 300,
+};
 const DEFAULT_ERROR200 = 'The assistant could not complete the request: upstream tool failed';
 const DEFAULT_ERROR_EVENT = 'Model provider overloaded';
 const BUSY_DETAIL = 'Conversation is busy answering an earlier request';
@@ -102,6 +128,9 @@ function normalizeFault(spec) {
 		throw new TypeError(
 			`Fault '${fault.name}' needs a status between 400 and 599, got ${String(fault.status)}`,
 		);
+	}
+	if (fault.object !== undefined && fault.object !== 'cut') {
+		throw new TypeError(`Fault parameter object must be 'cut', got '${String(fault.object)}'`);
 	}
 	for (const key of /** @type {const} */ (['ms', 'retryAfterMs'])) {
 		const value = fault[key];
@@ -139,6 +168,10 @@ function planFaults(faults) {
 		noHeaderId: false,
 		unknownEvents: false,
 		splitBytes: false,
+		accepted: null,
+		runOnMs: null,
+		cutObject: false,
+		busyMs: null,
 	};
 	for (const fault of faults) addToPlan(plan, fault);
 	return plan;
@@ -162,6 +195,10 @@ function addToPlan(plan, fault) {
 			return;
 		case 'reset-mid-stream':
 			plan.resetMidStream = true;
+			plan.runOnMs = fault.ms ?? DEFAULT_RUN_ON_MS;
+			return;
+		case 'conversation-busy':
+			plan.busyMs = ms;
 			return;
 		case 'error-event':
 			plan.errorEvent = fault.message ?? DEFAULT_ERROR_EVENT;
@@ -181,6 +218,15 @@ function addToPlan(plan, fault) {
 			plan.endForm = 'top';
 			return;
 		default:
+			if (ACCEPTED_FAULT_NAMES.includes(fault.name)) {
+				plan.accepted ??= {
+					name: /** @type {import('./acceptedFaults').AcceptedFault['name']} */ (fault.name),
+					status: fault.status ?? 502,
+				};
+				plan.runOnMs = fault.ms ?? DEFAULT_RUN_ON_MS;
+				plan.cutObject = fault.object === 'cut';
+				return;
+			}
 			if (TERMINAL_FAULTS.has(fault.name)) {
 				plan.terminal = plan.terminal ?? fault;
 				return;
@@ -355,6 +401,7 @@ function fakeSuccessResponse(fault) {
 
 module.exports = {
 	FAULT_NAMES,
+	ACCEPTED_FAULT_NAMES,
 	BUSY_DETAIL,
 	UNAUTHORIZED_DETAIL,
 	POOL_BUSY_MESSAGE,

@@ -14,6 +14,7 @@ const faults = require('./faults');
 const { DIALECTS } = require('./shapes');
 const { SessionPool } = require('./sessionPool');
 const { handleAsk } = require('./ask');
+const { handleConversation, isConversationPath, stopTurns } = require('./conversations');
 const respond = require('./respond');
 const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } = respond;
 
@@ -31,6 +32,8 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {boolean} [log]  print one line per request to stderr
  * @property {import('./sessionPool').SessionPoolOptions} [sessionPool]  the account's pool of
  *   sessions: asks beyond its size are refused as "sessions are busy" (default: no limit)
+ * @property {number} [conversationRetryAfterMs]  GET /conversations/{id} of a running
+ *   conversation says `retry-after-ms: <n>` (default: no such header, as the live service)
  */
 
 /**
@@ -46,6 +49,8 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @typedef {object} EmulatorStats
  * @property {RecordedRequest[]} requests  API requests (not /__emulator/*), oldest first
  * @property {Map<string, number>} completedAsks  ask input -> asks answered in full
+ * @property {Map<string, number>} startedAsks  ask input -> turns the emulator started for it
+ *   (asks it accepted, whatever became of their connection)
  * @property {number} maxConcurrentPerConversation  most asks in progress at once on one conversation
  * @property {number} conversationOverlaps  asks answered 409 because their conversation was busy
  * @property {number} inFlight  API requests in progress now
@@ -71,6 +76,7 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {number} answerDelayMs
  * @property {number} chunkDelayMs
  * @property {boolean} log
+ * @property {number | null} conversationRetryAfterMs
  */
 
 /**
@@ -78,7 +84,9 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {string} id
  * @property {string[]} messages  user messages, oldest first
  * @property {string | null} name  from "my name is X"
- * @property {boolean} busy  an answer is in progress
+ * @property {boolean} busy  a turn is running (the conversation's `state` is `running`)
+ * @property {import('./conversations').HistoryMessage[]} history  the messages
+ *   GET /conversations/{id} shows
  */
 
 /**
@@ -96,6 +104,7 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {Map<string, number>} activeAsks  conversation id -> asks in progress naming it
  * @property {Set<AbortController>} controllers  one per request in progress
  * @property {SessionPool | null} sessionPool
+ * @property {Set<NodeJS.Timeout>} turnTimers  turns running on after their connection (conversations.js)
  * @property {EmulatorStats} stats
  */
 
@@ -126,6 +135,8 @@ const ROUTES = {
 	'/__emulator/reset': { POST: handleReset },
 	'/__emulator/stats': { GET: handleStats },
 };
+/** @type {Record<string, Handler>} GET /conversations/{id} */
+const CONVERSATION_ROUTE = { GET: handleConversation };
 
 // ---------------------------------------------------------------------------------------------
 // Start and stop
@@ -171,6 +182,7 @@ function createState(options) {
 			answerDelayMs: options.answerDelayMs ?? 0,
 			chunkDelayMs: options.chunkDelayMs ?? 0,
 			log: Boolean(options.log),
+			conversationRetryAfterMs: options.conversationRetryAfterMs ?? null,
 		},
 		conversations: new Map(),
 		faultQueue: [],
@@ -178,9 +190,11 @@ function createState(options) {
 		activeAsks: new Map(),
 		controllers: new Set(),
 		sessionPool: options.sessionPool ? new SessionPool(options.sessionPool) : null,
+		turnTimers: new Set(),
 		stats: {
 			requests: [],
 			completedAsks: new Map(),
+			startedAsks: new Map(),
 			maxConcurrentPerConversation: 0,
 			conversationOverlaps: 0,
 			inFlight: 0,
@@ -235,6 +249,7 @@ function closeOnce(server, state, sockets) {
 			// Cancel every pending delay and drop every connection, so nothing keeps the server up.
 			for (const controller of state.controllers) controller.abort();
 			for (const socket of sockets) socket.destroy();
+			stopTurns(state);
 		});
 		return closing;
 	};
@@ -243,11 +258,13 @@ function closeOnce(server, state, sockets) {
 /** @param {State} state */
 function resetState(state) {
 	const { stats } = state;
+	stopTurns(state);
 	state.conversations.clear();
 	state.faultQueue.length = 0;
 	state.directiveUses.clear();
 	stats.requests.length = 0;
 	stats.completedAsks.clear();
+	stats.startedAsks.clear();
 	stats.maxConcurrentPerConversation = 0;
 	stats.conversationOverlaps = 0;
 	state.sessionPool?.reset();
@@ -277,14 +294,23 @@ function queueFault(state, spec, times) {
  * @returns {FaultSpec[]}
  */
 function takeQueuedFault(state, path) {
-	const index = state.faultQueue.findIndex(
-		(q) => q.fault.path === undefined || q.fault.path === path,
-	);
+	const index = state.faultQueue.findIndex((q) => pathMatches(q.fault.path, path));
 	if (index < 0) return [];
 	const queued = state.faultQueue[index];
 	queued.remaining -= 1;
 	if (queued.remaining === 0) state.faultQueue.splice(index, 1);
 	return [queued.fault];
+}
+
+/**
+ * A queued fault's path: any path when absent, every path under a prefix when it ends in `*`
+ * (`/conversations/*`), else exactly that path.
+ * @param {string | undefined} pattern
+ * @param {string} path
+ */
+function pathMatches(pattern, path) {
+	if (pattern === undefined) return true;
+	return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,7 +331,7 @@ async function handleRequest(state, req, res) {
 	if (body.tooLarge) return sendJson(res, 413, { detail: 'Request body too large' });
 	const queued = isControl ? [] : takeQueuedFault(state, ctx.path);
 	if (await applyFaults(ctx, queued)) return;
-	const route = ROUTES[ctx.path];
+	const route = ROUTES[ctx.path] ?? (isConversationPath(ctx.path) ? CONVERSATION_ROUTE : undefined);
 	if (!route) return sendJson(res, 404, { detail: 'Not Found' });
 	const handler = route[ctx.method];
 	if (!handler) {
@@ -430,6 +456,7 @@ async function handleStats(ctx) {
 	sendJson(ctx.res, 200, {
 		...stats,
 		completedAsks: Object.fromEntries(stats.completedAsks),
+		startedAsks: Object.fromEntries(stats.startedAsks),
 		sessionPool: ctx.state.sessionPool?.stats ?? null,
 		pendingFaults: faultQueue.map((q) => ({ ...q.fault, remaining: q.remaining })),
 	});

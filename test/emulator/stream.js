@@ -106,7 +106,8 @@ function cutIndex(plan, count) {
  */
 async function interrupt(ctx, writer, plan, answer) {
 	if (plan.stallMs !== null) await wait(plan.stallMs, ctx.signal);
-	if (plan.errorEvent !== null || plan.resetMidStream) answer.release();
+	// An error event ends the turn; a dropped connection does not: the turn runs on (ask.js).
+	if (plan.errorEvent !== null) answer.fail();
 	if (plan.errorEvent !== null) {
 		const frame = errorFrame(answer.shape, plan.errorEvent);
 		if (frame.kind === 'event') await writer.event(frame.type, frame.data);
