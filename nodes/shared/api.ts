@@ -129,6 +129,20 @@ export interface MessagePart {
 	args?: unknown;
 }
 
+/** A message of a conversation's history (docs/api.md#reading-a-conversation). */
+export interface ConversationMessage {
+	/** `request`: what was sent to the model (the user's prompt, tool returns); `response`: what it wrote. */
+	kind: 'request' | 'response' | string;
+	/** A request's prompt is a `user-prompt` (or `text`) part, its content text (or a list of pieces). */
+	parts: Array<Omit<MessagePart, 'content'> & { content?: unknown }>;
+}
+
+/** GET /conversations/{conversation_id} (docs/api.md#reading-a-conversation). */
+export interface ConversationResponse {
+	state: 'running' | 'idle' | 'stopping' | string;
+	messages: ConversationMessage[];
+}
+
 /** Data of a `FrontendModelResponse` event: `content` (a chunk), `parts` (a snapshot), or both. */
 export interface FrontendModelResponseData {
 	content?: string;

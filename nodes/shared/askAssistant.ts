@@ -1,7 +1,19 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import type { AskRequest, AskResponse } from './api';
-import { jsonObject, StreamAnswer, type StreamAnswerError } from './stream/answer';
+import {
+	busyConversationWait,
+	recoverAfterFailure,
+	type AttemptHeard,
+} from './recovery/afterFailure';
+import { unsentRest } from './recovery/recoverAnswer';
+import {
+	jsonObject,
+	NO_ANSWER_MESSAGE,
+	StreamAnswer,
+	type StreamAnswerError,
+} from './stream/answer';
+import { LostResponse } from './transport/acceptance';
 import { apiError, headline } from './transport/errors';
 import { RetryableFailure, sessionPoolError, type FailureScope } from './transport/failures';
 import type { AttemptPace } from './transport/pace';
@@ -40,6 +52,11 @@ export interface AskResult {
 	conversationId: string | null;
 	/** The model that answered, when the service fell back from the one asked for. */
 	modelFallback?: string;
+	/**
+	 * The response failed after the service had accepted the ask, and the answer was read from
+	 * its conversation instead of asking again (docs/api.md#recovery-after-a-failure).
+	 */
+	recovered?: true;
 }
 
 /**
@@ -62,7 +79,60 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		itemIndex: call.itemIndex,
 		pace: call.pace,
 	};
-	return await runCall(ctx, request, async (attempt) => await streamedAnswer(attempt, call));
+	const live = new LiveText(call.onText);
+	return await runCall(
+		ctx,
+		request,
+		async (attempt) => await askOnce(attempt, call, live),
+		busyConversationWait(call.request.conversation_id),
+	);
+}
+
+/** The answer text passed on so far, so that none of it is passed on twice. */
+class LiveText {
+	sent = '';
+	readonly forward: ((delta: string) => void) | undefined;
+
+	constructor(onText: ((delta: string) => void) | undefined) {
+		this.forward =
+			onText &&
+			((delta) => {
+				this.sent += delta;
+				onText(delta);
+			});
+	}
+}
+
+/**
+ * One attempt; when it fails after the service may have accepted the ask, the answer comes from
+ * the ask's conversation instead, and a streaming workflow gets the rest of it
+ * (docs/api.md#recovery-after-a-failure).
+ */
+async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise<AskResult> {
+	const heard: AttemptHeard = {
+		conversationId: call.request.conversation_id,
+		accepted: false,
+		headers: {},
+	};
+	try {
+		return await streamedAnswer(attempt, call, live, heard);
+	} catch (error) {
+		const { output, conversationId } = await recoverAfterFailure(
+			attempt,
+			error,
+			{
+				input: call.request.input,
+				structured: call.request.output_format !== undefined,
+				sentText: live.sent,
+			},
+			heard,
+		);
+		if (typeof output === 'string' && live.forward) {
+			const rest = unsentRest(live.sent, output);
+			if (rest) live.forward(rest);
+		}
+		return withFallback({ output, conversationId, recovered: true }, heard.headers);
+	}
 }
 
 function resultOfJson(
@@ -70,12 +140,18 @@ function resultOfJson(
 	call: AskCall,
 	body: unknown,
 	headers: ResponseHeaders,
+	heard: AttemptHeard,
 ): AskResult {
 	const answer = (typeof body === 'object' && body !== null ? body : {}) as Partial<AskResponse>;
 	const conversationId =
 		typeof answer.conversation_id === 'string' && answer.conversation_id
 			? answer.conversation_id
 			: null;
+	heard.conversationId ||= conversationId ?? undefined;
+	if (answer.output === undefined || answer.output === null || answer.output === '') {
+		// A 200 with an empty answer: the conversation may hold it a moment later.
+		throw new LostResponse('empty', noAnswerError(scope));
+	}
 	return withFallback(
 		{ output: checkedOutput(scope, call, answer.output), conversationId },
 		headers,
@@ -93,25 +169,43 @@ function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): Ask
 	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
 	throw apiError(
 		scope.node,
-		output === undefined || output === ''
-			? { message: 'The assistant finished without an answer', description: RUN_AGAIN }
-			: {
-					message: structured
-						? `The assistant did not return an object for the JSON Schema: received ${received}`
-						: `The assistant sent an answer without text output: received ${received}`,
-					description: RUN_AGAIN,
-				},
+		{
+			message: structured
+				? `The assistant did not return an object for the JSON Schema: received ${received}`
+				: `The assistant sent an answer without text output: received ${received}`,
+			description: RUN_AGAIN,
+		},
+		scope.request.itemIndex,
+	);
+}
+
+function noAnswerError(scope: FailureScope): NodeApiError {
+	return apiError(
+		scope.node,
+		{ message: NO_ANSWER_MESSAGE, description: RUN_AGAIN },
 		scope.request.itemIndex,
 	);
 }
 
 const RUN_AGAIN = 'Run the item again; if it keeps happening, try another model.';
 
-async function streamedAnswer(attempt: Attempt, call: AskCall): Promise<AskResult> {
+async function streamedAnswer(
+	attempt: Attempt,
+	call: AskCall,
+	live: LiveText,
+	heard: AttemptHeard,
+): Promise<AskResult> {
 	const opened = await openStream(attempt);
-	if (opened.kind === 'json') return resultOfJson(attempt.scope, call, opened.body, opened.headers);
+	// The service accepted the ask; its conversation is known from here on.
+	heard.accepted = true;
+	heard.headers = opened.headers;
+	heard.conversationId =
+		headerValue(opened.headers, 'x-conversation-id')?.trim() || heard.conversationId;
+	if (opened.kind === 'json') {
+		return resultOfJson(attempt.scope, call, opened.body, opened.headers, heard);
+	}
 	const structured = call.request.output_format !== undefined;
-	const answer = new StreamAnswer({ structured, onText: call.onText });
+	const answer = new StreamAnswer({ structured, onText: live.forward });
 	read: for await (const batch of opened.messages) {
 		for (const message of batch) if (!answer.accept(message)) break read;
 	}
@@ -127,12 +221,16 @@ async function streamedAnswer(attempt: Attempt, call: AskCall): Promise<AskResul
 	return withFallback({ output: result.output, conversationId }, opened.headers);
 }
 
-/** A stream that did not answer, as the error to show (or a full session pool to wait for). */
+/**
+ * A stream that did not answer, as the error to show (or a full session pool to wait for); one
+ * that ended without End or without an answer is a LostResponse: its conversation may hold the
+ * answer.
+ */
 function streamFailure(
 	scope: FailureScope,
 	failure: StreamAnswerError,
 	headers: ResponseHeaders,
-): RetryableFailure | NodeApiError {
+): RetryableFailure | NodeApiError | LostResponse {
 	const { node, request, secret } = scope;
 	const said = redact(failure.serverMessage ?? '', secret);
 	switch (failure.failure) {
@@ -155,15 +253,20 @@ function streamFailure(
 				request.itemIndex,
 			);
 		case 'incomplete':
-			return apiError(
-				node,
-				{
-					message: failure.message,
-					description:
-						'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
-				},
-				request.itemIndex,
+			return new LostResponse(
+				'incomplete',
+				apiError(
+					node,
+					{
+						message: failure.message,
+						description:
+							'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
+					},
+					request.itemIndex,
+				),
 			);
+		case 'no-answer':
+			return new LostResponse('empty', noAnswerError(scope));
 		default:
 			return apiError(
 				node,

@@ -256,9 +256,13 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 		expect(String(run.error()?.message)).toContain('Model provider overloaded');
 	});
 
-	test('a stream that ends without End fails as incomplete, with no partial answer', async () => {
+	test('a stream that ends without End is never a partial answer: the whole one comes from its conversation', async () => {
 		const run = await ask({ input: 'x #fault=no-end', options: { stream: true } });
-		expect(run.error()?.message).toMatch(/ended before the answer was complete/);
+		// docs/api.md#recovery-after-a-failure
+		expect(run.outputs('Ask')[0].json).toMatchObject({
+			output: expect.stringMatching(/You said: "x #fault=no-end"\.$/),
+			recovered: true,
+		});
 	});
 });
 

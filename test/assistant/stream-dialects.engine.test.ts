@@ -148,9 +148,13 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 		expect(JSON.stringify(run.chunks)).not.toContain(TOKEN);
 	});
 
-	test('a stream that closes without End fails as incomplete, never as a partial answer', async () => {
+	test('a stream that closes without End is never a partial answer: the whole one comes from its conversation', async () => {
 		const run = await streamed('Go #fault=no-end');
-		expect(run.error()?.message).toBe('The stream ended before the answer was complete');
+		// docs/api.md#recovery-after-a-failure
+		expect(run.outputs('Ask')[0].json).toMatchObject({
+			output: expect.stringMatching(/You said: "Go #fault=no-end"\.$/),
+			recovered: true,
+		});
 	});
 
 	test.each(['pool-busy', 'pool-evict', 'pool-busy-200', 'pool-busy-event'])(

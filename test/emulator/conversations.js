@@ -159,8 +159,8 @@ function isConversationPath(path) {
 
 /**
  * GET /conversations/{id}: `{"state": "running" | "idle", "messages": [...]}`; 404 for an id the
- * emulator never gave. With `conversationRetryAfterMs`, a running conversation's answer says
- * when to look again (`retry-after-ms`), which lets tests poll fast.
+ * emulator never gave. With `conversationRetryAfterMs`, the answer says when to look again
+ * (`retry-after-ms`), which lets tests poll fast.
  * @type {Handler}
  */
 async function handleConversation(ctx) {
@@ -176,7 +176,7 @@ async function handleConversation(ctx) {
 	const running = conversation.busy;
 	const after = ctx.state.config.conversationRetryAfterMs;
 	/** @type {Record<string, string>} */
-	const headers = running && after !== null ? { 'retry-after-ms': String(after) } : {};
+	const headers = after !== null ? { 'retry-after-ms': String(after) } : {};
 	sendJson(
 		ctx.res,
 		200,

@@ -183,6 +183,7 @@ function planFaults(faults) {
  */
 function addToPlan(plan, fault) {
 	const ms = fault.ms ?? /** @type {Record<string, number>} */ (DEFAULT_MS)[fault.name];
+	if (fault.object === 'cut') plan.cutObject = true;
 	switch (fault.name) {
 		case 'slow-first-byte':
 			plan.slowFirstByteMs += ms;
@@ -224,7 +225,6 @@ function addToPlan(plan, fault) {
 					status: fault.status ?? 502,
 				};
 				plan.runOnMs = fault.ms ?? DEFAULT_RUN_ON_MS;
-				plan.cutObject = fault.object === 'cut';
 				return;
 			}
 			if (TERMINAL_FAULTS.has(fault.name)) {

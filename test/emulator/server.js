@@ -32,8 +32,8 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {boolean} [log]  print one line per request to stderr
  * @property {import('./sessionPool').SessionPoolOptions} [sessionPool]  the account's pool of
  *   sessions: asks beyond its size are refused as "sessions are busy" (default: no limit)
- * @property {number} [conversationRetryAfterMs]  GET /conversations/{id} of a running
- *   conversation says `retry-after-ms: <n>` (default: no such header, as the live service)
+ * @property {number} [conversationRetryAfterMs]  GET /conversations/{id} says
+ *   `retry-after-ms: <n>` (default: no such header, as the live service)
  */
 
 /**

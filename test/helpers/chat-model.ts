@@ -41,6 +41,8 @@ export type Scenario = 'invoke' | 'stream' | 'agent' | 'agentStream';
 export interface ScriptMessage {
 	role: 'system' | 'user' | 'assistant';
 	content: string;
+	/** An assistant message's id (the chat model marks its answers' ids with their conversation). */
+	id?: string;
 }
 
 export interface ConsumerOutput extends IDataObject {
@@ -70,11 +72,11 @@ const calculator = langchainTool(
 );
 
 function toMessages(script: ScriptMessage[]): BaseMessage[] {
-	return script.map(({ role, content }) =>
+	return script.map(({ role, content, id }) =>
 		role === 'system'
 			? new SystemMessage(content)
 			: role === 'assistant'
-				? new AIMessage(content)
+				? new AIMessage({ content, id })
 				: new HumanMessage(content),
 	);
 }

@@ -37,6 +37,11 @@ interface AskOutput extends IDataObject {
 	conversation_id: string | null;
 	/** Only when the service answered with another model (docs/api.md#model-fallback). */
 	model_fallback?: string;
+	/**
+	 * Only when the response failed after the assistant accepted the ask, and the answer was read
+	 * from the conversation instead (docs/api.md#recovery-after-a-failure).
+	 */
+	recovered?: true;
 }
 
 export async function execute(
@@ -106,5 +111,6 @@ async function askOutput(
 		output: result.output as string | IDataObject,
 		conversation_id: result.conversationId,
 		...(await noteModelFallback(ctx, cache, request.model_name, result)),
+		...(result.recovered ? { recovered: true as const } : {}),
 	};
 }

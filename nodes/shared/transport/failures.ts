@@ -18,6 +18,8 @@ export class RetryableFailure extends Error {
 		readonly cause: RetryCause,
 		readonly error: NodeApiError,
 		readonly headers: ResponseHeaders = {},
+		/** A network failure's code (ECONNREFUSED, ECONNRESET, …), when it has one. */
+		readonly code?: string,
 	) {
 		super(error.message);
 		this.name = 'RetryableFailure';
@@ -102,7 +104,21 @@ export function networkFailure(scope: FailureScope, url: string, error: unknown)
 			},
 			scope.request.itemIndex,
 		),
+		{},
+		transportCode(error),
 	);
+}
+
+/** The code of a transport failure (ECONNRESET, …), when it has one. */
+function transportCode(error: unknown): string | undefined {
+	const { code } = rawCause(error);
+	return typeof code === 'string' && code ? code : undefined;
+}
+
+/** The underlying error of a transport failure (n8n wraps some in a NodeApiError). */
+function rawCause(error: unknown): { code?: unknown; message?: unknown } {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	return (cause ?? {}) as { code?: unknown; message?: unknown };
 }
 
 /** The connection broke while the answer was streaming. */
@@ -122,7 +138,10 @@ export function brokenStreamError(scope: FailureScope, error: unknown): NodeApiE
 }
 
 /** Stopped from our side: the deadline, the idle limit or the execution's cancellation. */
-export function stoppedError(scope: FailureScope, lifetime: RequestLifetime): NodeApiError {
+export function stoppedError(
+	scope: FailureScope,
+	lifetime: Pick<RequestLifetime, 'reason' | 'timeoutMs'>,
+): NodeApiError {
 	const { request } = scope;
 	const where = `${request.method} ${request.path}`;
 	const text = (message: string, description: string) =>
@@ -143,7 +162,7 @@ export function stoppedError(scope: FailureScope, lifetime: RequestLifetime): No
 	}
 }
 
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
 	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
@@ -153,8 +172,7 @@ function seconds(ms: number): string {
  * and message are used, and the token is redacted from them all the same.
  */
 export function transportDetail(error: unknown, secret: string): string {
-	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
-	const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
+	const { code, message } = rawCause(error);
 	return redact(
 		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
 		secret,

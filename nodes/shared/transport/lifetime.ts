@@ -15,6 +15,7 @@ export class RequestLifetime {
 	private readonly deadlineSignal: AbortSignal;
 	private idleSignal: AbortSignal | undefined;
 	private idleMs = 0;
+	private onIdle: (() => void) | undefined;
 	private lastActivity = 0;
 	private stopReason: StopReason | undefined;
 	private readonly onCancel = () => this.stop('cancelled');
@@ -50,9 +51,13 @@ export class RequestLifetime {
 		else this.signal.addEventListener('abort', handler, { once: true });
 	}
 
-	/** From now on, `idleMs` without a `touch()` stops the call. */
-	watchIdle(idleMs: number): void {
+	/**
+	 * From now on, `idleMs` without a `touch()` stops the call, or, given `onIdle`, calls it once
+	 * instead (the call goes on: only what went silent is given up).
+	 */
+	watchIdle(idleMs: number, onIdle?: () => void): void {
 		this.idleMs = idleMs;
+		this.onIdle = onIdle;
 		this.touch();
 		if (idleMs > 0 && !this.signal.aborted) this.armIdle(idleMs);
 	}
@@ -60,6 +65,7 @@ export class RequestLifetime {
 	/** No idle limit (between the attempts of a call, say). */
 	unwatchIdle(): void {
 		this.idleMs = 0;
+		this.onIdle = undefined;
 		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
 		this.idleSignal = undefined;
 	}
@@ -109,8 +115,17 @@ export class RequestLifetime {
 	private checkIdle(): void {
 		if (this.signal.aborted || this.idleMs <= 0) return;
 		const quietMs = Date.now() - this.lastActivity;
-		if (quietMs >= this.idleMs) this.stop('idle');
-		else this.armIdle(this.idleMs - quietMs);
+		if (quietMs < this.idleMs) {
+			this.armIdle(this.idleMs - quietMs);
+			return;
+		}
+		const onIdle = this.onIdle;
+		if (!onIdle) {
+			this.stop('idle');
+			return;
+		}
+		this.unwatchIdle();
+		onIdle();
 	}
 }
 

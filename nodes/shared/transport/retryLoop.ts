@@ -19,6 +19,13 @@ import {
 import type { Attempt } from './send';
 
 /**
+ * Waits, instead of the policy's pause, before the retry of `failure` (the call's credential and
+ * deadline in `attempt`); true when it did, so that the retry goes at once. A busy conversation
+ * is waited out so (docs/api.md#exactly-once).
+ */
+export type WaitBeforeRetry = (failure: RetryableFailure, attempt: Attempt) => Promise<boolean>;
+
+/**
  * One call: the credential, one deadline over all its attempts (a streamed answer is read within
  * its attempt), and the attempts, retried as the policy says. `attempt` is one try on the wire.
  */
@@ -26,6 +33,7 @@ export async function runCall<T>(
 	ctx: AssistantContext,
 	request: ApiRequest,
 	attempt: (attempt: Attempt) => Promise<T>,
+	waitBeforeRetry?: WaitBeforeRetry,
 ): Promise<T> {
 	const credentials = await getCredentials(ctx);
 	const lifetime = new RequestLifetime(
@@ -33,10 +41,11 @@ export async function runCall<T>(
 		cancelSignalOf(ctx),
 	);
 	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
+	const context: Attempt = { ctx, scope, credentials, lifetime };
+	const waitInstead =
+		waitBeforeRetry && ((failure: RetryableFailure) => waitBeforeRetry(failure, context));
 	try {
-		return await withRetries({ ctx, scope, lifetime }, () =>
-			attempt({ ctx, scope, credentials, lifetime }),
-		);
+		return await withRetries({ ctx, scope, lifetime, waitInstead }, () => attempt(context));
 	} finally {
 		lifetime.dispose();
 	}
@@ -47,6 +56,8 @@ export interface RetryRun {
 	scope: FailureScope;
 	lifetime: RequestLifetime;
 	clock?: RetryClock;
+	/** Waits before a retry instead of the policy's pause; true when it did (WaitBeforeRetry). */
+	waitInstead?: (failure: RetryableFailure) => Promise<boolean>;
 }
 
 /**
@@ -85,8 +96,13 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 			continue; // the next acquire waits the pace's delay, then the request's turn
 		}
 		const delay = retryDelayMs(failure.cause, made, retries, failure.headers, clock);
+		if (delay === undefined) throw failure.error;
+		if (await run.waitInstead?.(failure)) {
+			retriesOf.set(failure.cause, made + 1);
+			continue;
+		}
 		// Waiting past the deadline cannot succeed: the failure itself is the answer then.
-		if (delay === undefined || delay >= lifetime.remainingMs()) throw failure.error;
+		if (delay >= lifetime.remainingMs()) throw failure.error;
 		retriesOf.set(failure.cause, made + 1);
 		ctx.logger.debug(
 			`Assistant: ${request.method} ${request.path} failed (${failure.cause}: ${failure.error.httpCode ?? 'no status'}); retry in ${delay} ms`,

@@ -16,10 +16,12 @@ export interface Attempt {
 /**
  * Sends the request once. Every status comes back as a response (to be mapped by the caller);
  * a connection failure throws a RetryableFailure, a stop (deadline, cancellation) its error.
+ * `signal` aborts this request alone, besides the call's lifetime, when given.
  */
 export async function sendOnce<TBody>(
 	{ ctx, scope, credentials, lifetime }: Attempt,
 	encoding: 'text' | 'stream',
+	signal: AbortSignal = lifetime.signal,
 ): Promise<RawResponse<TBody>> {
 	const { request } = scope;
 	const url = joinUrl(credentials.baseUrl, request.path);
@@ -31,9 +33,10 @@ export async function sendOnce<TBody>(
 		returnFullResponse: true,
 		// Statuses are mapped by the caller, so that errors carry the server's words, never the request.
 		ignoreHttpStatusErrors: true,
-		// The lifetime enforces the deadline; this only replaces the HTTP client's 300 s default.
-		timeout: lifetime.remainingMs() + 1000,
-		abortSignal: lifetime.signal,
+		// The lifetime enforces the deadline; this replaces the HTTP client's 300 s default, or
+		// bounds one attempt that has its own limit.
+		timeout: Math.min(lifetime.remainingMs() + 1000, request.attemptTimeoutMs ?? Infinity),
+		abortSignal: signal,
 		json: false,
 	};
 	if (request.body !== undefined) {
@@ -47,7 +50,7 @@ export async function sendOnce<TBody>(
 		// n8n sets the request's abort signal to the execution's cancel signal; this context hands
 		// it ours instead, which also fires on cancellation and adds the deadline.
 		const scoped = Object.create(ctx, {
-			getExecutionCancelSignal: { value: () => lifetime.signal },
+			getExecutionCancelSignal: { value: () => signal },
 		}) as AssistantContext;
 		return (await ctx.helpers.httpRequestWithAuthentication.call(
 			scoped,

@@ -1,4 +1,5 @@
 import { decodeSseBatches, type SseMessage } from '../stream/decode';
+import { LostResponse } from './acceptance';
 import { brokenStreamError, statusFailure, stoppedError, type FailureScope } from './failures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
@@ -20,29 +21,58 @@ export type OpenedStream =
  * One attempt of a streaming request. A failed status becomes a failure; a 2xx event stream
  * comes back as SSE messages, in batches, as they arrive, under the call's deadline and idle
  * limit until it is consumed or abandoned. Only bytes and failures here: what the messages mean
- * is stream/answer.ts's business.
+ * is stream/answer.ts's business. Once a 2xx answer has begun, a connection that breaks off or a
+ * stream that goes silent past the idle limit is a LostResponse (docs/api.md#exactly-once).
  */
 export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
-	const response = await sendOnce<ByteStream>(attempt, 'stream');
+	const idleMs = scope.request.idleTimeoutMs;
+	// A silent stream is given up, not the call: the answer may still be read elsewhere.
+	const stall = idleMs ? new AbortController() : undefined;
+	const signal = stall && AbortSignal.any([lifetime.signal, stall.signal]);
+	const response = await sendOnce<ByteStream>(attempt, 'stream', signal);
 	const { statusCode, headers } = response;
 	if (statusCode < 200 || statusCode >= 300) {
-		throw statusFailure(scope, statusCode, headers, await readAll(response.body));
+		const bodyText = await readAll(response.body).catch(() => '');
+		throw statusFailure(scope, statusCode, headers, bodyText);
 	}
 	const contentType = headerValue(headers, 'content-type') ?? '';
 	if (!/text\/event-stream/i.test(contentType) && /json/i.test(contentType)) {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
-		const body = parseJsonAnswer<unknown>(scope, statusCode, headers, await readAll(response.body));
+		const bodyText = await readAll(response.body).catch((error: unknown) => {
+			throw lostOrStopped(scope, lifetime, error, false);
+		});
+		const body = parseJsonAnswer<unknown>(scope, statusCode, headers, bodyText);
 		return { kind: 'json', headers, body };
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
-	if (scope.request.idleTimeoutMs) lifetime.watchIdle(scope.request.idleTimeoutMs);
+	if (stall && idleMs) {
+		lifetime.watchIdle(idleMs, () => {
+			stall.abort(new StoppedError('idle'));
+			body.destroy?.(new StoppedError('idle'));
+		});
+	}
 	return {
 		kind: 'events',
 		headers,
-		messages: guarded(decodeSseBatches(touching(body, lifetime)), body, scope, lifetime),
+		messages: guarded(decodeSseBatches(touching(body, lifetime)), body, scope, lifetime, stall),
 	};
+}
+
+/** The call was stopped (its error), or the response stalled or broke off. */
+function lostOrStopped(
+	scope: FailureScope,
+	lifetime: RequestLifetime,
+	error: unknown,
+	stalled: boolean,
+): Error {
+	if (lifetime.reason) return stoppedError(scope, lifetime);
+	if (stalled) {
+		const stall = { reason: 'idle' as const, timeoutMs: lifetime.timeoutMs };
+		return new LostResponse('stalled', stoppedError(scope, stall));
+	}
+	return new LostResponse('broken', brokenStreamError(scope, error));
 }
 
 /**
@@ -59,20 +89,21 @@ async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGene
 }
 
 /**
- * A connection lost mid-stream, the deadline or a cancellation surfaces as a NodeApiError, never
- * as the raw socket error. Finished or abandoned, the body is released and the idle limit ends.
+ * A connection lost mid-stream or a stall surfaces as a LostResponse, the deadline or a
+ * cancellation as its NodeApiError, never as the raw socket error. Finished or abandoned, the
+ * body is released and the idle limit ends.
  */
 async function* guarded(
 	messages: AsyncGenerator<SseMessage[]>,
 	body: ByteStream,
 	scope: FailureScope,
 	lifetime: RequestLifetime,
+	stall: AbortController | undefined,
 ): AsyncGenerator<SseMessage[]> {
 	try {
 		yield* messages;
 	} catch (error) {
-		if (lifetime.reason) throw stoppedError(scope, lifetime);
-		throw brokenStreamError(scope, error);
+		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false);
 	} finally {
 		lifetime.unwatchIdle();
 		discard(body);

@@ -30,6 +30,17 @@ describe('a call is stopped by its deadline, its idle limit or cancellation, whi
 		lifetime.dispose();
 	});
 
+	it('with its own handler, a quiet stream is given up alone: the handler runs once, the call goes on', async () => {
+		const lifetime = new RequestLifetime(5_000);
+		let stalls = 0;
+		lifetime.watchIdle(30, () => (stalls += 1));
+		await sleep(90);
+		expect(stalls).toBe(1);
+		expect(lifetime.reason).toBeUndefined();
+		expect(lifetime.signal.aborted).toBe(false);
+		lifetime.dispose();
+	});
+
 	it('cancelling the execution stops the call at once, even before it started', () => {
 		const execution = new AbortController();
 		const running = new RequestLifetime(5_000, execution.signal);

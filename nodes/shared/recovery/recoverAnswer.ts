@@ -1,0 +1,121 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import { MESSAGE_SEPARATOR } from '../stream/assembly';
+import { stoppedError, type FailureScope } from '../transport/failures';
+import type { ResponseHeaders } from '../transport/request';
+import { serverRequestedDelayMs } from '../transport/retryPolicy';
+import type { Attempt } from '../transport/send';
+import { watchConversation } from './conversationWatch';
+import {
+	busyNote,
+	noAnswerInConversation,
+	objectNotWhole,
+	stillAnswering,
+	uncheckedNote,
+	withNote,
+} from './recoveryErrors';
+import { nextPollPauseMs } from './pollSchedule';
+import { readTurn, type TurnReading } from './turnReading';
+
+/** An ask whose response failed after the service may have accepted it. */
+export interface AskToRecover {
+	input: string;
+	structured: boolean;
+	conversationId: string;
+	/**
+	 * Whether the service's response had begun (it took the ask). When it had not, an ask sent a
+	 * moment ago may not show in the conversation yet: "never taken" is trusted only from a read
+	 * made a pause later.
+	 */
+	accepted: boolean;
+}
+
+export type Recovery =
+	/** The conversation holds the answer. */
+	| { kind: 'answered'; output: string | Record<string, unknown> }
+	/** The conversation shows the ask was never taken: it may be sent again. */
+	| { kind: 'not-taken' }
+	/** The conversation could not be read (`note` says why): today's behaviour applies. */
+	| { kind: 'unchecked'; note: string };
+
+/**
+ * Takes the answer of an ask from its conversation (docs/api.md#recovery-after-a-failure): waits
+ * while it is answering (within the call's deadline, cancellable), then reads what became of the
+ * ask. Throws an error naming the conversation when the ask was taken but its answer cannot be
+ * had: none, an object not whole, or still answering when the deadline came.
+ */
+export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promise<Recovery> {
+	const { scope, lifetime } = attempt;
+	const id = ask.conversationId;
+	for (let reads = 1; ; reads++) {
+		const watched = await watchConversation(attempt, id);
+		if (watched.kind === 'unavailable') {
+			return { kind: 'unchecked', note: uncheckedNote(id, watched.what) };
+		}
+		if (watched.kind === 'out-of-time') {
+			throw stillAnswering(scope, id, lifetime.timeoutMs, watched.lastFailure);
+		}
+		const reading = readTurn(watched.conversation.messages, ask.input, ask.structured);
+		if (reading.kind === 'not-taken' && !ask.accepted && reads === 1) {
+			await pauseBeforeConfirming(attempt, watched.headers);
+			continue;
+		}
+		return answerOf(scope, id, reading);
+	}
+}
+
+/** The pause before the read that confirms an ask was never taken: the schedule's first. */
+async function pauseBeforeConfirming(attempt: Attempt, headers: ResponseHeaders): Promise<void> {
+	const { scope, lifetime } = attempt;
+	const requestedMs = serverRequestedDelayMs(headers, Date.now());
+	const pause = nextPollPauseMs(0, lifetime.remainingMs(), requestedMs);
+	if (pause === undefined) return;
+	try {
+		await lifetime.pause(pause);
+	} catch {
+		throw stoppedError(scope, lifetime);
+	}
+}
+
+function answerOf(scope: FailureScope, id: string, reading: TurnReading): Recovery {
+	switch (reading.kind) {
+		case 'answered':
+		case 'not-taken':
+			return reading;
+		case 'no-answer':
+			throw noAnswerInConversation(scope, id);
+		default:
+			throw objectNotWhole(scope, id);
+	}
+}
+
+/**
+ * A 409 on one's own conversation (docs/api.md#busy-conversation-409): waits until it is no
+ * longer answering, through the same endpoint, within the deadline. True when it is idle (ask
+ * again at once), false when the endpoint is not there (the usual pause then); throws `busy`,
+ * with a note, when the deadline comes first.
+ */
+export async function waitUntilIdle(
+	attempt: Attempt,
+	conversationId: string,
+	busy: NodeApiError,
+): Promise<boolean> {
+	const watched = await watchConversation(attempt, conversationId);
+	if (watched.kind === 'settled') return true;
+	if (watched.kind === 'unavailable') return false;
+	throw withNote(attempt.scope, busy, busyNote(conversationId));
+}
+
+/**
+ * What of a recovered answer a streaming workflow has yet to receive, after the pieces `sent`
+ * (docs/api.md#recovery-after-a-failure): the answer beyond the longest end of `sent` it starts
+ * with; the whole answer, after a blank line, when it does not continue `sent` at all.
+ */
+export function unsentRest(sent: string, answer: string): string {
+	for (let start = 0; start < sent.length; start++) {
+		start = sent.indexOf(answer.charAt(0), start);
+		if (start < 0) break;
+		if (answer.startsWith(sent.slice(start))) return answer.slice(sent.length - start);
+	}
+	return sent ? `${MESSAGE_SEPARATOR}${answer}` : answer;
+}

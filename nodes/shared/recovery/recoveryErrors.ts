@@ -1,0 +1,88 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import { apiError } from '../transport/errors';
+import { seconds, type FailureScope } from '../transport/failures';
+
+/**
+ * The errors of an ask whose answer could not be taken from its conversation
+ * (docs/api.md#recovery-after-a-failure). Each names the conversation, so that the user can look
+ * at it in the assistant app, and says that the ask was not sent again.
+ */
+
+const NOT_SENT_AGAIN =
+	'The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.';
+
+function error(scope: FailureScope, message: string, description: string): NodeApiError {
+	return apiError(scope.node, { message, description }, scope.request.itemIndex);
+}
+
+/** The conversation's turn for this ask ended without an answer. */
+export function noAnswerInConversation(scope: FailureScope, conversationId: string): NodeApiError {
+	return error(
+		scope,
+		`The assistant finished without an answer (conversation ${conversationId})`,
+		`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
+	);
+}
+
+/** A structured ask whose object the conversation does not hold whole. */
+export function objectNotWhole(scope: FailureScope, conversationId: string): NodeApiError {
+	return error(
+		scope,
+		`The answer for the JSON Schema is not whole in conversation ${conversationId}`,
+		`The response failed after the assistant had accepted the ask, and the conversation does not hold the object whole. ${NOT_SENT_AGAIN}`,
+	);
+}
+
+/** Timeout ran out while the conversation was still answering, or could not be read. */
+export function stillAnswering(
+	scope: FailureScope,
+	conversationId: string,
+	timeoutMs: number,
+	lastFailure?: NodeApiError,
+): NodeApiError {
+	const within = seconds(timeoutMs);
+	return error(
+		scope,
+		lastFailure
+			? `The answer could not be read from conversation ${conversationId} within ${within}: ${lastFailure.message}`
+			: `The assistant did not answer within ${within}; it is still answering in conversation ${conversationId}`,
+		`The response failed after the assistant had accepted the ask, and the node waited for the answer in the conversation until Options > Timeout (Minutes) ran out. The ask was not sent again, so that the assistant does not do the work twice: its answer will be in that conversation. Raise the Timeout if answers take longer.`,
+	);
+}
+
+/** The conversation shows no such ask, but part of the answer was already passed on. */
+export function notTakenAfterText(scope: FailureScope, conversationId: string): NodeApiError {
+	return error(
+		scope,
+		`The stream broke off, and conversation ${conversationId} does not show this ask`,
+		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice). Run the item again.',
+	);
+}
+
+/** `failure` with a sentence more at the end of its description. */
+export function withNote(scope: FailureScope, failure: NodeApiError, note: string): NodeApiError {
+	const description = [failure.description, note].filter(Boolean).join(' ');
+	return apiError(
+		scope.node,
+		{ message: failure.message, description, httpCode: failure.httpCode ?? undefined },
+		scope.request.itemIndex,
+	);
+}
+
+/** What the node could not check, when the conversation endpoint is not there. */
+export function uncheckedNote(conversationId: string, what: string): string {
+	return `The node could not look for the answer in conversation ${conversationId}: ${what}.`;
+}
+
+/** The deadline stopped an ask the service may have accepted. */
+export function deadlineNote(conversationId: string, accepted: boolean): string {
+	return accepted
+		? `The assistant had accepted the ask and may still be answering it in conversation ${conversationId}; it was not sent again.`
+		: `It was not sent again: if the assistant accepted it, its answer will appear in conversation ${conversationId}.`;
+}
+
+/** A busy conversation still answering an earlier ask when the deadline came. */
+export function busyNote(conversationId: string): string {
+	return `Conversation ${conversationId} was still answering an earlier ask when Options > Timeout (Minutes) ran out; this ask was not taken.`;
+}

@@ -1,0 +1,99 @@
+import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
+import { jsonObject } from '../stream/answer';
+
+/**
+ * What a conversation says about one ask, once it is no longer running
+ * (docs/api.md#recovery-after-a-failure). Pure: the conversation comes as it was read.
+ *
+ * The ask was taken when the conversation's last request that carries a prompt is this ask's
+ * input (the same text, line endings and surrounding whitespace aside); the answer is then the
+ * last `text` part of the last `response` after that request, as a public client reads it, or,
+ * for a structured ask, the object of pydantic-ai's output tool call (`final_result…`) or that
+ * text parsed as a JSON object.
+ */
+export type TurnReading =
+	| { kind: 'answered'; output: string | Record<string, unknown> }
+	/** The conversation's last prompt is not this input: the ask was never taken. */
+	| { kind: 'not-taken' }
+	/** Taken, but nothing after it is an answer. */
+	| { kind: 'no-answer' }
+	/** A structured ask taken, whose answer the conversation does not hold whole. */
+	| { kind: 'object-not-whole' };
+
+/** Whether the conversation is still answering: a public client waits while it is `running`. */
+export function isAnswering(state: ConversationResponse['state']): boolean {
+	return state === 'running' || state === 'stopping';
+}
+
+export function readTurn(
+	messages: ConversationMessage[],
+	input: string,
+	structured: boolean,
+): TurnReading {
+	const asked = lastPromptIndex(messages);
+	if (asked < 0 || normalized(promptText(messages[asked]) ?? '') !== normalized(input)) {
+		return { kind: 'not-taken' };
+	}
+	const response = messages.slice(asked + 1).filter((message) => message.kind === 'response');
+	const last = response[response.length - 1];
+	if (!last) return { kind: 'no-answer' };
+	const parts = Array.isArray(last.parts) ? last.parts.filter(isObject) : [];
+	const text = lastText(parts);
+	if (!structured) return text ? { kind: 'answered', output: text } : { kind: 'no-answer' };
+	const object = outputToolObject(parts) ?? (text === undefined ? undefined : jsonObject(text));
+	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
+}
+
+type Part = Unchecked<ConversationMessage['parts'][number]>;
+
+/** The last request that carries a prompt (tool returns are requests too, without one). */
+function lastPromptIndex(messages: ConversationMessage[]): number {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index];
+		if (message?.kind === 'request' && promptText(message) !== undefined) return index;
+	}
+	return -1;
+}
+
+const PROMPT_KINDS = new Set(['user-prompt', 'text']);
+
+function promptText(message: ConversationMessage): string | undefined {
+	if (!Array.isArray(message.parts)) return undefined;
+	const pieces: string[] = [];
+	for (const part of message.parts.filter(isObject)) {
+		if (typeof part.part_kind !== 'string' || !PROMPT_KINDS.has(part.part_kind)) continue;
+		const { content } = part;
+		if (typeof content === 'string') pieces.push(content);
+		else if (Array.isArray(content)) pieces.push(...content.filter((c) => typeof c === 'string'));
+	}
+	return pieces.length > 0 ? pieces.join('') : undefined;
+}
+
+function lastText(parts: Part[]): string | undefined {
+	for (let index = parts.length - 1; index >= 0; index--) {
+		const { part_kind: kind, content } = parts[index];
+		if (kind === 'text' && typeof content === 'string' && content) return content;
+	}
+	return undefined;
+}
+
+/** pydantic-ai's output tool (`final_result`, or `final_result_<Name>`): its arguments. */
+function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
+	for (let index = parts.length - 1; index >= 0; index--) {
+		const { part_kind: kind, tool_name: name, args } = parts[index];
+		if (kind !== 'tool-call' || typeof name !== 'string' || !name.startsWith('final_result')) {
+			continue;
+		}
+		if (isObject(args)) return args;
+		if (typeof args === 'string') return jsonObject(args);
+	}
+	return undefined;
+}
+
+function normalized(text: string): string {
+	return text.replace(/\r\n?/g, '\n').trim();
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,82 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
+import { RetryableFailure, statusFailure } from './failures';
+import type { ApiRequest, ResponseHeaders } from './request';
+import { readAll, sendOnce, type Attempt } from './send';
+
+/** What one read of a conversation got. */
+export type ConversationRead =
+	| { kind: 'read'; conversation: ConversationResponse; headers: ResponseHeaders }
+	/**
+	 * The endpoint is not there for this token (404, 401, 403, any other refusal) or answered
+	 * something else: `what` says so, in words to put in an error.
+	 */
+	| { kind: 'unavailable'; what: string };
+
+/** A public client gives one read 30 s. */
+const READ_TIMEOUT_MS = 30_000;
+
+export function conversationPath(conversationId: string): string {
+	return `/conversations/${encodeURIComponent(conversationId)}`;
+}
+
+/**
+ * One read of `GET /conversations/{id}` (docs/api.md#reading-a-conversation), within an ask's
+ * call: its credential, its deadline and cancellation. A passing failure (network, 408, 429, 5xx,
+ * a full session pool) is thrown as a RetryableFailure, for the caller to read again later; a
+ * stopped call throws its error.
+ */
+export async function readConversation(
+	attempt: Attempt,
+	conversationId: string,
+): Promise<ConversationRead> {
+	const request: ApiRequest = {
+		method: 'GET',
+		path: conversationPath(conversationId),
+		authenticated: true,
+		itemIndex: attempt.scope.request.itemIndex,
+		attemptTimeoutMs: READ_TIMEOUT_MS,
+	};
+	const read: Attempt = { ...attempt, scope: { ...attempt.scope, request } };
+	const response = await sendOnce<unknown>(read, 'text');
+	const { statusCode, headers } = response;
+	const bodyText = await readAll(response.body).catch(() => '');
+	const where = `GET ${request.path}`;
+	if (statusCode < 200 || statusCode >= 300) {
+		const failure: RetryableFailure | NodeApiError = statusFailure(
+			read.scope,
+			statusCode,
+			headers,
+			bodyText,
+		);
+		if (failure instanceof RetryableFailure) throw failure;
+		return { kind: 'unavailable', what: `${where} answered: ${failure.message}` };
+	}
+	const conversation = conversationOf(bodyText);
+	if (!conversation) {
+		return {
+			kind: 'unavailable',
+			what: `${where} answered HTTP ${statusCode}, but not with a conversation`,
+		};
+	}
+	return { kind: 'read', conversation, headers };
+}
+
+/** `{"state": string, "messages": [...]}`, its messages the objects among them; else undefined. */
+function conversationOf(bodyText: string): ConversationResponse | undefined {
+	let body: unknown;
+	try {
+		body = JSON.parse(bodyText);
+	} catch {
+		return undefined;
+	}
+	if (typeof body !== 'object' || body === null) return undefined;
+	const { state, messages } = body as Unchecked<ConversationResponse>;
+	if (typeof state !== 'string' || !Array.isArray(messages)) return undefined;
+	const kept = messages.filter(
+		(message): message is ConversationMessage =>
+			typeof message === 'object' && message !== null && !Array.isArray(message),
+	);
+	return { state, messages: kept };
+}

@@ -1,0 +1,85 @@
+/**
+ * Exactly once for the Assistant Chat Model (docs/api.md#exactly-once), which asks through the
+ * shared ask: for every failure after acceptance, invoked (a chain) and streamed, the assistant
+ * started the ask once and the AI message is the answer the conversation holds. In the real
+ * n8n-core engine, against an emulator whose turns run on after their connection fails.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { startEmulator, type Emulator } from '../emulator/server';
+import { assistantPackage, emulatorCredential } from '../helpers/assistant';
+import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
+import { answeredConversation, heldAnswer } from '../helpers/conversations';
+import type { EngineCredential } from '../helpers/engine';
+
+const TOKEN = 'secret-token-for-exactly-once-chat-model';
+
+let emulator: Emulator;
+let credential: EngineCredential;
+
+beforeAll(async () => {
+	// A running conversation says to look again after 20 ms, so no test waits the 5 s schedule.
+	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
+	credential = emulatorCredential(emulator.baseUrl, TOKEN);
+});
+afterAll(async () => await emulator.close());
+beforeEach(() => emulator.reset());
+
+async function run(scenario: 'invoke' | 'stream', messages: ScriptMessage[]) {
+	const pkg = await assistantPackage();
+	return await runChatModel(pkg, scenario, messages, {}, { credentials: [credential] });
+}
+
+/** A conversation the chat model answered earlier: its id, and its answer marked as the node marks it. */
+async function earlierAnswer(): Promise<{ id: string; messages: ScriptMessage[] }> {
+	const { id, output } = await answeredConversation(emulator, 'Hi, I am Ada.');
+	const mark = `assistant-conversation:${encodeURIComponent(id)}:1`;
+	return {
+		id,
+		messages: [
+			{ role: 'user', content: 'Hi, I am Ada.' },
+			{ role: 'assistant', content: output, id: mark },
+		],
+	};
+}
+
+/** The conversation an emulated ask with this input went to. */
+function conversationOf(input: string): string {
+	const request = emulator.stats.requests.find(
+		(r) => r.path === '/assistant/ask' && (r.body as IDataObject)?.input === input,
+	);
+	const continued = (request?.body as IDataObject)?.conversation_id;
+	if (typeof continued === 'string') return continued;
+	const started = [...emulator.stats.requests]
+		.reverse()
+		.find((r) => r.path.startsWith('/conversations/'));
+	return decodeURIComponent(String(started?.path.slice('/conversations/'.length)));
+}
+
+const FAULTS: Array<[fault: string, continues: boolean]> = [
+	['drop-after-accept', true],
+	['drop-after-headers', false],
+	['reset-mid-stream', false],
+	['no-end', false],
+	['empty-answer', false],
+	['accepted-502', true],
+	['conversation-busy', true],
+];
+
+describe.each(['invoke', 'stream'] as const)(
+	'the chat model, %s: started once, the answer whole',
+	(scenario) => {
+		test.each(FAULTS)('#fault=%s (continuing a conversation: %s)', async (fault, continues) => {
+			const earlier = continues ? await earlierAnswer() : { id: '', messages: [] };
+			const input = `Send the summary #fault=${fault}&ms=150&times=1`;
+			const result = await run(scenario, [...earlier.messages, { role: 'user', content: input }]);
+			expect(result.error()).toBeUndefined();
+			const output = result.outputs('Consumer')[0].json as ConsumerOutput;
+			const id = continues ? earlier.id : conversationOf(input);
+			expect(output.text).toBe(await heldAnswer(emulator, id));
+			expect(output.text).toContain(`You said: "${input}"`);
+			if (scenario === 'stream') expect(output.chunks.join('')).toBe(output.text);
+			expect(emulator.stats.startedAsks.get(input)).toBe(1);
+		});
+	},
+);

@@ -1,0 +1,213 @@
+/**
+ * What a conversation says about one ask (docs/api.md#recovery-after-a-failure): taken or not,
+ * and its answer as a public client reads it; when to read it again; which failures may have come
+ * after the service accepted the ask; what of a recovered answer a streaming workflow still needs.
+ */
+import type { ConversationMessage } from '../../../nodes/shared/api';
+import { unsentRest } from '../../../nodes/shared/recovery/recoverAnswer';
+import {
+	LAST_READ_MS,
+	MIN_POLL_PAUSE_MS,
+	nextPollPauseMs,
+} from '../../../nodes/shared/recovery/pollSchedule';
+import { isAnswering, readTurn } from '../../../nodes/shared/recovery/turnReading';
+import { mayHaveBeenAccepted } from '../../../nodes/shared/transport/acceptance';
+import { apiError } from '../../../nodes/shared/transport/errors';
+import { RetryableFailure, type FailureScope } from '../../../nodes/shared/transport/failures';
+import type { RetryCause } from '../../../nodes/shared/transport/retryPolicy';
+import { fakeNode } from '../../helpers/fake-node';
+
+const prompt = (content: unknown, kind = 'user-prompt'): ConversationMessage => ({
+	kind: 'request',
+	parts: [{ part_kind: kind, content }],
+});
+const response = (...parts: ConversationMessage['parts']): ConversationMessage => ({
+	kind: 'response',
+	parts,
+});
+const text = (content: string) => ({ part_kind: 'text', content });
+const toolReturn: ConversationMessage = {
+	kind: 'request',
+	parts: [
+		{ part_kind: 'tool-return', tool_name: 'final_result', content: 'Final result processed.' },
+	],
+};
+
+describe('readTurn: was the ask taken, and what is its answer', () => {
+	const earlier = [prompt('Hello'), response(text('Hi there.'))];
+
+	it('taken: the last text part of the last response after its prompt', () => {
+		const messages = [
+			...earlier,
+			prompt('Mail the report'),
+			response(text('Let me look.'), { part_kind: 'builtin-tool-call', tool_name: 'search' }),
+			response({ part_kind: 'thinking', content: 'Hmm.' }, text('Sent.'), text('Done: sent.')),
+		];
+		expect(readTurn(messages, 'Mail the report', false)).toEqual({
+			kind: 'answered',
+			output: 'Done: sent.',
+		});
+	});
+
+	it('the prompt as a `text` part, or as a list of pieces, with other line endings and spaces', () => {
+		expect(
+			readTurn(
+				[prompt('Line one\r\nline two ', 'text'), response(text('A'))],
+				'Line one\nline two',
+				false,
+			),
+		).toEqual({ kind: 'answered', output: 'A' });
+		expect(
+			readTurn(
+				[prompt(['Part one, ', 'part two']), response(text('B'))],
+				'Part one, part two',
+				false,
+			),
+		).toEqual({ kind: 'answered', output: 'B' });
+	});
+
+	it('tool returns after the prompt are requests too, but carry no prompt', () => {
+		const messages = [prompt('Rate it'), response(text('{"score": 3}')), toolReturn];
+		expect(readTurn(messages, 'Rate it', false)).toEqual({
+			kind: 'answered',
+			output: '{"score": 3}',
+		});
+	});
+
+	it('not taken: the last prompt is another input, or there is none', () => {
+		expect(readTurn(earlier, 'Mail the report', false)).toEqual({ kind: 'not-taken' });
+		expect(readTurn([], 'Mail the report', false)).toEqual({ kind: 'not-taken' });
+		expect(readTurn([toolReturn], 'Mail the report', false)).toEqual({ kind: 'not-taken' });
+		// A prefix or a part of the input is not the input.
+		expect(readTurn([prompt('Mail the'), response(text('?'))], 'Mail the report', false)).toEqual({
+			kind: 'not-taken',
+		});
+	});
+
+	it('taken without an answer: no response after it, or one without text', () => {
+		expect(readTurn([...earlier, prompt('Go')], 'Go', false)).toEqual({ kind: 'no-answer' });
+		expect(
+			readTurn(
+				[prompt('Go'), response({ part_kind: 'builtin-tool-call', tool_name: 'x' })],
+				'Go',
+				false,
+			),
+		).toEqual({ kind: 'no-answer' });
+		expect(readTurn([prompt('Go'), response(text(''))], 'Go', false)).toEqual({
+			kind: 'no-answer',
+		});
+	});
+
+	it('structured: the output tool call’s object, as an object or as JSON text, or the text as JSON', () => {
+		const call = (args: unknown, name = 'final_result') =>
+			response({ part_kind: 'tool-call', tool_name: name, args });
+		const object = { summary: 'Fine', score: 3 };
+		expect(readTurn([prompt('Rate'), call(object), toolReturn], 'Rate', true)).toEqual({
+			kind: 'answered',
+			output: object,
+		});
+		expect(
+			readTurn([prompt('Rate'), call(JSON.stringify(object), 'final_result_Rating')], 'Rate', true),
+		).toEqual({ kind: 'answered', output: object });
+		expect(
+			readTurn([prompt('Rate'), response(text(JSON.stringify(object)))], 'Rate', true),
+		).toEqual({ kind: 'answered', output: object });
+	});
+
+	it('structured, not whole: cut JSON, another tool’s arguments, text that is no object', () => {
+		const cut = response({
+			part_kind: 'tool-call',
+			tool_name: 'final_result',
+			args: '{"summary": "Fi',
+		});
+		const other = response({ part_kind: 'tool-call', tool_name: 'search', args: { q: 'x' } });
+		for (const answer of [cut, other, response(text('three'))]) {
+			expect(readTurn([prompt('Rate'), answer], 'Rate', true)).toEqual({
+				kind: 'object-not-whole',
+			});
+		}
+	});
+
+	it('a conversation is answering while `running` or `stopping`', () => {
+		expect(['running', 'stopping', 'idle', 'done'].map(isAnswering)).toEqual([
+			true,
+			true,
+			false,
+			false,
+		]);
+	});
+});
+
+describe('nextPollPauseMs: the public client’s schedule, within the deadline', () => {
+	it('5, 10, 15, 20, then every 30 s', () => {
+		const pauses = Array.from({ length: 7 }, (_, made) => nextPollPauseMs(made, 3_600_000));
+		expect(pauses).toEqual([5_000, 10_000, 15_000, 20_000, 30_000, 30_000, 30_000]);
+	});
+
+	it('the last read comes shortly before the deadline; none when too little time is left', () => {
+		expect(nextPollPauseMs(4, 12_000)).toBe(12_000 - LAST_READ_MS);
+		expect(nextPollPauseMs(0, LAST_READ_MS)).toBeUndefined();
+	});
+
+	it('a server that says when to look again is followed, within bounds', () => {
+		expect(nextPollPauseMs(0, 60_000, 250)).toBe(250);
+		expect(nextPollPauseMs(0, 60_000, 0)).toBe(MIN_POLL_PAUSE_MS);
+		expect(nextPollPauseMs(0, 600_000, 3_600_000)).toBe(60_000);
+	});
+});
+
+describe('mayHaveBeenAccepted: which failures may come after the service took the ask', () => {
+	const scope: FailureScope = {
+		node: fakeNode({ id: '1' }),
+		request: { method: 'POST', path: '/assistant/ask', authenticated: true },
+		secret: 's',
+	};
+	const failure = (cause: RetryCause, status?: number, code?: string) =>
+		new RetryableFailure(
+			cause,
+			apiError(scope.node, { message: 'x', httpCode: status ? String(status) : undefined }, 0),
+			{},
+			code,
+		);
+
+	it('a connection lost after sending, a 408, a 5xx: maybe', () => {
+		for (const code of ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', undefined]) {
+			expect(mayHaveBeenAccepted(failure('network', undefined, code))).toBe(true);
+		}
+		for (const status of [408, 500, 502, 503, 504]) {
+			expect(mayHaveBeenAccepted(failure('status', status))).toBe(true);
+		}
+	});
+
+	it('no connection, no address, no TLS, 429, a full pool, a busy conversation: never', () => {
+		for (const code of [
+			'ECONNREFUSED',
+			'ENOTFOUND',
+			'EAI_AGAIN',
+			'CERT_HAS_EXPIRED',
+			'ERR_TLS_CERT_ALTNAME_INVALID',
+			'DEPTH_ZERO_SELF_SIGNED_CERT',
+		]) {
+			expect(mayHaveBeenAccepted(failure('network', undefined, code))).toBe(false);
+		}
+		expect(mayHaveBeenAccepted(failure('status', 429))).toBe(false);
+		expect(mayHaveBeenAccepted(failure('session-pool', 503))).toBe(false);
+		expect(mayHaveBeenAccepted(failure('busy-conversation', 409))).toBe(false);
+	});
+});
+
+describe('unsentRest: what of a recovered answer a streaming workflow has not received', () => {
+	it('the rest after the pieces already sent', () => {
+		expect(unsentRest('Hello wor', 'Hello world.')).toBe('ld.');
+		expect(unsentRest('', 'Hello world.')).toBe('Hello world.');
+		expect(unsentRest('Hello world.', 'Hello world.')).toBe('');
+	});
+
+	it('after an earlier model message, from where the answer continues what was sent', () => {
+		expect(unsentRest('Let me look that up.\n\nThe ans', 'The answer is 42.')).toBe('wer is 42.');
+	});
+
+	it('an answer that does not continue what was sent follows after a blank line, whole', () => {
+		expect(unsentRest('Thinking aloud', 'The answer.')).toBe('\n\nThe answer.');
+	});
+});
