@@ -12,6 +12,7 @@
 module.exports = [
 	...require('./owner'),
 	...require('./workflows'),
+	...require('./exactly-once'),
 	...require('./webhook'),
 	...require('./tool'),
 	...require('./chat-model'),
