@@ -59,7 +59,7 @@ export const askOptions: INodeProperties = {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to receive the answer as a stream of chunks (Server-Sent Events) and assemble it; the output is the same. When the workflow streams its response, the chunks are passed on as they arrive.',
+				'Whether a workflow that streams its response (a Webhook or Chat Trigger set to stream) receives the answer piece by piece, as it is written. The output is the same either way: every ask is sent in streamed form.',
 		},
 		timeoutOption,
 	],
