@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Installs the dev dependencies when they are missing or differ from package-lock.json, so
-// that `npm test` and `npm run demo` work as the first command on a fresh clone; when they
-// match it does nothing (a few milliseconds). Only Node's own modules here: nothing else is
-// installed yet when this runs.
+// that `npm test`, `npm run dev`, `npm run demo` and every script that builds work as the first
+// command on a fresh clone; when they match it does nothing (a few milliseconds). Only Node's own
+// modules here: nothing else is installed yet when this runs.
 //
 // "Differ" compares versions, not times: package-lock.json against npm's record of what it
 // installed (node_modules/.package-lock.json). A node_modules that is a link (shared between
