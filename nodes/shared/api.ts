@@ -123,7 +123,8 @@ export interface CatalogResponse {
 
 /** A part of a model message (docs/api.md#live-stream-dialect). */
 export interface MessagePart {
-	part_kind: 'text' | 'thinking' | 'builtin-tool-call' | string;
+	/** `file`: a file or image the model made; its `content` is an object, never answer text. */
+	part_kind: 'text' | 'thinking' | 'builtin-tool-call' | 'file' | string;
 	content?: string;
 	tool_name?: string;
 	args?: unknown;
@@ -153,6 +154,8 @@ export interface FrontendModelResponseData {
 export interface PartEventData {
 	index: number;
 	part: MessagePart;
+	/** pydantic-ai's hint on a `PartEndEvent`: the kind of the part that follows, or null. Not needed. */
+	next_part_kind?: string | null;
 }
 
 export interface PartDeltaEventData {

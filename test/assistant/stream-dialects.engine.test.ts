@@ -34,6 +34,11 @@ const SHAPES = [
 	'tool-call+snapshots+content+thinking',
 	'documented',
 	'live',
+	'flat',
+	'flat+content+snapshots+thinking',
+	'file',
+	'file+content+snapshots+thinking',
+	'flat+file+tool-call+parts+content',
 ];
 
 type Dialect = 'live' | 'documented';
@@ -136,6 +141,13 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 		expect(error?.message).toMatch(/^The assistant reported an error: \S/);
 		expect(error?.description).toMatch(/\.$/);
 		expect(JSON.stringify(error)).not.toContain(TOKEN);
+	});
+
+	test("the flat form's error event fails the item with the text at data.data.message", async () => {
+		const run = await streamed('Go #fault=error-event #shape=flat');
+		const error = run.error();
+		expect(error?.message).toMatch(/^The assistant reported an error: \S/);
+		expect(error?.message).not.toMatch(/without a message/);
 	});
 
 	test('a streaming workflow is told when the answer fails after it began', async () => {

@@ -22,6 +22,9 @@
  * @property {boolean} finalSnapshot  `FrontendModelResponse {"parts"}` once per complete message
  * @property {boolean} thinking  a thinking part before the text of each message
  * @property {boolean} toolCall  two model messages around a `builtin-tool-call` part
+ * @property {boolean} file  a pydantic-ai `file` part (an image) in the middle of the answer's message
+ * @property {boolean} flat  the flat form: no `event:` lines, the event's name as `type` inside the
+ *   JSON of a bare `data:` line, an error's text at `data.message` (docs/api.md#flat-stream-form)
  * @property {boolean} keepAlive  `: keep-alive` comments and a closing `data: [DONE]`
  * @property {EndForm} end
  */
@@ -35,6 +38,8 @@ const DOCUMENTED = Object.freeze({
 	finalSnapshot: false,
 	thinking: false,
 	toolCall: false,
+	file: false,
+	flat: false,
 	keepAlive: false,
 	end: 'documented',
 });
@@ -48,6 +53,8 @@ const LIVE = Object.freeze({
 	finalSnapshot: true,
 	thinking: false,
 	toolCall: false,
+	file: false,
+	flat: false,
 	keepAlive: true,
 	end: 'data',
 });
@@ -63,7 +70,7 @@ const SOURCE_TOKENS = {
 };
 /** @type {Record<string, EndForm>} */
 const END_TOKENS = { 'end-empty': 'empty', 'end-data': 'data', 'end-top': 'top' };
-const TURN_TOKENS = { thinking: 'thinking', 'tool-call': 'toolCall' };
+const TURN_TOKENS = { thinking: 'thinking', 'tool-call': 'toolCall', file: 'file', flat: 'flat' };
 const SHAPE_TOKENS = Object.freeze([
 	'documented',
 	'live',

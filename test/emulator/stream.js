@@ -32,8 +32,13 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 	writeHead(res, 200, { ...headers, ...answer.headers });
 	res.flushHeaders();
 	await wait(delayMs, signal);
-	const writer = new ResponseWriter(res, { signal, crlf: plan.crlf, splitBytes: plan.splitBytes });
 	const shape = { ...answer.shape, end: plan.endForm ?? answer.shape.end };
+	const writer = new ResponseWriter(res, {
+		signal,
+		crlf: plan.crlf,
+		splitBytes: plan.splitBytes,
+		flat: shape.flat,
+	});
 	const streamed = {
 		text: answer.text,
 		structured: answer.structured,

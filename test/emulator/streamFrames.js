@@ -27,7 +27,7 @@ const { splitIntoChunks } = require('./reply');
  * @property {string} input  the ask's input (a tool call's arguments quote it)
  */
 
-/** @typedef {{ part_kind: string, content?: string, [key: string]: unknown }} Part */
+/** @typedef {{ part_kind: string, content?: unknown, [key: string]: unknown }} Part */
 
 const THINKING_TEXT = 'Let me think about that.';
 const TOOL_LEAD_TEXT = 'Let me look that up.';
@@ -48,6 +48,7 @@ function modelMessages(answer, shape) {
 		...(content === '' ? [] : [{ part_kind: 'text', content }]),
 	];
 	const final = answer.structured && shape.dialect === 'documented' ? [] : withThinking(text);
+	if (shape.file) withFile(final);
 	if (!shape.toolCall) return [final];
 	const toolCall = {
 		part_kind: 'builtin-tool-call',
@@ -57,6 +58,34 @@ function modelMessages(answer, shape) {
 	};
 	return [[...withThinking(TOOL_LEAD_TEXT), toolCall], final];
 }
+
+/**
+ * Splits the message's text part at a word in its middle and puts a `file` part (an image the
+ * model made) between the halves: the text parts still join to the whole text.
+ * @param {Part[]} message  changed in place
+ */
+function withFile(message) {
+	const index = message.findIndex((part) => part.part_kind === 'text');
+	const textPart = message[index];
+	const content = String(textPart?.content ?? '');
+	const cut = content.indexOf(' ', Math.floor(content.length / 2));
+	const file = {
+		part_kind: 'file',
+		content: { kind: 'binary', media_type: 'image/png', data: PNG },
+	};
+	if (index < 0 || cut < 0) {
+		message.push(file);
+		return;
+	}
+	message.splice(index, 1, { part_kind: 'text', content: content.slice(0, cut) }, file, {
+		part_kind: 'text',
+		content: content.slice(cut),
+	});
+}
+
+/** A 1x1 transparent PNG, base64: what a `file` part carries. */
+const PNG =
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 /**
  * Every frame before End, in order.
@@ -99,10 +128,12 @@ function messageFrames(message, shape, frames) {
 		type: 'FrontendModelResponse',
 		data: { parts },
 	});
+	/** @param {number} index */
+	const end = (index) => partEvent('PartEndEvent', index, message[index], message[index + 1]);
 	message.forEach((part, index) => {
-		if (part.part_kind === 'builtin-tool-call') {
+		if (part.part_kind === 'builtin-tool-call' || part.part_kind === 'file') {
 			if (shape.parts) frames.push(partEvent('PartStartEvent', index, part));
-			if (shape.parts) frames.push(partEvent('PartEndEvent', index, part));
+			if (shape.parts) frames.push(end(index));
 			complete.push(part);
 			if (shape.snapshots) frames.push(snapshot([...complete]));
 			return;
@@ -134,7 +165,7 @@ function messageFrames(message, shape, frames) {
 				if (shape.keepAlive && n % 5 === 4) frames.push({ kind: 'comment', text: 'keep-alive' });
 			}
 		});
-		if (shape.parts) frames.push(partEvent('PartEndEvent', index, part));
+		if (shape.parts) frames.push(end(index));
 		complete.push(part);
 	});
 	if (shape.finalSnapshot && complete.length > 0) {
@@ -146,13 +177,21 @@ function messageFrames(message, shape, frames) {
 }
 
 /**
+ * A Part event; an end names the kind of the part that follows (`next_part_kind`, null after the
+ * last), as pydantic-ai's PartEndEvent does.
  * @param {string} type
  * @param {number} index
  * @param {Part} part
+ * @param {Part} [next]
  * @returns {Frame}
  */
-function partEvent(type, index, part) {
-	return { kind: 'event', type, data: { index, part } };
+function partEvent(type, index, part, next) {
+	if (type !== 'PartEndEvent') return { kind: 'event', type, data: { index, part } };
+	return {
+		kind: 'event',
+		type,
+		data: { index, part, next_part_kind: next ? next.part_kind : null },
+	};
 }
 
 /**
@@ -191,6 +230,8 @@ function endData(answer, shape, idInEnd) {
  * @returns {Frame}
  */
 function errorFrame(shape, message) {
+	// In the flat form, the text sits under `data`: a client reads it at `data.data.message`.
+	if (shape.flat) return { kind: 'event', type: 'Error', data: { data: { message } } };
 	return shape.dialect === 'documented'
 		? { kind: 'event', type: 'Error', data: { message } }
 		: { kind: 'event', type: 'SSEErrorEvent', data: { message, turn_status: 'error' } };

@@ -9,6 +9,7 @@ const { setImmediate: nextTurn } = require('node:timers/promises');
  * @property {AbortSignal} signal  aborted when the client goes away or the emulator closes
  * @property {boolean} [crlf]  write `\r\n` line endings instead of `\n`
  * @property {boolean} [splitBytes]  write in 1-3 byte pieces, cutting through UTF-8 characters
+ * @property {boolean} [flat]  events in the flat form: `data: {"type": <name>, ...}`, no `event:` line
  */
 
 /**
@@ -25,6 +26,7 @@ class ResponseWriter {
 		this.signal = options.signal;
 		this.crlf = Boolean(options.crlf);
 		this.splitBytes = Boolean(options.splitBytes);
+		this.flat = Boolean(options.flat);
 		// Seeded, so a failing split-bytes run can be reproduced byte for byte.
 		this.random = mulberry32(0x5eed);
 		/** @type {Promise<void>} */
@@ -37,6 +39,11 @@ class ResponseWriter {
 	 * @param {unknown} data
 	 */
 	async event(type, data) {
+		if (this.flat) {
+			const fields = typeof data === 'object' && data !== null ? data : { data };
+			await this.write(`data: ${JSON.stringify({ type, ...fields })}\n\n`);
+			return;
+		}
 		await this.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
 	}
 

@@ -2,6 +2,13 @@ import type { StreamEvent } from './events';
 
 type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
+/**
+ * Part kinds after which a message goes on with more text: text, thinking, and pydantic-ai's
+ * `file` (a file or image the model made). Any other kind (a tool call, a tool's return) may end
+ * the message (docs/api.md#assembling-the-answer).
+ */
+const WITHIN_MESSAGE_KINDS: ReadonlySet<string> = new Set(['text', 'thinking', 'file']);
+
 /** Between messages of one turn (docs/api.md#assembling-the-answer). */
 export const MESSAGE_SEPARATOR = '\n\n';
 
@@ -182,9 +189,7 @@ export class AnswerAssembler {
 	private pumpContent(atEnd: boolean): void {
 		if (!this.contentAgrees || !this.contentAhead) return;
 		const afterToolCall =
-			this.lastPartKind !== undefined &&
-			this.lastPartKind !== 'text' &&
-			this.lastPartKind !== 'thinking';
+			this.lastPartKind !== undefined && !WITHIN_MESSAGE_KINDS.has(this.lastPartKind);
 		if (afterToolCall && !atEnd) return;
 		if (afterToolCall) this.beginMessage();
 		const ahead = this.contentAhead;

@@ -28,23 +28,54 @@ export type StreamEvent =
 
 type Json = Record<string, unknown>;
 
+/** pydantic-ai's `event_kind` values, for flat events that name their kind so instead of `type`. */
+const EVENT_KINDS: Record<string, string> = {
+	part_start: 'PartStartEvent',
+	part_delta: 'PartDeltaEvent',
+	part_end: 'PartEndEvent',
+};
+
 export function toStreamEvents(message: SseMessage): StreamEvent[] {
-	switch (message.event) {
+	const named = message.event === 'message' ? flatEvent(message.data) : message;
+	switch (named.event) {
 		case 'FrontendModelResponse':
-			return modelResponseEvents(message.data);
+			return modelResponseEvents(named.data);
 		case 'PartStartEvent':
 		case 'PartEndEvent':
-			return partEvent(message.event, parseObject<PartEventData>(message.data));
+			return partEvent(named.event, parseObject<PartEventData>(named.data));
 		case 'PartDeltaEvent':
-			return partDeltaEvent(parseObject<PartDeltaEventData>(message.data));
+			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data));
 		case 'End':
-			return [endEvent(parseObject<EndEventData>(message.data))];
+			return [endEvent(parseObject<EndEventData>(named.data))];
 		case 'Error':
 		case 'SSEErrorEvent':
-			return [{ type: 'error', message: errorMessage(message.data) }];
+			return [{ type: 'error', message: errorMessage(named.data) }];
 		default:
 			return [];
 	}
+}
+
+/**
+ * The flat form some clients parse (docs/api.md#flat-stream-form): no `event:` line, the event's
+ * name inside the JSON of a bare `data:` line (`{"type": "FrontendModelResponse", ...}`), its
+ * fields beside the name or under `data`. Anything else on such a line (`[DONE]`, other JSON)
+ * keeps the name `message`, which carries nothing.
+ */
+function flatEvent(dataText: string): SseMessage {
+	const data = parseObject<{ type: unknown; event_kind: unknown; data: unknown }>(dataText);
+	if (!data) return { event: 'message', data: dataText };
+	const name =
+		typeof data.type === 'string'
+			? data.type
+			: typeof data.event_kind === 'string'
+				? EVENT_KINDS[data.event_kind]
+				: undefined;
+	if (!name) return { event: 'message', data: dataText };
+	// Fields beside the name win; those under `data` fill in (End and the errors read both).
+	const payload: Json = isObject(data.data) ? { ...data.data, ...data } : { ...data };
+	delete payload.type;
+	delete payload.event_kind;
+	return { event: name, data: JSON.stringify(payload) };
 }
 
 function modelResponseEvents(dataText: string): StreamEvent[] {

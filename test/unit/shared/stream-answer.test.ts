@@ -197,6 +197,98 @@ describe('several model messages in one turn (docs/api.md#assembling-the-answer)
 	});
 });
 
+describe('the flat form: the event name inside the JSON (docs/api.md#flat-stream-form)', () => {
+	const flat = (data: object | string) =>
+		`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+
+	test('bare data lines naming their event by `type` are read as the named events', () => {
+		const { output, deltas } = read([
+			flat({ type: 'PartStartEvent', index: 0, part: text('one') }),
+			flat({ type: 'PartDeltaEvent', index: 0, delta: { content_delta: ' two' } }),
+			flat({ type: 'FrontendModelResponse', content: 'one two' }),
+			flat({ type: 'PartEndEvent', index: 0, part: text('one two'), next_part_kind: null }),
+			flat({ type: 'FrontendModelResponse', parts: [text('one two')] }),
+			flat('[DONE]'),
+			flat({ type: 'End', data: { conversation_id: 'conv_flat' } }),
+		]);
+		expect(output).toBe('one two');
+		expect(deltas).toEqual(['one', ' two']);
+	});
+
+	test("pydantic-ai's event_kind names a flat Part event too", () => {
+		const { output } = read([
+			flat({ event_kind: 'part_start', index: 0, part: text('Hello') }),
+			flat({ event_kind: 'part_delta', index: 0, delta: { content_delta: ', world' } }),
+			flat({ event_kind: 'part_end', index: 0, part: text('Hello, world') }),
+			flat({ type: 'End' }),
+		]);
+		expect(output).toBe('Hello, world');
+	});
+
+	test("a flat End's output under data is the answer; its conversation id is kept", () => {
+		const result = read([
+			flat({ type: 'FrontendModelResponse', content: 'draft' }),
+			flat({ type: 'End', data: { output: 'final', conversation_id: 'conv_9' } }),
+		]);
+		expect(result.output).toBe('final');
+		expect(result.conversationId).toBe('conv_9');
+	});
+
+	test('a flat error event carries its text at data.data.message', () => {
+		const error = failure([
+			flat({ type: 'FrontendModelResponse', content: 'partial' }),
+			flat({ type: 'Error', data: { message: 'Upstream model failed' } }),
+		]);
+		expect(error.failure).toBe('error-event');
+		expect(error.serverMessage).toBe('Upstream model failed');
+		expect(failure([flat({ type: 'SSEErrorEvent', message: 'top level' })]).serverMessage).toBe(
+			'top level',
+		);
+	});
+
+	test('other JSON on a bare data line carries nothing', () => {
+		const { output } = read([
+			flat({ status: 'running' }),
+			flat({ type: 'RunStatusEvent', content: 'not answer text' }),
+			content('ok'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('ok');
+	});
+});
+
+describe("pydantic-ai's file parts and next_part_kind (docs/api.md#live-stream-dialect)", () => {
+	const file = {
+		part_kind: 'file',
+		content: { kind: 'binary', media_type: 'image/png', data: 'iVBO' },
+	};
+
+	test('a file part is never answer text, and the text around it is one message', () => {
+		const { output, deltas } = read([
+			start(0, text('Here is the chart:')),
+			sse('PartEndEvent', { index: 0, part: text('Here is the chart:'), next_part_kind: 'file' }),
+			start(1, file),
+			sse('PartEndEvent', { index: 1, part: file, next_part_kind: 'text' }),
+			start(2, text(' it rises.')),
+			snapshot(text('Here is the chart:'), file, text(' it rises.')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Here is the chart: it rises.');
+		expect(deltas.join('')).toBe(output);
+	});
+
+	test('content after a file part stays in its message (a file is not a tool call)', () => {
+		const { output } = read([
+			start(0, text('Here is the chart:')),
+			content('Here is the chart:'),
+			start(1, file),
+			content(' it rises.'),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Here is the chart: it rises.');
+	});
+});
+
 describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 	test("End's output wins over the streamed text, at the top level or under data", () => {
 		const streamed = [start(0, text('Let me look that up.')), start(0, text('Sunny.'))];
