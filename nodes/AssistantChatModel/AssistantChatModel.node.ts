@@ -7,6 +7,7 @@ import {
 	type SupplyData,
 } from 'n8n-workflow';
 
+import { readOutputFormat } from '../shared/outputFormat/responseFormat';
 import { readLocatorId } from '../shared/parameters/locators';
 import { optionsOf, readRequestSettings } from '../shared/parameters/requestOptions';
 import { assistantApiTest } from '../shared/methods/credentialTest';
@@ -51,6 +52,8 @@ export class AssistantChatModel implements INodeType {
 			modelName: readLocatorId(this, itemIndex, 'model'),
 			personaId: readLocatorId(this, itemIndex, 'persona'),
 			memoryMode: readMemoryMode(this, itemIndex),
+			conversationId: readConversationId(this, itemIndex),
+			outputFormat: readOutputFormat(this, itemIndex)?.schema,
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
 		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
@@ -71,4 +74,23 @@ function readMemoryMode(ctx: ISupplyDataFunctions, itemIndex: number): MemoryMod
 			description: 'Set Options > Memory to on or off.',
 		},
 	);
+}
+
+/** Options > Conversation ID: text (a number from an expression is taken as its digits). */
+function readConversationId(ctx: ISupplyDataFunctions, itemIndex: number): string | undefined {
+	const id = optionsOf(ctx, itemIndex).conversationId;
+	if (id === undefined || id === null) return undefined;
+	if (typeof id === 'number') return String(id);
+	if (typeof id !== 'string') {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Conversation ID must be text (got ${JSON.stringify(id)})`,
+			{
+				itemIndex,
+				description:
+					"Set Options > Conversation ID to a conversation's ID, e.g. {{ $json.conversationId }}, or remove the option.",
+			},
+		);
+	}
+	return id.trim() || undefined;
 }

@@ -1,13 +1,15 @@
 import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n/ai-node-sdk';
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
-import type { AskRequest } from '../shared/api';
+import type { AskRequest, OutputFormatSchema } from '../shared/api';
+import { schemaRootProblem } from '../shared/outputFormat/responseFormat';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
+import { planAsk, type PlannedAsk } from './askPlan';
 import { markOfConversation } from './conversationMark';
-import { planAsk } from './messages';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
 import {
+	catalogueFingerprint,
 	correctionRequest,
 	readEnvelope,
 	toolEnvelopeSchema,
@@ -28,6 +30,10 @@ export interface AssistantModelSettings extends RequestSettings {
 	modelName?: string;
 	personaId?: string;
 	memoryMode?: MemoryMode;
+	/** Options > Conversation ID: the assistant conversation to continue. */
+	conversationId?: string;
+	/** Response Format (or withStructuredOutput): the schema the answer must match. */
+	outputFormat?: OutputFormatSchema;
 }
 
 /** The SDK's `getParametersJsonSchema` (Zod or JSON Schema to JSON Schema), passed in by the node. */
@@ -59,22 +65,39 @@ export class AssistantChatModel implements ChatModel {
 		return bound;
 	}
 
+	/**
+	 * The SDK's structured output: every ask carries the schema as its `output_format`, which the
+	 * service enforces, and the AI message's text is the answer object's JSON.
+	 */
+	withStructuredOutput(schema: Record<string, unknown>): ChatModel {
+		const problem = schemaRootProblem(schema);
+		if (problem) {
+			throw new NodeOperationError(this.ctx.getNode(), `Structured output: ${problem.message}`, {
+				description: problem.fix,
+			});
+		}
+		const settings = { ...this.settings, outputFormat: schema as OutputFormatSchema };
+		const structured = new AssistantChatModel(this.ctx, settings, this.parametersJsonSchema);
+		structured.tools = [...this.tools];
+		return structured;
+	}
+
 	async generate(messages: Message[]): Promise<GenerateResult> {
 		const tools = this.boundTools();
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
-		const plan = planAsk(messages);
+		const plan = this.plan(messages);
 		const answer = await this.ask(this.request(plan.input, plan.conversationId));
-		return textResult(String(answer.output), answer, messages.length);
+		return textResult(answerText(answer.output), answer, messages.length);
 	}
 
 	async *stream(messages: Message[]): AsyncIterable<StreamChunk> {
 		const tools = this.boundTools();
-		if (tools.length > 0) {
-			// The envelope is structured: it arrives whole, then goes out as the agent expects it.
-			yield* resultAsChunks(await this.generateWithTools(messages, tools));
+		if (tools.length > 0 || this.settings.outputFormat) {
+			// A structured answer arrives whole, then goes out as the caller expects it.
+			yield* resultAsChunks(await this.generate(messages));
 			return;
 		}
-		const plan = planAsk(messages);
+		const plan = this.plan(messages);
 		const answer = askStreamed(
 			this.ctx,
 			this.request(plan.input, plan.conversationId),
@@ -104,10 +127,16 @@ export class AssistantChatModel implements ChatModel {
 		messages: Message[],
 		tools: BoundTool[],
 	): Promise<GenerateResult> {
-		const plan = planAsk(messages);
-		const input = `${plan.input}\n\n${toolInstructions(tools)}`;
+		const plan = this.plan(messages);
+		const catalogue = catalogueFingerprint(tools);
+		// The conversation has these tools' catalogue already: the output format names them.
+		const input =
+			plan.conversationId && plan.catalogue === catalogue
+				? plan.input
+				: `${plan.input}\n\n${toolInstructions(tools)}`;
+		const structured = this.settings.outputFormat !== undefined;
 		let answer = await this.ask(this.request(input, plan.conversationId, tools));
-		let outcome = interpret(answer, tools, messages.length);
+		let outcome = interpret(answer, tools, messages.length, catalogue, structured);
 		if ('problem' in outcome) {
 			const retry = this.request(
 				correctionRequest(outcome.problem),
@@ -117,7 +146,7 @@ export class AssistantChatModel implements ChatModel {
 			// Without a conversation to continue, the correction carries the whole request again.
 			if (!answer.conversationId) retry.input = `${input}\n\n${retry.input}`;
 			answer = await this.ask(retry);
-			outcome = interpret(answer, tools, messages.length);
+			outcome = interpret(answer, tools, messages.length, catalogue, structured);
 		}
 		if ('problem' in outcome) {
 			throw new NodeOperationError(
@@ -130,6 +159,10 @@ export class AssistantChatModel implements ChatModel {
 			);
 		}
 		return outcome.result;
+	}
+
+	private plan(messages: Message[]): PlannedAsk {
+		return planAsk(messages, this.settings.conversationId);
 	}
 
 	private async ask(request: AskRequest): Promise<AskResult> {
@@ -152,7 +185,11 @@ export class AssistantChatModel implements ChatModel {
 		if (this.settings.modelName) request.model_name = this.settings.modelName;
 		if (this.settings.personaId) request.persona_id = this.settings.personaId;
 		if (this.settings.memoryMode) request.memory_mode = this.settings.memoryMode;
-		if (tools && tools.length > 0) request.output_format = toolEnvelopeSchema(tools);
+		if (tools && tools.length > 0) {
+			request.output_format = toolEnvelopeSchema(tools, this.settings.outputFormat);
+		} else if (this.settings.outputFormat) {
+			request.output_format = this.settings.outputFormat;
+		}
 		return request;
 	}
 
@@ -185,17 +222,23 @@ export class AssistantChatModel implements ChatModel {
 
 type Outcome = { result: GenerateResult } | { problem: string };
 
-function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome {
-	const reply = readEnvelope(answer.output, tools);
+function interpret(
+	answer: AskResult,
+	tools: BoundTool[],
+	turn: number,
+	catalogue: string,
+	structured: boolean,
+): Outcome {
+	const reply = readEnvelope(answer.output, tools, structured);
 	if (reply.action === 'invalid') return { problem: reply.problem };
 	if (reply.action === 'final_answer') {
-		return { result: textResult(reply.answer, answer, turn) };
+		return { result: textResult(reply.answer, answer, turn, catalogue) };
 	}
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
 	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
 	if (!checked.ok)
 		return { problem: `the arguments for the tool ${tool.name} are wrong: ${checked.problem}` };
-	const id = answerId(answer.conversationId, turn);
+	const id = answerId(answer.conversationId, turn, catalogue);
 	return {
 		result: {
 			finishReason: 'tool-calls',
@@ -216,13 +259,18 @@ function interpret(answer: AskResult, tools: BoundTool[], turn: number): Outcome
 	};
 }
 
-function textResult(text: string, answer: AskResult, turn: number): GenerateResult {
+function textResult(
+	text: string,
+	answer: AskResult,
+	turn: number,
+	catalogue?: string,
+): GenerateResult {
 	return {
 		finishReason: 'stop',
 		providerMetadata: metadataOf(answer),
 		message: {
 			role: 'assistant',
-			id: answerId(answer.conversationId, turn),
+			id: answerId(answer.conversationId, turn, catalogue),
 			content: [{ type: 'text', text }],
 		},
 	};
@@ -236,9 +284,16 @@ function metadataOf(answer: AskResult): Record<string, unknown> {
 	};
 }
 
-/** Carries the conversation to the next call (see conversationMark.ts). */
-function answerId(conversationId: string | null, turn: number): string {
-	return conversationId ? markOfConversation(conversationId, turn) : `assistant-answer:${turn}`;
+/** An object answer (an output format) as its JSON, so chains and output parsers read it. */
+function answerText(output: AskResult['output']): string {
+	return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+/** Carries the conversation, and the tool catalogue it holds, to the next call (conversationMark.ts). */
+function answerId(conversationId: string | null, turn: number, catalogue?: string): string {
+	return conversationId
+		? markOfConversation(conversationId, turn, catalogue)
+		: `assistant-answer:${turn}`;
 }
 
 /** A whole result as stream chunks: the answer in word-sized pieces, or the one tool call. */

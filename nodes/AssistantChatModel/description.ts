@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { responseFormatProperties } from '../shared/outputFormat/responseFormat';
 import { modelLocator, personaLocator } from '../shared/parameters/locators';
 import {
 	idleTimeoutOption,
@@ -9,15 +10,20 @@ import {
 
 /** The chat model's parameters: the pickers and request options are those both nodes share. */
 export const chatModelProperties: INodeProperties[] = [
+	// n8n's own chat models' connection hint (getConnectionHintNoticeField of n8n's AI utilities,
+	// for an AI chain or agent), written out: the editor shows a notice of this container class,
+	// with its Insert one link, only while the node is connected to nothing.
 	{
 		displayName:
-			'Connect this node to the Model input of an AI Agent or of an AI chain (Basic LLM Chain, Information Extractor, Text Classifier, …).',
-		name: 'connectionNotice',
+			"This node must be connected to an AI chain. <a data-action='openSelectiveNodeCreator' data-action-parameter-creatorview='AI'>Insert one</a>",
+		name: 'notice',
 		type: 'notice',
 		default: '',
+		typeOptions: { containerClass: 'ndv-connection-hint-notice' },
 	},
 	modelLocator,
 	personaLocator,
+	...responseFormatProperties(),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -25,6 +31,15 @@ export const chatModelProperties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Conversation ID',
+				name: 'conversationId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. {{ $json.conversationId }}',
+				description:
+					"The assistant conversation to continue, e.g. one an Assistant node's Ask started or one kept per chat session. The answer's metadata names the conversation (conversationId), to store and pass back next time.",
+			},
 			idleTimeoutOption,
 			{
 				displayName: 'Memory',

@@ -1,57 +1,13 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
-import { conversationOfMark } from './conversationMark';
-
 /**
  * LangChain's messages (system, human, AI, tool), as n8n's AI node SDK hands them over, become
- * the one `input` of an ask (docs/api.md#ask-request).
- *
- * A call that continues a conversation this node answered earlier sends only what came after
- * the node's last answer (docs/api.md#ask-request: the conversation keeps the earlier context);
- * any other history starts a new conversation with the whole transcript.
+ * the one `input` of an ask (docs/api.md#ask-request). Which messages an ask sends is askPlan.ts's
+ * choice.
  */
 
-export interface PlannedAsk {
-	/** The conversation to continue, or undefined for a new one. */
-	conversationId?: string;
-	/** The text to send as `input`. */
-	input: string;
-}
-
-export function planAsk(messages: Message[]): PlannedAsk {
-	const toolNames = toolNamesById(messages);
-	const last = lastAnswerOfNode(messages);
-	if (last) {
-		const fresh = messages.slice(last.index + 1);
-		if (fresh.length > 0) {
-			return { conversationId: last.conversationId, input: formatTranscript(fresh, toolNames) };
-		}
-	}
-	return { input: formatTranscript(messages, toolNames) };
-}
-
-/** The latest assistant message this node produced: its id or a tool call id names the conversation. */
-function lastAnswerOfNode(
-	messages: Message[],
-): { index: number; conversationId: string } | undefined {
-	for (let index = messages.length - 1; index >= 0; index--) {
-		const message = messages[index];
-		if (message.role !== 'assistant') continue;
-		const marks = [message.id, ...message.content.map(toolCallIdOf)];
-		for (const mark of marks) {
-			const conversationId = conversationOfMark(mark);
-			if (conversationId) return { index, conversationId };
-		}
-	}
-	return undefined;
-}
-
-function toolCallIdOf(content: MessageContent): string | undefined {
-	return content.type === 'tool-call' ? content.toolCallId : undefined;
-}
-
 /** Tool results name their call, not always the tool: the call says which tool it was. */
-function toolNamesById(messages: Message[]): Map<string, string> {
+export function toolNamesById(messages: Message[]): Map<string, string> {
 	const names = new Map<string, string>();
 	for (const message of messages) {
 		for (const content of message.content) {

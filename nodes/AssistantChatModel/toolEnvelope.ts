@@ -18,7 +18,15 @@ export interface ToolForEnvelope {
 	parameters: JsonSchema | undefined;
 }
 
-export function toolEnvelopeSchema(tools: ToolForEnvelope[]): OutputFormatSchema {
+/**
+ * `answerSchema` (Response Format with tools bound): the final answer is that object rather than
+ * text. The subset has no `oneOf` and every property is required, so a tool call fills it too,
+ * with values that are ignored.
+ */
+export function toolEnvelopeSchema(
+	tools: ToolForEnvelope[],
+	answerSchema?: OutputFormatSchema,
+): OutputFormatSchema {
 	return {
 		type: 'object',
 		properties: {
@@ -28,10 +36,15 @@ export function toolEnvelopeSchema(tools: ToolForEnvelope[]): OutputFormatSchema
 				enum: [ACTION_FINAL_ANSWER, ACTION_CALL_TOOL],
 				description: `"${ACTION_CALL_TOOL}" to run one tool now and see its result; "${ACTION_FINAL_ANSWER}" when you can answer the user`,
 			},
-			final_answer: {
-				type: 'string',
-				description: `With "${ACTION_FINAL_ANSWER}": the complete answer for the user. Otherwise empty.`,
-			},
+			final_answer: answerSchema
+				? {
+						...answerSchema,
+						description: `With "${ACTION_FINAL_ANSWER}": the answer for the user as this object. Otherwise any values; they are ignored.`,
+					}
+				: {
+						type: 'string',
+						description: `With "${ACTION_FINAL_ANSWER}": the complete answer for the user. Otherwise empty.`,
+					},
 			tool_name: {
 				type: 'string',
 				enum: tools.map((tool) => tool.name),
@@ -46,13 +59,21 @@ export function toolEnvelopeSchema(tools: ToolForEnvelope[]): OutputFormatSchema
 	};
 }
 
-/** Sent after the transcript: which tools exist, with their schemas, and how to use them. */
-export function toolInstructions(tools: ToolForEnvelope[]): string {
-	const catalogue = tools.map((tool) => ({
+function catalogueOf(tools: ToolForEnvelope[]) {
+	return tools.map((tool) => ({
 		name: tool.name,
 		description: tool.description ?? '',
 		parameters: tool.parameters ?? { type: 'object', properties: {} },
 	}));
+}
+
+/**
+ * Sent after the transcript once per conversation, and again when the bound tools change: which
+ * tools exist, with their schemas, and how to use them. The output format names the tools on
+ * every ask.
+ */
+export function toolInstructions(tools: ToolForEnvelope[]): string {
+	const catalogue = catalogueOf(tools);
 	return [
 		'Tools you can use (answer with the JSON object of the output format):',
 		'```json',
@@ -62,13 +83,31 @@ export function toolInstructions(tools: ToolForEnvelope[]): string {
 	].join('\n');
 }
 
+/**
+ * Eight hex digits that change when the catalogue does (FNV-1a over its JSON): the conversation
+ * marks carry it, so the next ask knows whether its conversation has these tools already.
+ */
+export function catalogueFingerprint(tools: ToolForEnvelope[]): string {
+	const text = JSON.stringify(catalogueOf(tools));
+	let hash = 0x811c9dc5;
+	for (let index = 0; index < text.length; index++) {
+		hash ^= text.charCodeAt(index);
+		hash = Math.imul(hash, 0x01000193) >>> 0;
+	}
+	return hash.toString(16).padStart(8, '0');
+}
+
 export type EnvelopeReply =
 	| { action: 'final_answer'; answer: string }
 	| { action: 'call_tool'; toolName: string; argumentsJson: string }
 	| { action: 'invalid'; problem: string };
 
 /** Reads the service's structured answer (an object, or its JSON text). */
-export function readEnvelope(output: unknown, tools: ToolForEnvelope[]): EnvelopeReply {
+export function readEnvelope(
+	output: unknown,
+	tools: ToolForEnvelope[],
+	structured = false,
+): EnvelopeReply {
 	let value = output;
 	if (typeof value === 'string') {
 		try {
@@ -84,6 +123,13 @@ export function readEnvelope(output: unknown, tools: ToolForEnvelope[]): Envelop
 		return { action: 'invalid', problem: 'the answer is not the JSON object of the output format' };
 	}
 	const reply = value as Record<string, unknown>;
+	if (reply.action === ACTION_FINAL_ANSWER && structured) {
+		const answer = reply.final_answer;
+		if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+			return { action: 'invalid', problem: '"final_answer" is not the object of the schema' };
+		}
+		return { action: 'final_answer', answer: JSON.stringify(answer) };
+	}
 	if (reply.action === ACTION_FINAL_ANSWER) {
 		const answer = typeof reply.final_answer === 'string' ? reply.final_answer : '';
 		if (answer.trim() === '') return { action: 'invalid', problem: '"final_answer" is empty' };

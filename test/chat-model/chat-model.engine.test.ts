@@ -162,10 +162,9 @@ describe('tool calling (AI Agent)', () => {
 		expect(first.conversation_id).toBeUndefined();
 		// The second call continues the conversation with only the new message: the tool's result.
 		expect(second.conversation_id).toEqual(expect.stringMatching(/\S/));
-		expect(String(second.input)).toMatch(
-			/^Result of the tool calculator:\n42\n\nTools you can use/,
-		);
-		expect(String(second.input)).not.toContain('You are terse.');
+		// The conversation has the tool catalogue already: the output format still names the tools.
+		expect(second.input).toBe('Result of the tool calculator:\n42');
+		expect(second.output_format).toEqual(first.output_format);
 	});
 
 	test('a call whose arguments do not match the tool schema is asked again once, with the reason', async () => {
@@ -223,5 +222,202 @@ describe('streaming', () => {
 		expect(output.chunks.length).toBeGreaterThan(3);
 		expect(output.chunks.join('')).toBe(output.text);
 		expect(output.text).toContain('calculator returned 42');
+	});
+});
+
+function toolCallsOf(output: ConsumerOutput): ScriptMessage {
+	return {
+		role: 'assistant',
+		content: '',
+		toolCalls: output.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+	};
+}
+
+/** What an agent's chat memory keeps of a turn: the question, the tool calls and results, the answer. */
+function remembered(question: string, output: ConsumerOutput): ScriptMessage[] {
+	return [
+		{ role: 'user', content: question },
+		...(output.toolCalls.length > 0 ? [toolCallsOf(output)] : []),
+		...output.toolCalls.map((call): ScriptMessage => ({
+			role: 'tool',
+			content: call.result,
+			toolCallId: call.id,
+		})),
+		// The memory keeps the final answer's text, not its id.
+		{ role: 'assistant', content: output.text },
+	];
+}
+
+describe('a conversation never receives a message twice', () => {
+	const system: ScriptMessage = { role: 'system', content: 'You are terse.' };
+	const firstQuestion = 'Use the calculator: what is 6 * 7?';
+
+	test('a chat memory over two executions: the second sends the new user message alone, without the catalogue', async () => {
+		const first = consumerOutput(
+			await run('agent', [system, { role: 'user', content: firstQuestion }]),
+		);
+		// The emulator keeps the conversation: the second execution's asks follow the first's.
+		const firstAsks = asks().length;
+		const secondQuestion = 'Thanks! Now say goodbye.';
+		const second = consumerOutput(
+			await run('agent', [
+				system,
+				...remembered(firstQuestion, first),
+				{ role: 'user', content: secondQuestion },
+			]),
+		);
+		const [ask, ...rest] = asks().slice(firstAsks);
+		expect(ask.conversation_id).toBe(asks()[1].conversation_id);
+		expect(ask.input).toBe(secondQuestion);
+		expect(rest).toEqual([]);
+		expect(second.text).toEqual(expect.stringMatching(/\S/));
+		// Everything the conversation received, in order: each message once, the catalogue once.
+		const received = asks()
+			.map((body) => String(body.input))
+			.join('\n\n');
+		for (const text of [firstQuestion, secondQuestion, 'You are terse.', 'Tools you can use']) {
+			expect(received.split(text)).toHaveLength(2);
+		}
+	});
+
+	test('a change of the bound tools sends the catalogue again', async () => {
+		const first = consumerOutput(
+			await run('agent', [system, { role: 'user', content: firstQuestion }]),
+		);
+		const firstAsks = asks().length;
+		await run('agentMoreTools', [
+			system,
+			...remembered(firstQuestion, first),
+			{ role: 'user', content: 'Use word_count on: one two three' },
+		]);
+		const [ask, next] = asks().slice(firstAsks);
+		expect(ask.conversation_id).toBe(asks()[1].conversation_id);
+		expect(String(ask.input)).toMatch(/^Use word_count on: one two three\n\nTools you can use/);
+		expect(String(ask.input)).toContain('"name": "word_count"');
+		// The emulator's word_count gets the whole question: six words.
+		expect(next.input).toBe('Result of the tool word_count:\n6');
+	});
+});
+
+describe('Options > Conversation ID', () => {
+	test('the chat model continues a conversation an Ask started, and the answer names it', async () => {
+		const started = await fetch(`${emulator.baseUrl}/assistant/ask`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ input: 'My name is Ada.' }),
+		});
+		const { conversation_id: conversationId } = (await started.json()) as {
+			conversation_id: string;
+		};
+		const output = consumerOutput(
+			await run('invoke', [{ role: 'user', content: 'What is my name?' }], {
+				options: { conversationId: `={{ "${conversationId}" }}` },
+			}),
+		);
+		// The first ask is the one that started the conversation (an Assistant node's Ask).
+		expect(asks().slice(1)).toEqual([
+			{ input: 'What is my name?', conversation_id: conversationId, stream: true },
+		]);
+		expect(output.metadata).toMatchObject({ conversationId });
+	});
+
+	test('an empty Conversation ID (no conversation stored yet) starts a new one', async () => {
+		await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			options: { conversationId: '={{ "" }}' },
+		});
+		expect(asks()).toEqual([{ input: 'Hi', stream: true }]);
+	});
+
+	test('a Conversation ID that is not text fails naming the option, before any request', async () => {
+		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			options: { conversationId: '={{ { id: 1 } }}' },
+		});
+		expect(result.error()?.description ?? '').toContain('Conversation ID must be text');
+		expect(asks()).toEqual([]);
+	});
+});
+
+describe('Response Format', () => {
+	const schema = {
+		type: 'object',
+		properties: { city: { type: 'string' }, population: { type: 'number' } },
+		required: ['city', 'population'],
+	};
+
+	test('JSON Schema: the ask carries it as output_format and the AI message is the object as JSON', async () => {
+		const output = consumerOutput(
+			await run('invoke', [{ role: 'user', content: 'The largest city of France' }], {
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify(schema),
+			}),
+		);
+		expect(asks()).toEqual([
+			{ input: 'The largest city of France', output_format: schema, stream: true },
+		]);
+		expect(JSON.parse(output.text)).toEqual({
+			city: expect.any(String),
+			population: expect.any(Number),
+		});
+	});
+
+	test('JSON from an example: the schema is derived as the Ask node derives it', async () => {
+		await run('stream', [{ role: 'user', content: 'Summarize: release 2.0 is out' }], {
+			responseFormat: 'jsonExample',
+			jsonExample: '{"summary": "One sentence", "topics": ["release"]}',
+		});
+		expect(asks()[0].output_format).toEqual({
+			type: 'object',
+			properties: {
+				summary: { type: 'string' },
+				topics: { type: 'array', items: { type: 'string' } },
+			},
+			required: ['summary', 'topics'],
+		});
+	});
+
+	test("a bad schema fails naming the parameter with Ask's check, before any request", async () => {
+		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			responseFormat: 'jsonSchema',
+			jsonSchema: '{"type": "string"}',
+		});
+		expect(result.error()?.description ?? '').toContain(
+			'JSON Schema\'s root must have "type": "object"',
+		);
+		expect(asks()).toEqual([]);
+	});
+
+	test("with tools bound, the agent's final answer is the schema's object", async () => {
+		const output = consumerOutput(
+			await run('agent', question, {
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify(schema),
+			}),
+		);
+		expect(output.toolCalls.map((call) => call.result)).toEqual(['42']);
+		expect(asks()[0].output_format).toMatchObject({
+			properties: { final_answer: { ...schema, description: expect.any(String) } },
+		});
+		expect(JSON.parse(output.text)).toEqual({
+			city: expect.any(String),
+			population: expect.any(Number),
+		});
+	});
+
+	test("the SDK's withStructuredOutput sends the schema and answers with the object's JSON", async () => {
+		const pkg = await assistantPackage();
+		const result = await runChatModel(
+			pkg,
+			'sdkStructured',
+			[{ role: 'user', content: 'The largest city of France' }],
+			{},
+			{ credentials: [credential], structuredSchema: schema },
+		);
+		const output = result.outputs('Consumer')[0].json as ConsumerOutput;
+		expect(asks()[0].output_format).toEqual(schema);
+		expect(JSON.parse(output.text)).toEqual({
+			city: expect.any(String),
+			population: expect.any(Number),
+		});
+		expect(output.metadata).toMatchObject({ conversationId: expect.any(String) });
 	});
 });

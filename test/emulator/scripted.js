@@ -10,7 +10,8 @@
  *   conversation's transcript: each tool the user's question names (e.g. "use the calculator")
  *   is called once, in the order of the tool list, with arguments built from its parameters
  *   schema (a calculator gets the arithmetic expression of the question); then the final answer
- *   quotes every tool result. `#badargs=once` in the question makes the first call's arguments
+ *   quotes every tool result (an object built from the schema when the envelope's final_answer is
+ *   an object schema). The tool list is the latest in the conversation's inputs. `#badargs=once` in the question makes the first call's arguments
  *   wrong until the model sends its correction; `#badargs=always` keeps them wrong.
  * - A plain ask whose input asks for JSON matching a "JSON Schema" instance in a ```json block
  *   (LangChain's structured output parser, used by the Information Extractor) is answered with
@@ -48,6 +49,20 @@ function isToolEnvelope(schema) {
 }
 
 /**
+ * The envelope's `final_answer` when it is an object schema (the chat model's Response Format with
+ * tools bound), or undefined when it is text.
+ * @param {unknown} outputFormat
+ * @returns {JsonObject | undefined}
+ */
+function objectAnswerSchema(outputFormat) {
+	const properties = /** @type {JsonObject} */ (
+		/** @type {JsonObject} */ (outputFormat).properties
+	);
+	const answer = /** @type {JsonObject | undefined} */ (properties.final_answer);
+	return answer?.type === 'object' ? answer : undefined;
+}
+
+/**
  * The structured reply for a tool-envelope ask, or null for any other ask.
  * @param {unknown} outputFormat
  * @param {string} input  this ask's input
@@ -56,6 +71,7 @@ function isToolEnvelope(schema) {
  */
 function scriptedOutput(outputFormat, input, earlier) {
 	if (!isToolEnvelope(outputFormat)) return null;
+	const answerSchema = objectAnswerSchema(outputFormat);
 	const transcript = [...earlier, input].join('\n\n');
 	const tools = toolCatalogue(transcript);
 	const question = userQuestion([...earlier, input]);
@@ -68,16 +84,17 @@ function scriptedOutput(outputFormat, input, earlier) {
 		const args = bad ? { unexpected: 'value' } : argumentsFor(next, question);
 		return {
 			action: 'call_tool',
-			final_answer: '',
+			final_answer: answerSchema ? valueFor('output', answerSchema, question) : '',
 			tool_name: next.name,
 			tool_arguments_json: JSON.stringify(args),
 		};
 	}
 	const quoted = [...results].map(([name, result]) => `${name} returned ${result.trim()}`);
+	const text =
+		quoted.length > 0 ? `The tools answered: ${quoted.join('; ')}.` : `You said: "${question}".`;
 	return {
 		action: 'final_answer',
-		final_answer:
-			quoted.length > 0 ? `The tools answered: ${quoted.join('; ')}.` : `You said: "${question}".`,
+		final_answer: answerSchema ? valueFor('output', answerSchema, text) : text,
 		tool_name: tools[0]?.name ?? '',
 		tool_arguments_json: '{}',
 	};

@@ -21,6 +21,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, jsonParse } from 'n8n-workflow';
 import { z } from 'zod';
+import type { ChatModel as SdkChatModel } from '@n8n/ai-node-sdk';
 
 import { rl } from './assistant';
 import {
@@ -35,14 +36,23 @@ import {
 
 export const LLM_CONSUMER_TYPE = 'test.llmConsumer';
 
-export type Scenario = 'invoke' | 'stream' | 'agent' | 'agentStream';
+/**
+ * `agentMoreTools` binds a second tool beside the calculator; `sdkStructured` calls the SDK
+ * model's own withStructuredOutput (the `structuredSchema` parameter) and then generate.
+ */
+export type Scenario =
+	'invoke' | 'stream' | 'agent' | 'agentStream' | 'agentMoreTools' | 'sdkStructured';
 
 /** A message of the conversation handed to the model: role and text. */
 export interface ScriptMessage {
-	role: 'system' | 'user' | 'assistant';
+	role: 'system' | 'user' | 'assistant' | 'tool';
 	content: string;
 	/** An assistant message's id (the chat model marks its answers' ids with their conversation). */
 	id?: string;
+	/** An assistant message's tool calls, as an agent's memory keeps them. */
+	toolCalls?: Array<{ id: string; name: string; args: IDataObject }>;
+	/** A tool message's call id. */
+	toolCallId?: string;
 }
 
 export interface ConsumerOutput extends IDataObject {
@@ -71,14 +81,29 @@ const calculator = langchainTool(
 	},
 );
 
+/** A second tool with a JSON-Schema-sized description, to change the bound catalogue. */
+const wordCount = langchainTool(
+	async ({ text }: { text: string }) => String(text.split(/\s+/).filter(Boolean).length),
+	{
+		name: 'word_count',
+		description: 'Counts the words of a text',
+		schema: z.object({ text: z.string().describe('The text') }),
+	},
+);
+
 function toMessages(script: ScriptMessage[]): BaseMessage[] {
-	return script.map(({ role, content, id }) =>
-		role === 'system'
-			? new SystemMessage(content)
-			: role === 'assistant'
-				? new AIMessage({ content, id })
-				: new HumanMessage(content),
-	);
+	return script.map(({ role, content, id, toolCalls, toolCallId }) => {
+		if (role === 'system') return new SystemMessage(content);
+		if (role === 'tool') return new ToolMessage({ content, tool_call_id: toolCallId ?? '' });
+		if (role === 'assistant') {
+			return new AIMessage({
+				content,
+				id,
+				tool_calls: toolCalls?.map((call) => ({ ...call, type: 'tool_call' as const })),
+			});
+		}
+		return new HumanMessage(content);
+	});
 }
 
 interface LanguageModel {
@@ -108,6 +133,7 @@ class LlmConsumer implements INodeType {
 		properties: [
 			{ displayName: 'Scenario', name: 'scenario', type: 'string', default: 'invoke' },
 			{ displayName: 'Messages', name: 'messages', type: 'json', default: '[]' },
+			{ displayName: 'Structured Schema', name: 'structuredSchema', type: 'json', default: '{}' },
 		],
 	};
 
@@ -119,10 +145,16 @@ class LlmConsumer implements INodeType {
 		const scenario = this.getNodeParameter('scenario', 0) as Scenario;
 		const raw = this.getNodeParameter('messages', 0) as string | ScriptMessage[];
 		const messages = toMessages(typeof raw === 'string' ? jsonParse(raw) : raw);
+		if (scenario === 'sdkStructured') {
+			const schema = jsonParse<IDataObject>(this.getNodeParameter('structuredSchema', 0) as string);
+			return [[{ json: await sdkStructured(model, schema, messages) }]];
+		}
+		const tools =
+			scenario === 'agentMoreTools' ? [calculator, wordCount] : [calculator as typeof calculator];
 		const output =
 			scenario === 'invoke' || scenario === 'stream'
 				? await answerOnce(model, messages, scenario === 'stream')
-				: await agentLoop(model, messages, scenario === 'agentStream');
+				: await agentLoop(model, messages, scenario === 'agentStream', tools);
 		return [[{ json: output }]];
 	}
 }
@@ -153,13 +185,44 @@ async function collectStream(
 	return { message: whole, chunks };
 }
 
+/**
+ * The SDK's own structured output: the model under n8n's LangChain adapter (its `chatModel`), as
+ * an SDK-based consumer would call it.
+ */
+async function sdkStructured(
+	model: LanguageModel,
+	schema: IDataObject,
+	messages: BaseMessage[],
+): Promise<ConsumerOutput> {
+	const sdkModel = (model as unknown as { chatModel: SdkChatModel }).chatModel;
+	const structured = sdkModel.withStructuredOutput?.(schema);
+	if (!structured) throw new Error('The chat model has no withStructuredOutput');
+	const result = await structured.generate(
+		messages.map((message) => ({
+			role: message.getType() === 'system' ? 'system' : 'user',
+			content: [{ type: 'text', text: message.text }],
+		})),
+	);
+	const text = result.message.content
+		.map((content) => (content.type === 'text' ? content.text : ''))
+		.join('');
+	return {
+		text,
+		id: result.message.id ?? null,
+		metadata: (result.providerMetadata ?? {}) as IDataObject,
+		chunks: [],
+		toolCalls: [],
+	};
+}
+
 /** An agent's loop: the model calls tools, gets their results, until it answers (at most 5 turns). */
 async function agentLoop(
 	model: LanguageModel,
 	messages: BaseMessage[],
 	streamed: boolean,
+	tools: Array<typeof calculator | typeof wordCount> = [calculator],
 ): Promise<ConsumerOutput> {
-	const bound = model.bindTools([calculator]);
+	const bound = model.bindTools(tools);
 	const history = [...messages];
 	const toolCalls: ConsumerOutput['toolCalls'] = [];
 	for (let turn = 0; turn < 5; turn++) {
@@ -173,7 +236,10 @@ async function agentLoop(
 		}
 		history.push(new AIMessage({ content: '', tool_calls: calls }));
 		for (const call of calls) {
-			const result = String(await calculator.invoke(call.args as { input: string }));
+			const tool = tools.find((candidate) => candidate.name === call.name) ?? calculator;
+			const result = String(
+				await (tool as typeof calculator).invoke(call.args as { input: string }),
+			);
 			toolCalls.push({
 				id: call.id ?? '',
 				name: call.name,
@@ -215,7 +281,7 @@ export async function runChatModel(
 	scenario: Scenario,
 	messages: ScriptMessage[],
 	modelParameters: INodeParameters = {},
-	options: RunOptions = {},
+	options: RunOptions & { structuredSchema?: IDataObject } = {},
 ) {
 	const trigger = manualTrigger();
 	const items = itemsNode([{}]);
@@ -225,7 +291,11 @@ export async function runChatModel(
 		type: LLM_CONSUMER_TYPE,
 		typeVersion: 1,
 		position: [600, 0],
-		parameters: { scenario, messages: JSON.stringify(messages) },
+		parameters: {
+			scenario,
+			messages: JSON.stringify(messages),
+			structuredSchema: JSON.stringify(options.structuredSchema ?? {}),
+		},
 	};
 	const model: INode = {
 		id: 'Model',

@@ -15,8 +15,8 @@ import { schemaFromExample, type SchemaExampleError } from './schemaFromExample'
  * every workflow that relied on it whenever the default changed.
  */
 
-/** The parameters, shown where `show` says (a node's operation, say). */
-export function responseFormatProperties(show: IDisplayOptions['show']): INodeProperties[] {
+/** The parameters, shown where `show` says (a node's operation, say), or always without it. */
+export function responseFormatProperties(show?: IDisplayOptions['show']): INodeProperties[] {
 	return [
 		{
 			displayName: 'Response Format',
@@ -37,7 +37,7 @@ export function responseFormatProperties(show: IDisplayOptions['show']): INodePr
 					description: 'The reply as an object matching a JSON Schema you write',
 				},
 			],
-			displayOptions: { show },
+			...(show ? { displayOptions: { show } } : {}),
 		},
 		{
 			displayName: 'JSON Example',
@@ -140,7 +140,7 @@ function checkedSchemaRoot(
 }
 
 /** What is wrong with a schema's root, and how to fix it; undefined when nothing is. */
-function schemaRootProblem(schema: unknown): { message: string; fix: string } | undefined {
+export function schemaRootProblem(schema: unknown): { message: string; fix: string } | undefined {
 	const isObject = (value: unknown) =>
 		typeof value === 'object' && value !== null && !Array.isArray(value);
 	if (!isObject(schema)) {

@@ -7,8 +7,10 @@ import type { Message } from '@n8n/ai-node-sdk';
 import {
 	conversationOfMark,
 	markOfConversation,
+	readMark,
 } from '../../../nodes/AssistantChatModel/conversationMark';
-import { formatTranscript, planAsk } from '../../../nodes/AssistantChatModel/messages';
+import { planAsk } from '../../../nodes/AssistantChatModel/askPlan';
+import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 
 const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -129,5 +131,103 @@ describe('conversations are continued from the history', () => {
 		const plan = planAsk([user('Hi'), assistant('Hello', markOfConversation(conversation, 1))]);
 		expect(plan.conversationId).toBeUndefined();
 		expect(plan.input).toBe('User:\nHi\n\nAssistant:\nHello');
+	});
+
+	test('a mark carries the tool catalogue its conversation holds; older marks carry none', () => {
+		expect(readMark(markOfConversation(conversation, 4, '0badf00d'))).toEqual({
+			conversationId: conversation,
+			catalogue: '0badf00d',
+		});
+		expect(readMark(`assistant-conversation:${encodeURIComponent(conversation)}:4`)).toEqual({
+			conversationId: conversation,
+		});
+		expect(readMark('assistant-conversation:a:1:b:c')).toBeUndefined();
+	});
+});
+
+describe('a conversation never receives a message twice', () => {
+	const conversation = 'conv_memory';
+
+	test('a memory that kept the tool call and the final answer sends the new user message alone', () => {
+		// Simple Memory across executions: the agent's memory keeps its tool call (marked) and its
+		// final answer (without the id), then the next execution adds the new user message.
+		const mark = markOfConversation(conversation, 2, 'cafe0001');
+		const plan = planAsk([
+			system('You are a helpful assistant.'),
+			user('What is 6 * 7?'),
+			toolCall(mark, 'calculator', '{"input":"6*7"}'),
+			toolResult(mark, '42'),
+			assistant('6 * 7 is 42.'),
+			user('And doubled?'),
+		]);
+		expect(plan).toEqual({
+			conversationId: conversation,
+			input: 'And doubled?',
+			catalogue: 'cafe0001',
+		});
+	});
+
+	test("within an agent's turn only the tool result after the node's call is sent", () => {
+		const first = markOfConversation(conversation, 2);
+		const second = markOfConversation(conversation, 6);
+		const plan = planAsk([
+			user('What is 6 * 7?'),
+			toolCall(first, 'calculator', '{"input":"6*7"}'),
+			toolResult(first, '42'),
+			assistant('42.'),
+			user('And doubled?'),
+			toolCall(second, 'calculator', '{"input":"42*2"}'),
+			toolResult(second, '84'),
+		]);
+		expect(plan).toEqual({
+			conversationId: conversation,
+			input: 'Result of the tool calculator:\n84',
+		});
+	});
+});
+
+describe('Options > Conversation ID', () => {
+	test('with no history of the node the new turn goes to the chosen conversation', () => {
+		const plan = planAsk(
+			[user('Hi'), assistant('Hello (from the memory)'), user('What did the Ask node say?')],
+			'conv_from_ask',
+		);
+		expect(plan).toEqual({ conversationId: 'conv_from_ask', input: 'What did the Ask node say?' });
+	});
+
+	test('a first message goes whole, with its instructions', () => {
+		const plan = planAsk([system('Be brief.'), user('Hi')], 'conv_from_ask');
+		expect(plan).toEqual({
+			conversationId: 'conv_from_ask',
+			input: 'Instructions:\nBe brief.\n\nUser:\nHi',
+		});
+	});
+
+	test('marks of the chosen conversation say what it holds, with its catalogue', () => {
+		const mark = markOfConversation('conv_chosen', 2, 'cafe0002');
+		const plan = planAsk(
+			[user('6 * 7?'), toolCall(mark, 'calculator', '{}'), toolResult(mark, '42')],
+			'conv_chosen',
+		);
+		expect(plan).toEqual({
+			conversationId: 'conv_chosen',
+			input: 'Result of the tool calculator:\n42',
+			catalogue: 'cafe0002',
+		});
+	});
+
+	test('marks of another conversation give way to the chosen one, and its catalogue is not assumed', () => {
+		const mark = markOfConversation('conv_old', 2, 'cafe0003');
+		const plan = planAsk(
+			[
+				user('6 * 7?'),
+				toolCall(mark, 'calculator', '{}'),
+				toolResult(mark, '42'),
+				assistant('42'),
+				user('Next'),
+			],
+			'conv_new',
+		);
+		expect(plan).toEqual({ conversationId: 'conv_new', input: 'Next' });
 	});
 });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 
 import { checkToolArguments } from '../../../nodes/AssistantChatModel/toolArguments';
 import {
+	catalogueFingerprint,
 	readEnvelope,
 	toolEnvelopeSchema,
 	toolInstructions,
@@ -51,6 +52,42 @@ describe('the tool envelope', () => {
 			},
 		]);
 		expect(text).toContain('one tool at a time');
+	});
+});
+
+describe('the catalogue once per conversation', () => {
+	test('its fingerprint is stable and changes with any name, description or parameter', () => {
+		expect(catalogueFingerprint(tools)).toMatch(/^[0-9a-f]{8}$/);
+		expect(catalogueFingerprint(tools.map((tool) => ({ ...tool })))).toBe(
+			catalogueFingerprint(tools),
+		);
+		const changed = [{ ...tools[0], description: 'Evaluates arithmetic.' }, tools[1]];
+		expect(catalogueFingerprint(changed)).not.toBe(catalogueFingerprint(tools));
+		expect(catalogueFingerprint(tools.slice(0, 1))).not.toBe(catalogueFingerprint(tools));
+	});
+});
+
+describe('a Response Format with tools bound', () => {
+	const answer = {
+		type: 'object' as const,
+		properties: { city: { type: 'string' as const } },
+		required: ['city'],
+	};
+
+	test("the final answer is the schema's object, still inside the subset", () => {
+		const schema = toolEnvelopeSchema(tools, answer);
+		expect(validateOutputFormat(schema, ['body', 'output_format'])).toEqual([]);
+		expect(schema.properties.final_answer).toMatchObject(answer);
+	});
+
+	test("the final answer is read as the object's JSON; text is refused", () => {
+		expect(
+			readEnvelope({ action: 'final_answer', final_answer: { city: 'Paris' } }, tools, true),
+		).toEqual({ action: 'final_answer', answer: '{"city":"Paris"}' });
+		expect(readEnvelope({ action: 'final_answer', final_answer: 'Paris' }, tools, true)).toEqual({
+			action: 'invalid',
+			problem: '"final_answer" is not the object of the schema',
+		});
 	});
 });
 

@@ -1,0 +1,76 @@
+import type { Message, MessageContent } from '@n8n/ai-node-sdk';
+
+import { readMark, type ConversationMark } from './conversationMark';
+import { formatTranscript, toolNamesById } from './messages';
+
+/**
+ * Which of the messages n8n hands over an ask sends, and to which conversation
+ * (docs/api.md#ask-request: a conversation keeps what it was sent, so nothing goes twice).
+ *
+ * - The history holds the node's marks (conversationMark.ts): the latest names the conversation.
+ *   It holds the marked message and everything before it; an assistant message after the mark
+ *   (an agent's memory keeps the final answer without its id) answered an ask of that
+ *   conversation, so it holds everything up to that answer too. Only what follows is sent.
+ * - Options > Conversation ID names a conversation: it is continued. When the history's latest
+ *   mark names it, the mark says what it holds, as above; otherwise everything up to the
+ *   history's last assistant message is taken as said there, and the messages after it (the new
+ *   turn) are sent.
+ * - Neither: a new conversation gets the whole transcript.
+ */
+
+export interface PlannedAsk {
+	/** The conversation to continue, or undefined for a new one. */
+	conversationId?: string;
+	/** The text to send as `input`. */
+	input: string;
+	/** The fingerprint of the tool catalogue the conversation holds, when the marks say so. */
+	catalogue?: string;
+}
+
+export function planAsk(messages: Message[], chosenConversation?: string): PlannedAsk {
+	const toolNames = toolNamesById(messages);
+	const mark = latestMark(messages);
+	const marked =
+		mark && (!chosenConversation || mark.conversationId === chosenConversation) ? mark : undefined;
+	const conversationId = chosenConversation || marked?.conversationId;
+	if (conversationId) {
+		const held = lastAssistantIndex(messages, marked?.index ?? -1);
+		const fresh = messages.slice(held + 1);
+		if (fresh.length > 0) {
+			const plan: PlannedAsk = { conversationId, input: formatTranscript(fresh, toolNames) };
+			if (marked?.catalogue) plan.catalogue = marked.catalogue;
+			return plan;
+		}
+		// Nothing new (a history that ends with an answer): the conversation named by the option
+		// gets the last message again rather than nothing; a mark's conversation is left alone.
+		if (chosenConversation && messages.length > 0) {
+			return { conversationId, input: formatTranscript(messages.slice(-1), toolNames) };
+		}
+	}
+	return { input: formatTranscript(messages, toolNames) };
+}
+
+/** The latest assistant message this node produced: its id or a tool call id is a mark. */
+function latestMark(messages: Message[]): (ConversationMark & { index: number }) | undefined {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index];
+		if (message.role !== 'assistant') continue;
+		for (const id of [message.id, ...message.content.map(toolCallIdOf)]) {
+			const mark = readMark(id);
+			if (mark) return { ...mark, index };
+		}
+	}
+	return undefined;
+}
+
+/** The last assistant message at or after `from` (or `from` itself when none is). */
+function lastAssistantIndex(messages: Message[], from: number): number {
+	for (let index = messages.length - 1; index > from; index--) {
+		if (messages[index].role === 'assistant') return index;
+	}
+	return from;
+}
+
+function toolCallIdOf(content: MessageContent): string | undefined {
+	return content.type === 'tool-call' ? content.toolCallId : undefined;
+}
