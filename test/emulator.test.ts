@@ -342,8 +342,9 @@ describe('structured answers and validation (docs/api.md#ask-request)', () => {
 				mood: { type: 'string', enum: ['happy', 'sad'] },
 				age: { type: 'number' },
 				tags: { type: 'array', items: { type: 'string' } },
-				address: { type: 'object', properties: { city: { type: 'string' } } },
+				address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 			},
+			required: ['summary'],
 		};
 		const { json } = await askJson({ input: 'Ada is 36', output_format });
 		expect(json.output).toEqual({
@@ -382,6 +383,16 @@ describe('structured answers and validation (docs/api.md#ask-request)', () => {
 			{ type: 'object', properties: {}, required: ['b'] },
 			['required', 0],
 		],
+		[
+			'a nested object without required',
+			{
+				type: 'object',
+				properties: { address: { type: 'object', properties: {} } },
+				required: ['address'],
+			},
+			['properties', 'address', 'required'],
+		],
+		['a root without required', { type: 'object', properties: {} }, ['required']],
 	])(
 		'a schema outside the subset (%s) is answered 422 at the offending part',
 		async (_label, schema, loc) => {
@@ -597,7 +608,11 @@ describe('the documented stream dialect (docs/api.md#documented-stream-dialect)'
 	});
 
 	it('carries a structured answer in End only, and an error in an Error event', async () => {
-		const output_format = { type: 'object', properties: { summary: { type: 'string' } } };
+		const output_format = {
+			type: 'object',
+			properties: { summary: { type: 'string' } },
+			required: ['summary'],
+		};
 		const { events } = await streamAsk({ input: 'Sum it', output_format });
 		expect(events).toEqual([{ event: 'End', data: { output: { summary: 'Sum it' } } }]);
 		const failed = await streamAsk({ input: 'many words here #fault=error-event' });
@@ -629,7 +644,11 @@ describe('the live stream dialect (docs/api.md#live-stream-dialect)', () => {
 	});
 
 	it('streams a structured answer as JSON text and carries the object in End', async () => {
-		const output_format = { type: 'object', properties: { summary: { type: 'string' } } };
+		const output_format = {
+			type: 'object',
+			properties: { summary: { type: 'string' } },
+			required: ['summary'],
+		};
 		const { events } = await streamAsk({ input: 'Sum it up', output_format }, live);
 		expect(partMessages(events)).toEqual([JSON.stringify({ summary: 'Sum it up' })]);
 		expect(endOf(events).data.output).toEqual({ summary: 'Sum it up' });

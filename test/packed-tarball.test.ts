@@ -629,6 +629,10 @@ describe('errors', () => {
 		});
 		expect(errorOf(model).httpCode).toBe('422');
 		expect(errorOf(model).message).toMatch(/body\.model_name.*mistral:no-such-model/);
+	});
+
+	test('a schema outside the output_format grammar is refused before sending, naming the path', async () => {
+		const before = askRequests().length;
 		const schema = { type: 'object', properties: { count: { type: 'integer' } } };
 		const outside = await ask({
 			input: 'hi',
@@ -636,7 +640,8 @@ describe('errors', () => {
 			jsonSchema: JSON.stringify(schema),
 			options: { retries: 0 },
 		});
-		expect(errorOf(outside).message).toContain('body.output_format.properties.count.type');
+		expect(errorOf(outside).message).toContain('properties.count.type is "integer"');
+		expect(askRequests()).toHaveLength(before);
 	});
 
 	test('a 200 {"error": ...} is a failure with the server’s message', async () => {

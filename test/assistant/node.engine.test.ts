@@ -566,6 +566,51 @@ describe('bad input fails before any request, naming the parameter (docs/api.md#
 			{ input: 'x', responseFormat: 'jsonExample', jsonExample: '{"tags": []}' },
 			/JSON Example: "tags" is an empty list/,
 		],
+		[
+			'a nested object without required (the whole grammar is checked, docs/api.md#ask-request)',
+			{
+				input: 'x',
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify({
+					type: 'object',
+					properties: {
+						address: { type: 'object', properties: { city: { type: 'string' } } },
+					},
+					required: ['address'],
+				}),
+			},
+			/^JSON Schema is missing properties\.address\.required: every object needs "required"/,
+		],
+		[
+			'an integer in the schema',
+			{
+				input: 'x',
+				responseFormat: 'jsonSchema',
+				jsonSchema:
+					'{"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}',
+			},
+			/^JSON Schema: properties\.age\.type is "integer", which the service does not accept$/,
+		],
+		[
+			'enum on a number, from an expression giving an object',
+			{
+				input: 'x',
+				responseFormat: 'jsonSchema',
+				jsonSchema:
+					'={{ { type: "object", properties: { n: { type: "number", enum: [1, 2] } }, required: ["n"] } }}',
+			},
+			/^JSON Schema: properties\.n\.enum is on a number/,
+		],
+		[
+			'additionalProperties',
+			{
+				input: 'x',
+				responseFormat: 'jsonSchema',
+				jsonSchema:
+					'{"type": "object", "properties": {}, "required": [], "additionalProperties": false}',
+			},
+			/^JSON Schema: additionalProperties is outside what the service accepts$/,
+		],
 	])(
 		'bad input (%s) fails before any request, naming the parameter',
 		async (_name, parameters, message) => {
@@ -669,7 +714,11 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 		const run = await inStreamingExecution({
 			input: 'Summarize',
 			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+			jsonSchema: JSON.stringify({
+				type: 'object',
+				properties: { summary: { type: 'string' } },
+				required: ['summary'],
+			}),
 			options: { stream: true },
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');

@@ -3,8 +3,8 @@
 
 /**
  * The `output_format` subset of JSON Schema that the service accepts (docs/api.md#ask-request):
- * the root is `{type: 'object', properties, required?}`; property types are string, number,
- * boolean, object (with properties, required?) and array (with items); `enum` only on strings;
+ * the root is `{type: 'object', properties, required}`; property types are string, number,
+ * boolean, object (with properties and required) and array (with items); `enum` only on strings;
  * `description` anywhere. Anything else is a 422 whose `loc` points at the offending part, as the
  * live service's validation answers. Both test servers (the emulator and the independent one)
  * check schemas with this one module.
@@ -168,8 +168,10 @@ function checkObject(schema, loc, errors, depth) {
 	for (const [name, property] of Object.entries(properties)) {
 		checkProperty(property, [...loc, 'properties', name], errors, depth + 1);
 	}
-	if (schema.required !== undefined)
-		checkRequired(schema.required, properties, [...loc, 'required'], errors);
+	// The service's grammar requires `required` on the root and on every nested object.
+	if (schema.required === undefined)
+		errors.push({ loc: [...loc, 'required'], msg: 'Field required', type: 'missing' });
+	else checkRequired(schema.required, properties, [...loc, 'required'], errors);
 }
 
 /**

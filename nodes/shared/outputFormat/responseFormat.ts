@@ -7,6 +7,7 @@ import {
 	invalidParameter,
 	type ParameterContext,
 } from '../parameters/parameterErrors';
+import { outputFormatProblems } from './outputFormatGrammar';
 import { schemaFromExample, type SchemaExampleError } from './schemaFromExample';
 
 /**
@@ -90,7 +91,7 @@ export function readOutputFormat(
 	}
 	if (responseFormat === 'jsonSchema') {
 		const schema = readJson(ctx, itemIndex, 'jsonSchema', 'JSON Schema', SCHEMA_FIX);
-		return { schema: checkedSchemaRoot(ctx, itemIndex, schema), derived: false };
+		return { schema: checkedOutputFormat(ctx, itemIndex, schema), derived: false };
 	}
 	throw invalidParameter(
 		ctx,
@@ -128,15 +129,25 @@ function readJson(
 	}
 }
 
-/** The root of a written schema, checked here; the service checks the rest (422 names the path). */
-function checkedSchemaRoot(
+/**
+ * A schema inside the service's grammar, or an error naming the first path outside it and the fix
+ * (docs/api.md#ask-request): nothing is sent for a schema the service would answer with a 422.
+ */
+export function checkedOutputFormat(
 	ctx: ParameterContext,
 	itemIndex: number,
 	schema: unknown,
 ): OutputFormatSchema {
-	const problem = schemaRootProblem(schema);
-	if (problem) throw invalidParameter(ctx, itemIndex, problem.message, problem.fix);
-	return schema as OutputFormatSchema;
+	const [first, ...others] = outputFormatProblems(schema);
+	if (!first) return schema as OutputFormatSchema;
+	const more =
+		others.length === 0
+			? ''
+			: ` Also outside the grammar: ${others
+					.slice(0, 3)
+					.map((problem) => problem.path)
+					.join(', ')}${others.length > 3 ? ` and ${others.length - 3} more` : ''}.`;
+	throw invalidParameter(ctx, itemIndex, first.message, `${first.fix}${more}`);
 }
 
 /** What is wrong with a schema's root, and how to fix it; undefined when nothing is. */
