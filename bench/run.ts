@@ -7,8 +7,9 @@
  *   --runs N        runs per measurement (default 5; per-item overhead N + 2, concurrency 4 at most 3,
  *                   concurrency 1 at most 2: 20 s a run)
  *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog, busy,
- *                   scaling
- *   --no-write      print only, leave BENCHMARKS.md alone
+ *                   scaling, agentBytes
+ *   --no-write      print only, leave BENCHMARKS.md alone (a run with --only writes its rows
+ *                   alone into BENCHMARKS.md, the others' figures staying)
  *   --quick         smaller sizes for a smoke test (never written to BENCHMARKS.md)
  *   --details       also print each row's details (what was measured, per-run figures)
  *   --strict        exit with status 1 when a target is missed
@@ -21,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { PACKAGE_DIR } from '../test/helpers/assistant';
+import { agentBytesRow } from './rows/agentBytes';
 import { catalogRow } from './rows/catalog';
 import { concurrencyRows } from './rows/concurrency';
 import { overheadRows } from './rows/overhead';
@@ -33,6 +35,7 @@ import {
 	machine,
 	machineActivity,
 	markdownResults,
+	mergeRowsIntoBenchmarksFile,
 	writeBenchmarksFile,
 	type Row,
 } from './lib/report';
@@ -55,6 +58,7 @@ const ROWS = [
 	'catalog',
 	'busy',
 	'scaling',
+	'agentBytes',
 ] as const;
 
 async function main(): Promise<void> {
@@ -146,6 +150,8 @@ async function main(): Promise<void> {
 			}),
 		);
 
+	if (want('agentBytes')) await step('agent chat bytes', () => agentBytesRow());
+
 	const loadAfter = os.loadavg();
 	const busy = activity();
 	const seconds = (Date.now() - started) / 1000;
@@ -164,16 +170,25 @@ async function main(): Promise<void> {
 	);
 	if (flag('strict') && rows.some((row) => row.verdict === 'missed')) process.exitCode = 1;
 
-	const partial = quick || only.length !== ROWS.length;
-	if (flag('no-write') || partial) {
-		if (partial && !flag('no-write'))
-			console.log('Partial or quick run: BENCHMARKS.md left as it is.');
+	const partial = only.length !== ROWS.length;
+	const file = path.join(PACKAGE_DIR, 'BENCHMARKS.md');
+	if (flag('no-write') || quick) {
+		if (quick && !flag('no-write')) console.log('Quick run: BENCHMARKS.md left as it is.');
+		return;
+	}
+	if (partial) {
+		// Only these rows' lines change; the other rows keep the last full run's figures.
+		const merged = mergeRowsIntoBenchmarksFile(file, rows, m);
+		console.log(
+			merged
+				? `These rows written into ${path.relative(process.cwd(), file) || file}; the others left as they were.`
+				: 'Partial run and no results block in BENCHMARKS.md yet: left as it is (a full run writes it).',
+		);
 		return;
 	}
 	const settings =
 		`${runs} runs per measurement (per-item overhead: ${runs + 2} rounds; concurrency 4: ${Math.min(runs, 3)}; concurrency 1: ${Math.min(runs, 2)}, its fetch baseline 1), medians with min–max; ` +
 		`whole bench ${seconds.toFixed(0)} s; load average (1/5/15 min) before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; during the run: ${busy}.`;
-	const file = path.join(PACKAGE_DIR, 'BENCHMARKS.md');
 	writeBenchmarksFile(file, markdownResults(rows, m, settings));
 	console.log(`Written to ${path.relative(process.cwd(), file) || file}`);
 }

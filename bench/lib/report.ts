@@ -140,6 +140,50 @@ export function writeBenchmarksFile(file: string, results: string): void {
 	writeFileSync(file, text);
 }
 
+/**
+ * A partial run (`--only`): its rows replace theirs in the generated block of BENCHMARKS.md (the
+ * table line and the details), or are added; every other row's figures stay as the last full run
+ * wrote them. Returns false when the file has no generated block (a full run writes it).
+ */
+export function mergeRowsIntoBenchmarksFile(file: string, rows: Row[], m: Machine): boolean {
+	if (!existsSync(file)) return false;
+	const current = readFileSync(file, 'utf8');
+	const start = current.indexOf(START.slice(0, 30));
+	const end = current.indexOf(END);
+	if (start < 0 || end <= start) return false;
+	const lines = current.slice(start, end).split('\n');
+	for (const row of rows) {
+		const tableLine = `| ${cells(row).map(escapeCell).join(' | ')} |`;
+		const at = lines.findIndex((line) => line.startsWith(`| ${escapeCell(row.name)}: `));
+		if (at >= 0) {
+			lines[at] = tableLine;
+		} else {
+			const header = lines.findIndex((line) => line.startsWith(`| ${HEADERS[0]} |`));
+			let last = header + 1;
+			while (lines[last + 1]?.startsWith('| ')) last++;
+			lines.splice(last + 1, 0, tableLine);
+		}
+		const details = [
+			`**${row.name}**`,
+			'',
+			`- Measured on its own (\`npm run bench -- --only\`): ${m.date}, ${m.cpu}, Node ${m.node}.`,
+			...row.details.map((detail) => `- ${detail}`),
+			'',
+		];
+		const from = lines.indexOf(`**${row.name}**`);
+		if (from >= 0) {
+			let to = from + 1;
+			while (to < lines.length && !lines[to].startsWith('**')) to++;
+			lines.splice(from, to - from, ...details);
+		} else {
+			while (lines[lines.length - 1] === '') lines.pop();
+			lines.push('', ...details);
+		}
+	}
+	writeFileSync(file, `${current.slice(0, start)}${lines.join('\n')}${current.slice(end)}`);
+	return true;
+}
+
 interface CpuSnapshot {
 	/** Jiffies from /proc/stat's `cpu` line (Linux), all cores. */
 	busy: number;

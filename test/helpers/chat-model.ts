@@ -8,7 +8,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
-import { tool as langchainTool } from '@langchain/core/tools';
+import { tool as langchainTool, type StructuredToolInterface } from '@langchain/core/tools';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -112,7 +112,19 @@ interface LanguageModel {
 	bindTools(tools: unknown[]): LanguageModel;
 }
 
+/** A tool the agent loop binds and runs (LangChain's structured tools). */
+export type AgentTool = typeof calculator | typeof wordCount | StructuredToolInterface;
+
 class LlmConsumer implements INodeType {
+	/** The tools its agent loop binds (the calculator, unless the run names others). */
+	constructor(tools?: AgentTool[]) {
+		this.execute = async function (this: IExecuteFunctions) {
+			return await consume(this, tools);
+		};
+	}
+
+	execute: (this: IExecuteFunctions) => Promise<Array<Array<{ json: IDataObject }>>>;
+
 	description: INodeTypeDescription = {
 		displayName: 'LLM Consumer',
 		name: 'llmConsumer',
@@ -136,27 +148,31 @@ class LlmConsumer implements INodeType {
 			{ displayName: 'Structured Schema', name: 'structuredSchema', type: 'json', default: '{}' },
 		],
 	};
+}
 
-	async execute(this: IExecuteFunctions) {
-		const model = (await this.getInputConnectionData(
-			NodeConnectionTypes.AiLanguageModel,
-			0,
-		)) as LanguageModel;
-		const scenario = this.getNodeParameter('scenario', 0) as Scenario;
-		const raw = this.getNodeParameter('messages', 0) as string | ScriptMessage[];
-		const messages = toMessages(typeof raw === 'string' ? jsonParse(raw) : raw);
-		if (scenario === 'sdkStructured') {
-			const schema = jsonParse<IDataObject>(this.getNodeParameter('structuredSchema', 0) as string);
-			return [[{ json: await sdkStructured(model, schema, messages) }]];
-		}
-		const tools =
-			scenario === 'agentMoreTools' ? [calculator, wordCount] : [calculator as typeof calculator];
-		const output =
-			scenario === 'invoke' || scenario === 'stream'
-				? await answerOnce(model, messages, scenario === 'stream')
-				: await agentLoop(model, messages, scenario === 'agentStream', tools);
-		return [[{ json: output }]];
+async function consume(
+	ctx: IExecuteFunctions,
+	customTools: AgentTool[] | undefined,
+): Promise<Array<Array<{ json: IDataObject }>>> {
+	const model = (await ctx.getInputConnectionData(
+		NodeConnectionTypes.AiLanguageModel,
+		0,
+	)) as LanguageModel;
+	const scenario = ctx.getNodeParameter('scenario', 0) as Scenario;
+	const raw = ctx.getNodeParameter('messages', 0) as string | ScriptMessage[];
+	const messages = toMessages(typeof raw === 'string' ? jsonParse(raw) : raw);
+	if (scenario === 'sdkStructured') {
+		const schema = jsonParse<IDataObject>(ctx.getNodeParameter('structuredSchema', 0) as string);
+		return [[{ json: await sdkStructured(model, schema, messages) }]];
 	}
+	const tools =
+		customTools ??
+		(scenario === 'agentMoreTools' ? [calculator, wordCount] : [calculator as AgentTool]);
+	const output =
+		scenario === 'invoke' || scenario === 'stream'
+			? await answerOnce(model, messages, scenario === 'stream')
+			: await agentLoop(model, messages, scenario === 'agentStream', tools);
+	return [[{ json: output }]];
 }
 
 async function answerOnce(
@@ -220,7 +236,7 @@ async function agentLoop(
 	model: LanguageModel,
 	messages: BaseMessage[],
 	streamed: boolean,
-	tools: Array<typeof calculator | typeof wordCount> = [calculator],
+	tools: AgentTool[] = [calculator],
 ): Promise<ConsumerOutput> {
 	const bound = model.bindTools(tools);
 	const history = [...messages];
@@ -281,7 +297,7 @@ export async function runChatModel(
 	scenario: Scenario,
 	messages: ScriptMessage[],
 	modelParameters: INodeParameters = {},
-	options: RunOptions & { structuredSchema?: IDataObject } = {},
+	options: RunOptions & { structuredSchema?: IDataObject; tools?: AgentTool[] } = {},
 ) {
 	const trigger = manualTrigger();
 	const items = itemsNode([{}]);
@@ -307,7 +323,7 @@ export async function runChatModel(
 		credentials: { assistantApi: { id: 'assistant-emulator', name: 'Assistant (emulator)' } },
 	};
 	const run = await runWorkflow(
-		{ ...pkg, nodeTypes: new ConsumerNodeTypes(pkg.nodeTypes, new LlmConsumer()) },
+		{ ...pkg, nodeTypes: new ConsumerNodeTypes(pkg.nodeTypes, new LlmConsumer(options.tools)) },
 		withSubNodes(
 			chain(trigger, items, consumer),
 			consumer.name,
