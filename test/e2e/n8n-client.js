@@ -82,12 +82,26 @@ class N8nClient {
 		const headers = { accept: 'application/json' };
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		if (this.cookie) headers.cookie = this.cookie;
-		const response = await fetch(`${this.baseUrl}${urlPath}`, {
-			method,
-			headers,
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-		});
+		const send = () =>
+			fetch(`${this.baseUrl}${urlPath}`, {
+				method,
+				headers,
+				body: body === undefined ? undefined : JSON.stringify(body),
+				signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+			});
+		/** @type {Response} */
+		let response;
+		try {
+			response = await send();
+		} catch (error) {
+			// A kept-alive connection that n8n closed as this request went out on it: nothing reached
+			// n8n, so the request is sent once more on a new connection (a bare "fetch failed" was seen on
+			// a loaded machine).
+			if (!closedBeforeAnswer(error)) throw withCause(method, urlPath, error);
+			response = await send().catch((again) => {
+				throw withCause(method, urlPath, again);
+			});
+		}
 		const setCookie = response.headers.getSetCookie();
 		const auth = setCookie.find((entry) => entry.startsWith('n8n-auth='));
 		if (auth) this.cookie = auth.split(';')[0];
@@ -348,6 +362,31 @@ function withCustomNodeType(workflow) {
 		if (custom) node.type = custom;
 	}
 	return copy;
+}
+
+/**
+ * fetch's own message is only "fetch failed": the request and the cause say what happened.
+ * @param {string} method
+ * @param {string} urlPath
+ * @param {unknown} error
+ */
+function withCause(method, urlPath, error) {
+	const cause = /** @type {{cause?: {code?: string, message?: string}}} */ (error)?.cause;
+	if (!cause) return error;
+	return new Error(
+		`${method} ${urlPath}: ${String(/** @type {Error} */ (error).message)} (${cause.code ?? ''} ${cause.message ?? ''})`,
+		{ cause },
+	);
+}
+
+/**
+ * Whether fetch failed because the server closed the socket before any answer (undici's
+ * UND_ERR_SOCKET, "other side closed"), as it does with an idle kept-alive connection.
+ * @param {unknown} error
+ */
+function closedBeforeAnswer(error) {
+	const cause = /** @type {{cause?: {code?: string}}} */ (error)?.cause;
+	return error instanceof TypeError && cause?.code === 'UND_ERR_SOCKET';
 }
 
 module.exports = {
