@@ -2,7 +2,7 @@ import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
-import { schemaRootProblem } from '../shared/outputFormat/responseFormat';
+import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
@@ -70,7 +70,8 @@ export class AssistantChatModel implements ChatModel {
 	 * service enforces, and the AI message's text is the answer object's JSON.
 	 */
 	withStructuredOutput(schema: Record<string, unknown>): ChatModel {
-		const problem = schemaRootProblem(schema);
+		// The same grammar check as Response Format's: nothing is sent that the service refuses.
+		const [problem] = outputFormatProblems(schema);
 		if (problem) {
 			throw new NodeOperationError(this.ctx.getNode(), `Structured output: ${problem.message}`, {
 				description: problem.fix,

@@ -420,4 +420,24 @@ describe('Response Format', () => {
 		});
 		expect(output.metadata).toMatchObject({ conversationId: expect.any(String) });
 	});
+
+	test('withStructuredOutput refuses a schema outside the grammar before any request', async () => {
+		const pkg = await assistantPackage();
+		const result = await runChatModel(
+			pkg,
+			'sdkStructured',
+			[{ role: 'user', content: 'Hi' }],
+			{},
+			{
+				credentials: [credential],
+				structuredSchema: {
+					type: 'object',
+					properties: { count: { type: 'integer' } },
+					required: ['count'],
+				},
+			},
+		);
+		expect(result.error()?.message).toContain('Structured output:');
+		expect(asks()).toEqual([]);
+	});
 });

@@ -149,39 +149,3 @@ export function checkedOutputFormat(
 					.join(', ')}${others.length > 3 ? ` and ${others.length - 3} more` : ''}.`;
 	throw invalidParameter(ctx, itemIndex, first.message, `${first.fix}${more}`);
 }
-
-/** What is wrong with a schema's root, and how to fix it; undefined when nothing is. */
-export function schemaRootProblem(schema: unknown): { message: string; fix: string } | undefined {
-	const isObject = (value: unknown) =>
-		typeof value === 'object' && value !== null && !Array.isArray(value);
-	if (!isObject(schema)) {
-		return {
-			message: 'JSON Schema must be an object schema',
-			fix: 'The root must look like {"type": "object", "properties": {...}}.',
-		};
-	}
-	const root = schema as Record<string, unknown>;
-	if (root.type !== 'object') {
-		return {
-			message: `JSON Schema's root must have "type": "object" (found ${JSON.stringify(root.type) ?? 'no type'})`,
-			fix: 'The assistant returns an object: wrap other shapes in a property, e.g. {"type": "object", "properties": {"items": {"type": "array", "items": {...}}}}.',
-		};
-	}
-	if (!isObject(root.properties)) {
-		return {
-			message: 'JSON Schema\'s root needs "properties", an object',
-			fix: 'List the fields you want, e.g. "properties": {"summary": {"type": "string"}}.',
-		};
-	}
-	const { required } = root;
-	if (
-		required !== undefined &&
-		(!Array.isArray(required) || required.some((entry) => typeof entry !== 'string'))
-	) {
-		return {
-			message: 'JSON Schema\'s "required" must be a list of property names',
-			fix: 'e.g. "required": ["summary"].',
-		};
-	}
-	return undefined;
-}
