@@ -22,6 +22,7 @@ module.exports = {
 	testMatch: [
 		'**/test/assistant/node.engine.test.ts',
 		'**/test/assistant/reliability.test.ts',
+		'**/test/assistant/credential-token.engine.test.ts',
 		'**/test/engine-harness.test.ts',
 		'**/test/chat-model/loading.test.ts',
 	],

@@ -37,11 +37,14 @@ export class AssistantApi implements ICredentialType {
 
 	// Tested by the Assistant node (its credentialTest method), which can tell a web page, a wrong
 	// token and an unreachable address apart: a declarative test passes for any 200.
+	// A token pasted with its `Bearer ` prefix, or with spaces around it, is sent once-prefixed
+	// (docs/api.md#authentication); n8n resolves this expression in n8n-workflow, 1.x and 2.x alike.
 	authenticate: IAuthenticateGeneric = {
 		type: 'generic',
 		properties: {
 			headers: {
-				Authorization: '=Bearer {{$credentials.accessToken}}',
+				Authorization:
+					'=Bearer {{ String($credentials.accessToken || "").trim().replace(/^bearer\\s+/i, "") }}',
 			},
 		},
 	};

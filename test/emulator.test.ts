@@ -236,6 +236,7 @@ describe('authentication (docs/api.md#authentication)', () => {
 			method: 'GET',
 			path: '/models/available',
 			authorization: true,
+			authorizationForm: 'Bearer <token>',
 			body: undefined,
 			status: 200,
 		});

@@ -338,3 +338,14 @@ describe('what the agent is told about the tool', () => {
 		expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
 	});
 });
+
+test('a token stored with its Bearer prefix is sent once-prefixed (docs/api.md#authentication)', async () => {
+	const { run, agent } = await callTool([{ args: { question: QUESTION } }], {
+		credentials: [emulatorCredential(emulator.baseUrl, `Bearer ${TOKEN} `)],
+	});
+	expect(run.error()).toBeUndefined();
+	expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
+	expect(emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
+		'Bearer <token>',
+	]);
+});

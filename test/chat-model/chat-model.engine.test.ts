@@ -52,6 +52,23 @@ const question: ScriptMessage[] = [
 	{ role: 'user', content: 'Use the calculator: what is 6 * 7?' },
 ];
 
+test('a token stored with its Bearer prefix and spaces is sent once-prefixed (docs/api.md#authentication)', async () => {
+	const pkg = await assistantPackage();
+	const result = await runChatModel(
+		pkg,
+		'invoke',
+		[{ role: 'user', content: 'Hello there' }],
+		{},
+		{
+			credentials: [emulatorCredential(emulator.baseUrl, `  Bearer ${TOKEN} `)],
+		},
+	);
+	expect(consumerOutput(result).text).toContain('You said: "Hello there"');
+	expect(emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
+		'Bearer <token>',
+	]);
+});
+
 describe('plain generation (chains)', () => {
 	test("a chain's messages become one ask and the answer becomes the AI message", async () => {
 		const output = consumerOutput(

@@ -41,6 +41,9 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {string} method
  * @property {string} path  the path without the query string
  * @property {boolean} authorization  whether an Authorization header was present
+ * @property {'Bearer <token>' | 'other' | null} authorizationForm  `Bearer <token>` when the header
+ *   is exactly the prefix, one space and the emulator's token (not `Bearer Bearer …`, no spaces
+ *   around); `other` for any other header; null without one. Never the header itself: it is secret.
  * @property {unknown} body  parsed JSON; the raw text if it is not JSON; undefined if empty
  * @property {number | null} status  response status once sent; null while pending or if reset
  */
@@ -398,6 +401,16 @@ function trackInFlight(ctx) {
 	});
 }
 
+/**
+ * @param {string | undefined} header
+ * @param {string} token
+ * @returns {RecordedRequest['authorizationForm']}
+ */
+function authorizationForm(header, token) {
+	if (header === undefined) return null;
+	return header === `Bearer ${token}` ? 'Bearer <token>' : 'other';
+}
+
 /** @param {Context} ctx */
 function recordRequest(ctx) {
 	const { stats } = ctx.state;
@@ -406,6 +419,7 @@ function recordRequest(ctx) {
 		method: ctx.method,
 		path: ctx.path,
 		authorization: ctx.req.headers.authorization !== undefined,
+		authorizationForm: authorizationForm(ctx.req.headers.authorization, ctx.state.config.token),
 		body: parseForRecord(ctx.rawBody),
 		status: null,
 	};

@@ -4,6 +4,8 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { bareToken } from '../transport/credentials';
+
 /**
  * The credential test: passes only when the Base URL answers as the Assistant API does
  * (docs/api.md#models: JSON with a `models` list, for this token), and otherwise says in one
@@ -29,7 +31,7 @@ export async function assistantApiTest(
 	const data = credential.data ?? {};
 	const base = baseUrlOf(data.baseUrl);
 	if (!base) return failed(INVALID_URL);
-	const token = typeof data.accessToken === 'string' ? data.accessToken.trim() : '';
+	const token = bareToken(data.accessToken);
 	if (!token)
 		return failed(
 			'The access token is empty: paste the token you created in the assistant app under Settings > Advanced.',

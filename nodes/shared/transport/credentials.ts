@@ -26,8 +26,18 @@ async function readCredentials(ctx: AssistantContext): Promise<AssistantCredenti
 	);
 	return {
 		baseUrl: typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '',
-		accessToken: typeof credentials.accessToken === 'string' ? credentials.accessToken : '',
+		accessToken: bareToken(credentials.accessToken),
 	};
+}
+
+/**
+ * The token as the service knows it: without spaces around it and without a `Bearer ` prefix
+ * pasted with it (docs/api.md#authentication). The credential's `authenticate` expression does the
+ * same for the header n8n sends; this is the token the error messages are cleaned of.
+ */
+export function bareToken(value: unknown): string {
+	if (typeof value !== 'string') return '';
+	return value.trim().replace(/^bearer\s+/i, '');
 }
 
 /** `https://host/api/` and `https://host/api` both work. */

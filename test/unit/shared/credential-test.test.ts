@@ -1,4 +1,5 @@
 import { baseUrlOf, verdict } from '../../../nodes/shared/methods/credentialTest';
+import { bareToken } from '../../../nodes/shared/transport/credentials';
 
 const base = baseUrlOf('https://assistant.example.com/api/')!;
 
@@ -72,5 +73,19 @@ describe('the Base URL', () => {
 		for (const value of ['assistant.example.com/api', 'ftp://example.com', '', 42, undefined]) {
 			expect(baseUrlOf(value)).toBeUndefined();
 		}
+	});
+});
+
+describe('the token as users paste it (docs/api.md#authentication)', () => {
+	test.each([
+		['zo_sk_1', 'zo_sk_1'],
+		['Bearer zo_sk_1', 'zo_sk_1'],
+		['bearer   zo_sk_1', 'zo_sk_1'],
+		['  BEARER\tzo_sk_1 \n', 'zo_sk_1'],
+		[' zo_sk_1 ', 'zo_sk_1'],
+		['Bearerzo', 'Bearerzo'],
+		[undefined, ''],
+	])('%j is the token %j', (stored, token) => {
+		expect(bareToken(stored)).toBe(token);
 	});
 });
