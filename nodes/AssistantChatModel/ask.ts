@@ -8,12 +8,15 @@ import { askAssistant, type AskResult } from '../shared/askAssistant';
 
 export type { AskResult } from '../shared/askAssistant';
 
+/** The steps of each ask go in the AI message's metadata; thinking texts stay out (they are long). */
+const STEPS = { thinking: false };
+
 export async function askOnce(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: RequestSettings,
 ): Promise<AskResult> {
-	return await askAssistant(ctx, { request, stream: false, ...settings });
+	return await askAssistant(ctx, { request, stream: false, ...settings, steps: STEPS });
 }
 
 /**
@@ -33,6 +36,7 @@ export async function* askStreamed(
 		request,
 		stream: true,
 		...settings,
+		steps: STEPS,
 		onText: (delta) => {
 			pending.push(delta);
 			wake?.();

@@ -282,6 +282,8 @@ function metadataOf(answer: AskResult): Record<string, unknown> {
 	return {
 		conversationId: answer.conversationId,
 		...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
+		// What the assistant did for this answer (docs/api.md#steps), for n8n's log view.
+		...(answer.steps ? { steps: answer.steps } : {}),
 	};
 }
 

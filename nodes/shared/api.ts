@@ -126,8 +126,11 @@ export interface MessagePart {
 	/** `file`: a file or image the model made; its `content` is an object, never answer text. */
 	part_kind: 'text' | 'thinking' | 'builtin-tool-call' | 'file' | string;
 	content?: string;
+	/** Tool calls and tool returns (docs/api.md#steps). */
 	tool_name?: string;
+	/** A tool call's arguments: an object, or JSON text. */
 	args?: unknown;
+	tool_call_id?: string;
 }
 
 /** A message of a conversation's history (docs/api.md#reading-a-conversation). */
@@ -148,6 +151,8 @@ export interface ConversationResponse {
 export interface FrontendModelResponseData {
 	content?: string;
 	parts?: MessagePart[];
+	/** The model that wrote the message, as pydantic-ai names it (docs/api.md#steps). */
+	model_name?: string;
 }
 
 /** Data of `PartStartEvent` and `PartEndEvent` (the end repeats the whole part). */
@@ -160,7 +165,14 @@ export interface PartEventData {
 
 export interface PartDeltaEventData {
 	index: number;
-	delta: { part_delta_kind?: 'text' | 'thinking' | string; content_delta?: string };
+	delta: {
+		part_delta_kind?: 'text' | 'thinking' | 'tool_call' | string;
+		content_delta?: string;
+		/** `tool_call` deltas (docs/api.md#steps): more of the name, of the arguments. */
+		tool_name_delta?: string;
+		args_delta?: string | Record<string, unknown>;
+		tool_call_id?: string;
+	};
 }
 
 /** Data of an `End` event; `{}` is common; the live service nests the fields under `data`. */

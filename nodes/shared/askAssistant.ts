@@ -27,6 +27,7 @@ import { runCall } from './transport/retryLoop';
 import type { Attempt } from './transport/send';
 import { isSessionPoolMessage, redact } from './transport/serverMessage';
 import { openStream } from './transport/streamCall';
+import type { AssistantStep } from './stream/steps';
 
 export type { AssistantContext } from './transport/request';
 
@@ -45,6 +46,8 @@ export interface AskCall {
 	/** Each new piece of a streamed text answer, once, as it arrives. */
 	onText?: (delta: string) => void;
 	pace?: AttemptPace;
+	/** Collect what the assistant did (docs/api.md#steps); `thinking` adds its thinking texts. */
+	steps?: { thinking: boolean };
 }
 
 export interface AskResult {
@@ -57,6 +60,10 @@ export interface AskResult {
 	 * its conversation instead of asking again (docs/api.md#recovery-after-a-failure).
 	 */
 	recovered?: true;
+	/** With `steps` asked for: what the assistant did, in order (docs/api.md#steps). */
+	steps?: AssistantStep[];
+	/** With `steps` asked for: the model the stream named as the writer of its messages. */
+	streamModel?: string;
 }
 
 /**
@@ -109,7 +116,7 @@ class LiveText {
  * (docs/api.md#recovery-after-a-failure).
  */
 async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise<AskResult> {
-	const heard: AttemptHeard = {
+	const heard: StreamHeard = {
 		conversationId: call.request.conversation_id,
 		accepted: false,
 		headers: {},
@@ -117,6 +124,8 @@ async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise
 	try {
 		return await streamedAnswer(attempt, call, live, heard);
 	} catch (error) {
+		// The steps the stream told before it failed: the conversation's answer has none.
+		const steps = call.steps ? (heard.answer?.steps() ?? []) : undefined;
 		const { output, conversationId } = await recoverAfterFailure(
 			attempt,
 			error,
@@ -131,8 +140,15 @@ async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise
 			const rest = unsentRest(live.sent, output);
 			if (rest) live.forward(rest);
 		}
-		return withFallback({ output, conversationId, recovered: true }, heard.headers);
+		const result: AskResult = { output, conversationId, recovered: true };
+		if (steps) result.steps = steps;
+		return withFallback(result, heard.headers);
 	}
+}
+
+/** What an attempt heard, and the stream it was reading when it failed. */
+interface StreamHeard extends AttemptHeard {
+	answer?: StreamAnswer;
 }
 
 function resultOfJson(
@@ -152,10 +168,10 @@ function resultOfJson(
 		// A 200 with an empty answer: the conversation may hold it a moment later.
 		throw new LostResponse('empty', noAnswerError(scope));
 	}
-	return withFallback(
-		{ output: checkedOutput(scope, call, answer.output), conversationId },
-		headers,
-	);
+	const result: AskResult = { output: checkedOutput(scope, call, answer.output), conversationId };
+	// A whole JSON answer tells no steps.
+	if (call.steps) result.steps = [];
+	return withFallback(result, headers);
 }
 
 /** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
@@ -193,7 +209,7 @@ async function streamedAnswer(
 	attempt: Attempt,
 	call: AskCall,
 	live: LiveText,
-	heard: AttemptHeard,
+	heard: StreamHeard,
 ): Promise<AskResult> {
 	const opened = await openStream(attempt);
 	// The service accepted the ask; its conversation is known from here on.
@@ -205,7 +221,8 @@ async function streamedAnswer(
 		return resultOfJson(attempt.scope, call, opened.body, opened.headers, heard);
 	}
 	const structured = call.request.output_format !== undefined;
-	const answer = new StreamAnswer({ structured, onText: live.forward });
+	const answer = new StreamAnswer({ structured, onText: live.forward, steps: call.steps });
+	heard.answer = answer;
 	read: for await (const batch of opened.messages) {
 		for (const message of batch) if (!answer.accept(message)) break read;
 	}
@@ -218,7 +235,10 @@ async function streamedAnswer(
 	}
 	const conversationId =
 		headerValue(opened.headers, 'x-conversation-id') || result.conversationId || null;
-	return withFallback({ output: result.output, conversationId }, opened.headers);
+	const asked: AskResult = { output: result.output, conversationId };
+	if (result.steps) asked.steps = result.steps;
+	if (result.model) asked.streamModel = result.model;
+	return withFallback(asked, opened.headers);
 }
 
 /**

@@ -179,7 +179,7 @@ async function runAsk(ctx, ask, plan, directives) {
 		text,
 		structured,
 		output,
-		shape: resolveShape(state.config.dialect, directives.shape),
+		shape: resolveShape(state.config.dialect, directives.shape, ask.input),
 		// docs/api.md#model-fallback
 		headers: directives.fallbackModel ? { 'x-model-fallback': directives.fallbackModel } : {},
 		release: () => turn.complete(),

@@ -10,7 +10,7 @@
  */
 
 const { authorize, sendJson } = require('./respond');
-const { TOOL_LEAD_TEXT } = require('./streamFrames');
+const { TOOL_LEAD_TEXT, toolParts } = require('./streamFrames');
 
 /** @typedef {import('./server').Context} Context */
 /** @typedef {import('./server').State} State */
@@ -118,16 +118,26 @@ function responseMessages(answer, { cutObject = false } = {}) {
 	/** @type {HistoryMessage[]} */
 	const messages = [];
 	if (shape.toolCall) {
-		const call = { tool_name: 'web_search', tool_call_id: 'call_emulated_1' };
+		const { call, result } = toolParts(answer, shape);
+		const builtin = call.part_kind === 'builtin-tool-call';
+		// pydantic-ai's history: a builtin tool's return is in the response, a function tool's in
+		// the next request.
+		const returned = result ?? {
+			part_kind: 'builtin-tool-return',
+			tool_name: call.tool_name,
+			tool_call_id: call.tool_call_id,
+			content: { results: [] },
+		};
 		messages.push({
 			kind: 'response',
 			parts: [
 				...thinking,
 				{ part_kind: 'text', content: TOOL_LEAD_TEXT },
-				{ part_kind: 'builtin-tool-call', ...call, args: { query: answer.input.slice(0, 80) } },
-				{ part_kind: 'builtin-tool-return', ...call, content: { results: [] } },
+				call,
+				...(builtin ? [returned] : []),
 			],
 		});
+		if (!builtin) messages.push({ kind: 'request', parts: [returned] });
 	}
 	if (!answer.structured) {
 		messages.push({

@@ -25,8 +25,20 @@
  * @property {boolean} file  a pydantic-ai `file` part (an image) in the middle of the answer's message
  * @property {boolean} flat  the flat form: no `event:` lines, the event's name as `type` inside the
  *   JSON of a bare `data:` line, an error's text at `data.message` (docs/api.md#flat-stream-form)
+ * @property {ToolForm | null} toolForm  how the tool call and its result are told (docs/api.md#steps):
+ *   null: a `builtin-tool-call` part alone (`web_search`, no result in the stream)
+ * @property {string} toolName  the tool the turn calls (`tool-*` tokens and the tools an input names)
  * @property {boolean} keepAlive  `: keep-alive` comments and a closing `data: [DONE]`
  * @property {EndForm} end
+ */
+
+/**
+ * @typedef {'builtin' | 'function' | 'args-text' | 'args-delta' | 'events'} ToolForm
+ *   builtin: `builtin-tool-call` and `builtin-tool-return` parts, arguments an object;
+ *   function: `tool-call` and `tool-return` parts; args-text: the same, the arguments as JSON text;
+ *   args-delta: a `tool-call` part whose arguments grow through `tool_call` Part deltas, its result
+ *   a `FunctionToolResultEvent`; events: a `tool-call` part, then `FunctionToolCallEvent` and
+ *   `FunctionToolResultEvent`
  */
 
 /** @type {Readonly<StreamShape>} what the emulator sends in the documented dialect */
@@ -40,6 +52,8 @@ const DOCUMENTED = Object.freeze({
 	toolCall: false,
 	file: false,
 	flat: false,
+	toolForm: null,
+	toolName: 'web_search',
 	keepAlive: false,
 	end: 'documented',
 });
@@ -55,6 +69,8 @@ const LIVE = Object.freeze({
 	toolCall: false,
 	file: false,
 	flat: false,
+	toolForm: null,
+	toolName: 'web_search',
 	keepAlive: true,
 	end: 'data',
 });
@@ -71,22 +87,51 @@ const SOURCE_TOKENS = {
 /** @type {Record<string, EndForm>} */
 const END_TOKENS = { 'end-empty': 'empty', 'end-data': 'data', 'end-top': 'top' };
 const TURN_TOKENS = { thinking: 'thinking', 'tool-call': 'toolCall', file: 'file', flat: 'flat' };
+/** @type {Record<string, ToolForm>} a tool call and its result, told in one of their shapes */
+const TOOL_TOKENS = {
+	'tool-builtin': 'builtin',
+	'tool-function': 'function',
+	'tool-args-text': 'args-text',
+	'tool-args-delta': 'args-delta',
+	'tool-events': 'events',
+};
 const SHAPE_TOKENS = Object.freeze([
 	'documented',
 	'live',
 	...Object.keys(SOURCE_TOKENS),
 	...Object.keys(END_TOKENS),
 	...Object.keys(TURN_TOKENS),
+	...Object.keys(TOOL_TOKENS),
 ]);
 
 /**
- * The shape of an ask's stream: the one its `#shape=` names, else the emulator's dialect.
+ * The tools the emulated assistant uses for an input that asks about the user's own mail or
+ * files, as the real one would (docs/api.md#steps): `search_mail` for "my mail", "my inbox",
+ * "my emails"; `search_files` for "my files", "my documents".
+ * @param {string} input
+ * @returns {string | null}
+ */
+function toolAskedFor(input) {
+	if (/\bmy (?:unread )?(?:e-?mails?|mail|inbox)\b/i.test(input)) return 'search_mail';
+	if (/\bmy (?:files?|documents?)\b/i.test(input)) return 'search_files';
+	return null;
+}
+
+/**
+ * The shape of an ask's stream: the one its `#shape=` names, else the emulator's dialect. In the
+ * live dialect, an input that asks about the user's mail or files makes a turn that calls that
+ * tool first (a builtin tool call and its result).
  * @param {'documented' | 'live'} dialect
  * @param {StreamShape | null} asked
+ * @param {string} [input]
  * @returns {StreamShape}
  */
-function resolveShape(dialect, asked) {
-	return asked ?? { ...(dialect === 'documented' ? DOCUMENTED : LIVE) };
+function resolveShape(dialect, asked, input = '') {
+	if (asked) return asked;
+	const shape = { ...(dialect === 'documented' ? DOCUMENTED : LIVE) };
+	const tool = dialect === 'live' ? toolAskedFor(input) : null;
+	if (tool) Object.assign(shape, { toolCall: true, toolForm: 'builtin', toolName: tool });
+	return shape;
 }
 
 /**
@@ -117,6 +162,16 @@ function parseShape(value) {
 		finalSnapshot: false,
 		end: ends.length === 1 ? END_TOKENS[ends[0]] : tokens.includes('tool-call') ? 'data' : 'empty',
 	};
+	const tools = tokens.filter((token) => token in TOOL_TOKENS);
+	if (tools.length > 1) throw new TypeError('a stream has one tool form');
+	if (tools.length === 1) {
+		Object.assign(shape, {
+			toolCall: true,
+			toolForm: TOOL_TOKENS[tools[0]],
+			toolName: 'search_mail',
+		});
+		if (ends.length === 0) shape.end = 'data';
+	}
 	for (const token of tokens) {
 		const key = SOURCE_TOKENS[token] ?? /** @type {Record<string, string>} */ (TURN_TOKENS)[token];
 		if (key) /** @type {Record<string, unknown>} */ (shape)[key] = true;

@@ -50,13 +50,50 @@ function modelMessages(answer, shape) {
 	const final = answer.structured && shape.dialect === 'documented' ? [] : withThinking(text);
 	if (shape.file) withFile(final);
 	if (!shape.toolCall) return [final];
-	const toolCall = {
-		part_kind: 'builtin-tool-call',
-		tool_name: 'web_search',
-		args: { query: answer.input.slice(0, 80) },
-		tool_call_id: 'call_emulated_1',
+	const { call, result } = toolParts(answer, shape);
+	// A function tool's result is not a part of the model's message: it comes as an event.
+	const resultPart = result && !eventForms.has(String(shape.toolForm)) ? [result] : [];
+	return [[...withThinking(TOOL_LEAD_TEXT), call, ...resultPart], final];
+}
+
+/** The tool forms whose result comes as a `FunctionToolResultEvent`, not as a part. */
+const eventForms = new Set(['args-delta', 'events']);
+
+/**
+ * The turn's tool call and its result, as parts, in the shape's tool form (null: the call alone,
+ * a `builtin-tool-call` without a result). The conversation holds the same parts.
+ * @param {{ input: string }} answer
+ * @param {StreamShape} shape
+ * @returns {{ call: Part, result: Part | null }}
+ */
+function toolParts(answer, shape) {
+	const args = { query: answer.input.slice(0, 80) };
+	const ids = { tool_name: shape.toolName, tool_call_id: 'call_emulated_1' };
+	const form = shape.toolForm;
+	if (form === null)
+		return { call: { part_kind: 'builtin-tool-call', ...ids, args }, result: null };
+	const builtin = form === 'builtin';
+	return {
+		call: {
+			part_kind: builtin ? 'builtin-tool-call' : 'tool-call',
+			...ids,
+			args: form === 'args-text' || form === 'args-delta' ? JSON.stringify(args) : args,
+		},
+		result: {
+			part_kind: builtin ? 'builtin-tool-return' : 'tool-return',
+			...ids,
+			content: toolResultContent(shape.toolName),
+		},
 	};
-	return [[...withThinking(TOOL_LEAD_TEXT), toolCall], final];
+}
+
+/** @param {string} toolName */
+function toolResultContent(toolName) {
+	if (toolName === 'search_mail') {
+		return [{ from: 'ada@example.com', subject: 'Quarterly report', unread: true }];
+	}
+	if (toolName === 'search_files') return [{ path: 'reports/q3.pdf', size: 48213 }];
+	return { results: [] };
 }
 
 /**
@@ -102,7 +139,11 @@ function bodyFrames(answer, shape, extras) {
 		frames.push({ kind: 'comment', text: 'ping' });
 		frames.push({ kind: 'event', type: 'RunStatusEvent', data: { status: 'running' } });
 	}
-	for (const message of modelMessages(answer, shape)) messageFrames(message, shape, frames);
+	const messages = modelMessages(answer, shape);
+	messages.forEach((message, n) => {
+		messageFrames(message, shape, frames);
+		if (n === 0 && shape.toolCall) toolEventFrames(answer, shape, frames);
+	});
 	if (extras.unknownEvents) {
 		frames.push({
 			kind: 'event',
@@ -131,9 +172,8 @@ function messageFrames(message, shape, frames) {
 	/** @param {number} index */
 	const end = (index) => partEvent('PartEndEvent', index, message[index], message[index + 1]);
 	message.forEach((part, index) => {
-		if (part.part_kind === 'builtin-tool-call' || part.part_kind === 'file') {
-			if (shape.parts) frames.push(partEvent('PartStartEvent', index, part));
-			if (shape.parts) frames.push(end(index));
+		if (part.part_kind !== 'text' && part.part_kind !== 'thinking') {
+			if (shape.parts) toolPartFrames(part, index, shape, frames, end(index));
 			complete.push(part);
 			if (shape.snapshots) frames.push(snapshot([...complete]));
 			return;
@@ -173,6 +213,64 @@ function messageFrames(message, shape, frames) {
 		const onlySource = !shape.parts && !shape.content && !shape.snapshots;
 		const hasText = complete.some((part) => part.part_kind === 'text');
 		frames.push({ ...snapshot(complete), startsPiece: onlySource && hasText });
+	}
+}
+
+/**
+ * The Part events of a tool call or result: its start and its end, whole; in the `args-delta`
+ * form a call starts without arguments, which then grow through `tool_call` deltas.
+ * @param {Part} part
+ * @param {number} index
+ * @param {StreamShape} shape
+ * @param {Frame[]} frames  appended to
+ * @param {Frame} endFrame  its PartEndEvent
+ */
+function toolPartFrames(part, index, shape, frames, endFrame) {
+	if (shape.toolForm !== 'args-delta' || typeof part.args !== 'string') {
+		frames.push(partEvent('PartStartEvent', index, part), endFrame);
+		return;
+	}
+	const name = String(part.tool_name);
+	const half = Math.floor(name.length / 2);
+	frames.push(
+		partEvent('PartStartEvent', index, { ...part, tool_name: name.slice(0, half), args: '' }),
+	);
+	const args = part.args;
+	const pieces = [args.slice(0, 5), args.slice(5, 17), args.slice(17)].filter(Boolean);
+	pieces.forEach((piece, n) => {
+		/** @type {Record<string, unknown>} */
+		const delta = { part_delta_kind: 'tool_call', args_delta: piece };
+		if (n === 0) {
+			delta.tool_name_delta = name.slice(half);
+			delta.tool_call_id = part.tool_call_id;
+		}
+		frames.push({ kind: 'event', type: 'PartDeltaEvent', data: { index, delta } });
+	});
+	frames.push(endFrame);
+}
+
+/**
+ * After the first message of a tool-call turn, the events that tell the tool's call and result
+ * on their own, in the forms that have them (`events`: both; `args-delta`: the result).
+ * @param {StreamedAnswer} answer
+ * @param {StreamShape} shape
+ * @param {Frame[]} frames  appended to
+ */
+function toolEventFrames(answer, shape, frames) {
+	const { call, result } = toolParts(answer, shape);
+	if (shape.toolForm === 'events') {
+		frames.push({
+			kind: 'event',
+			type: 'FunctionToolCallEvent',
+			data: { part: call, event_kind: 'function_tool_call' },
+		});
+	}
+	if (result && eventForms.has(String(shape.toolForm))) {
+		frames.push({
+			kind: 'event',
+			type: 'FunctionToolResultEvent',
+			data: { result, event_kind: 'function_tool_result' },
+		});
 	}
 }
 
@@ -237,4 +335,4 @@ function errorFrame(shape, message) {
 		: { kind: 'event', type: 'SSEErrorEvent', data: { message, turn_status: 'error' } };
 }
 
-module.exports = { bodyFrames, endData, errorFrame, THINKING_TEXT, TOOL_LEAD_TEXT };
+module.exports = { bodyFrames, endData, errorFrame, toolParts, THINKING_TEXT, TOOL_LEAD_TEXT };

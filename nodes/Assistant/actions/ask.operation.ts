@@ -42,6 +42,10 @@ interface AskOutput extends IDataObject {
 	 * from the conversation instead (docs/api.md#recovery-after-a-failure).
 	 */
 	recovered?: true;
+	/** Only with Options > Include Steps (docs/api.md#steps). */
+	steps?: IDataObject[];
+	/** Only with Options > Include Steps: the model that answered, null when the service did not say. */
+	model?: string | null;
 }
 
 export async function execute(
@@ -69,7 +73,7 @@ export async function execute(
 	const answer = await askItem(
 		this,
 		request,
-		{ ...settings, pace, stream: options.stream },
+		{ ...settings, pace, stream: options.stream, steps: options.steps },
 		itemIndex,
 		cache,
 	);
@@ -84,7 +88,11 @@ export async function execute(
 async function askItem(
 	ctx: IExecuteFunctions,
 	request: AskRequest,
-	settings: RequestSettings & { pace?: AttemptPace; stream: boolean },
+	settings: RequestSettings & {
+		pace?: AttemptPace;
+		stream: boolean;
+		steps?: { thinking: boolean };
+	},
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<AskOutput> {
@@ -112,5 +120,17 @@ async function askOutput(
 		conversation_id: result.conversationId,
 		...(await noteModelFallback(ctx, cache, request.model_name, result)),
 		...(result.recovered ? { recovered: true as const } : {}),
+		...(result.steps ? stepsOutput(request, result) : {}),
+	};
+}
+
+/**
+ * The steps, and the model that answered: the one the service fell back to, else the one its
+ * stream names, else the one asked for; null when none of them says (the account's default).
+ */
+function stepsOutput(request: AskRequest, result: AskResult): Pick<AskOutput, 'steps' | 'model'> {
+	return {
+		steps: (result.steps ?? []) as IDataObject[],
+		model: result.modelFallback ?? result.streamModel ?? request.model_name ?? null,
 	};
 }

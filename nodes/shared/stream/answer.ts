@@ -1,6 +1,7 @@
 import { AnswerAssembler } from './assembly';
 import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
+import { StepCollector, type AssistantStep } from './steps';
 
 /**
  * The meaning of an ask stream, in one place (docs/api.md#streams): which events carry answer
@@ -16,11 +17,16 @@ export interface StreamAnswerOptions {
 	 * messages included). Not called for a structured ask: that answer is only useful whole.
 	 */
 	onText?: (delta: string) => void;
+	/** Also collect the steps (docs/api.md#steps); `thinking` includes the thinking texts. */
+	steps?: { thinking: boolean };
 }
 
 export interface StreamAnswerResult {
 	output: string | Record<string, unknown>;
 	conversationId?: string;
+	/** With `steps`: what the assistant did, in order, and the model the stream named. */
+	steps?: AssistantStep[];
+	model?: string;
 }
 
 export type StreamFailure =
@@ -53,11 +59,18 @@ export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 /** Folds the SSE messages of one stream into its answer. */
 export class StreamAnswer {
 	private readonly assembler: AnswerAssembler;
+	private readonly collector: StepCollector | undefined;
 	private end: Extract<StreamEvent, { type: 'end' }> | undefined;
 	private errorMessage: string | undefined;
 
 	constructor(private readonly options: StreamAnswerOptions) {
 		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
+		this.collector = options.steps && new StepCollector(options.steps.thinking);
+	}
+
+	/** The steps so far (docs/api.md#steps); undefined when they are not collected. */
+	steps(): AssistantStep[] | undefined {
+		return this.collector?.steps();
 	}
 
 	/** Whether any answer text has been taken. */
@@ -73,15 +86,52 @@ export class StreamAnswer {
 	/** Returns false once the stream is finished. */
 	accept(message: SseMessage): boolean {
 		if (this.finished) return false;
-		for (const event of toStreamEvents(message)) {
+		const collector = this.collector;
+		for (const event of toStreamEvents(message, collector !== undefined)) {
 			if (event.type === 'end') {
 				this.assembler.finish();
 				this.end = event;
 			} else if (event.type === 'error') this.errorMessage = event.message;
-			else this.assembler.accept(event);
+			else if (collector) this.collect(collector, event);
+			else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
+				this.assembler.accept(event);
+			}
 			if (this.finished) return false;
 		}
 		return true;
+	}
+
+	/** The assembler decides where a model message begins; the steps go by its messages. */
+	private collect(
+		collector: StepCollector,
+		event: Exclude<StreamEvent, { type: 'end' | 'error' }>,
+	): void {
+		if (event.type === 'toolEvent') {
+			collector.toolEvent(event.part);
+			return;
+		}
+		const message = this.assembler.messageNumber;
+		if (event.type === 'toolDelta') {
+			collector.toolDelta(message, event.index, event.delta);
+			return;
+		}
+		this.assembler.accept(event);
+		const now = this.assembler.messageNumber;
+		switch (event.type) {
+			case 'snapshot':
+				if (event.model) collector.model = event.model;
+				if (event.parts) collector.snapshot(now, event.parts);
+				break;
+			case 'partStart':
+			case 'partEnd':
+				if (event.part) collector.part(now, event.index, event.part, event.type === 'partEnd');
+				break;
+			case 'partDelta':
+				if (event.kind !== 'text') {
+					collector.thinkingDelta(now, event.index, event.text, event.kind === 'thinking');
+				}
+				break;
+		}
 	}
 
 	/** The answer of a finished stream; a StreamAnswerError when it has none. */
@@ -103,9 +153,13 @@ export class StreamAnswer {
 			);
 		}
 		const output = this.output(this.end.output);
-		return this.end.conversationId === undefined
-			? { output }
-			: { output, conversationId: this.end.conversationId };
+		const result: StreamAnswerResult = { output };
+		if (this.end.conversationId !== undefined) result.conversationId = this.end.conversationId;
+		if (this.collector) {
+			result.steps = this.collector.steps();
+			if (this.collector.model) result.model = this.collector.model;
+		}
+		return result;
 	}
 
 	/** End's output wins when present; else the assembled text (docs/api.md#how-a-stream-ends). */

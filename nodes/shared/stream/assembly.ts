@@ -1,6 +1,6 @@
 import type { StreamEvent } from './events';
 
-type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
+export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
 /**
  * Part kinds after which a message goes on with more text: text, thinking, and pydantic-ai's
@@ -53,6 +53,9 @@ export class AnswerAssembler {
 	private contentLength = 0;
 	private contentAhead = '';
 	private contentAgrees = true;
+
+	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
+	messageNumber = 0;
 
 	constructor(private readonly onText?: (delta: string) => void) {}
 
@@ -248,6 +251,7 @@ export class AnswerAssembler {
 
 	/** Part indexes start again at 0 in each model message: every message view starts afresh. */
 	private beginMessage(): void {
+		this.messageNumber++;
 		this.earlierText += this.messageText;
 		this.messageText = '';
 		this.parts = new Map();

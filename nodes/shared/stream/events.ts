@@ -12,17 +12,26 @@ import type { SseMessage } from './decode';
 /**
  * What the node reads from each SSE message of an ask stream, in either dialect
  * (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect). Everything else on
- * the wire (comments, `[DONE]`, unknown events, tool-call arguments) carries nothing.
+ * the wire (comments, `[DONE]`, unknown events) carries nothing. What the steps need (the parts
+ * themselves, tool-call deltas, tool events: docs/api.md#steps) is read only when asked for.
  */
 export type StreamEvent =
 	/** `FrontendModelResponse.content`: the next piece of the current message's text. */
 	| { type: 'content'; text: string }
-	/** `FrontendModelResponse.parts`: the current message so far, its text parts joined. */
-	| { type: 'snapshot'; text: string; kinds: string[] }
-	| { type: 'partStart'; index: number; kind: string; text: string }
+	/**
+	 * `FrontendModelResponse.parts`: the current message so far, its text parts joined; with
+	 * steps, the parts themselves and the `model_name` beside them.
+	 */
+	| { type: 'snapshot'; text: string; kinds: string[]; parts?: unknown[]; model?: string }
+	/** With steps, `part` is the part itself. */
+	| { type: 'partStart'; index: number; kind: string; text: string; part?: Json }
 	/** `kind` is absent when the delta does not name it: it is then its part's kind. */
 	| { type: 'partDelta'; index: number; kind?: string; text: string }
-	| { type: 'partEnd'; index: number; kind: string; text: string }
+	| { type: 'partEnd'; index: number; kind: string; text: string; part?: Json }
+	/** With steps: a `tool_call` delta (more of a tool call's name or arguments). */
+	| { type: 'toolDelta'; index: number; delta: Json }
+	/** With steps: a tool call or result told beside the parts (`FunctionToolCallEvent`, …). */
+	| { type: 'toolEvent'; part: Json }
 	| { type: 'end'; output?: string | Record<string, unknown>; conversationId?: string }
 	| { type: 'error'; message: string };
 
@@ -33,18 +42,36 @@ const EVENT_KINDS: Record<string, string> = {
 	part_start: 'PartStartEvent',
 	part_delta: 'PartDeltaEvent',
 	part_end: 'PartEndEvent',
+	function_tool_call: 'FunctionToolCallEvent',
+	function_tool_result: 'FunctionToolResultEvent',
+	builtin_tool_call: 'BuiltinToolCallEvent',
+	builtin_tool_result: 'BuiltinToolResultEvent',
 };
 
-export function toStreamEvents(message: SseMessage): StreamEvent[] {
+/** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */
+const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
+	FunctionToolCallEvent: 'part',
+	BuiltinToolCallEvent: 'part',
+	FunctionToolResultEvent: 'result',
+	BuiltinToolResultEvent: 'result',
+};
+
+/** `steps`: also read what the steps need; off, the answer's path does no more than before. */
+export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[] {
 	const named = message.event === 'message' ? flatEvent(message.data) : message;
 	switch (named.event) {
 		case 'FrontendModelResponse':
-			return modelResponseEvents(named.data);
+			return modelResponseEvents(named.data, steps);
 		case 'PartStartEvent':
 		case 'PartEndEvent':
-			return partEvent(named.event, parseObject<PartEventData>(named.data));
+			return partEvent(named.event, parseObject<PartEventData>(named.data), steps);
 		case 'PartDeltaEvent':
-			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data));
+			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data), steps);
+		case 'FunctionToolCallEvent':
+		case 'BuiltinToolCallEvent':
+		case 'FunctionToolResultEvent':
+		case 'BuiltinToolResultEvent':
+			return steps ? toolEvent(TOOL_EVENTS[named.event], parseObject<Json>(named.data)) : [];
 		case 'End':
 			return [endEvent(parseObject<EndEventData>(named.data))];
 		case 'Error':
@@ -78,7 +105,7 @@ function flatEvent(dataText: string): SseMessage {
 	return { event: name, data: JSON.stringify(payload) };
 }
 
-function modelResponseEvents(dataText: string): StreamEvent[] {
+function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 	const data = parseObject<FrontendModelResponseData>(dataText);
 	if (!data) {
 		// Answer text that cannot be read would be lost silently: the stream is not usable.
@@ -99,7 +126,13 @@ function modelResponseEvents(dataText: string): StreamEvent[] {
 			kinds.push(typeof part.part_kind === 'string' ? part.part_kind : 'unknown');
 			if (part.part_kind === 'text' && typeof part.content === 'string') text += part.content;
 		}
-		events.push({ type: 'snapshot', text, kinds });
+		if (!steps) events.push({ type: 'snapshot', text, kinds });
+		else {
+			// pydantic-ai's model message names the model that wrote it.
+			const model =
+				typeof data.model_name === 'string' && data.model_name ? data.model_name : undefined;
+			events.push({ type: 'snapshot', text, kinds, parts: data.parts as unknown[], model });
+		}
 	}
 	return events;
 }
@@ -107,21 +140,29 @@ function modelResponseEvents(dataText: string): StreamEvent[] {
 function partEvent(
 	type: 'PartStartEvent' | 'PartEndEvent',
 	data: Unchecked<PartEventData> | undefined,
+	steps: boolean,
 ): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.part)) return [];
 	const part: Unchecked<MessagePart> = data.part;
 	const kind = typeof part.part_kind === 'string' ? part.part_kind : 'unknown';
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
 	const text = typeof part.content === 'string' ? part.content : '';
-	return [
-		{ type: type === 'PartStartEvent' ? 'partStart' : 'partEnd', index: data.index, kind, text },
-	];
+	const which = type === 'PartStartEvent' ? 'partStart' : 'partEnd';
+	return steps
+		? [{ type: which, index: data.index, kind, text, part: data.part }]
+		: [{ type: which, index: data.index, kind, text }];
 }
 
-function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
+function partDeltaEvent(
+	data: Unchecked<PartDeltaEventData> | undefined,
+	steps: boolean,
+): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
 	const { part_delta_kind: kind, content_delta: text } = delta;
+	if (kind === 'tool_call') {
+		return steps ? [{ type: 'toolDelta', index: data.index, delta: data.delta }] : [];
+	}
 	if (typeof text !== 'string' || !text) return [];
 	return [
 		{
@@ -131,6 +172,11 @@ function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): Stream
 			text,
 		},
 	];
+}
+
+function toolEvent(field: 'part' | 'result', data: Json | undefined): StreamEvent[] {
+	const part = data?.[field];
+	return isObject(part) ? [{ type: 'toolEvent', part }] : [];
 }
 
 /** End's fields at the top level or, as one client reads them, under `data`. */

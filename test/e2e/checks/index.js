@@ -13,6 +13,7 @@ module.exports = [
 	...require('./owner'),
 	...require('./workflows'),
 	...require('./exactly-once'),
+	...require('./steps'),
 	...require('./webhook'),
 	...require('./tool'),
 	...require('./chat-model'),

@@ -37,6 +37,23 @@ export const askOptions: INodeProperties = {
 		},
 		{ ...idleTimeoutOption, displayOptions: { show: { stream: [true] } } },
 		{
+			displayName: 'Include Steps',
+			name: 'includeSteps',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether the item also gets steps: what the assistant did on the way to its answer (each tool call with its arguments, each tool result), in order, and model: the model that answered. For audit, routing (e.g. an If node on the tools used) and debugging.',
+		},
+		{
+			displayName: 'Include Thinking',
+			name: 'includeThinking',
+			type: 'boolean',
+			default: false,
+			displayOptions: { show: { includeSteps: [true] } },
+			description:
+				"Whether steps also hold the assistant's thinking texts, where the model shares them. They can be long.",
+		},
+		{
 			displayName: 'Memory',
 			name: 'memory',
 			type: 'boolean',
@@ -67,6 +84,8 @@ export const askOptions: INodeProperties = {
 
 export interface AskOptions extends RequestSettings {
 	stream: boolean;
+	/** docs/api.md#steps: undefined when Include Steps is off. */
+	steps?: { thinking: boolean };
 	memory: boolean;
 	useSuccessor: boolean;
 }
@@ -74,8 +93,18 @@ export interface AskOptions extends RequestSettings {
 /** The item's options, checked before anything is sent. */
 export function readAskOptions(ctx: ParameterContext, itemIndex: number): AskOptions {
 	const options = optionsOf(ctx, itemIndex);
+	const includeSteps = readSwitch(ctx, itemIndex, options, 'includeSteps', 'Include Steps', false);
+	const thinking = readSwitch(
+		ctx,
+		itemIndex,
+		options,
+		'includeThinking',
+		'Include Thinking',
+		false,
+	);
 	return {
 		stream: readSwitch(ctx, itemIndex, options, 'stream', 'Stream', false),
+		...(includeSteps ? { steps: { thinking } } : {}),
 		memory: readSwitch(ctx, itemIndex, options, 'memory', 'Memory', true),
 		useSuccessor: readSwitch(
 			ctx,

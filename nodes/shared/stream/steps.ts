@@ -1,0 +1,277 @@
+/**
+ * What the assistant did on the way to its answer, from its stream (docs/api.md#steps): each
+ * tool call, each tool result and (when asked for) each thinking text, in the order they first
+ * appeared, each once, whichever events told them and however often.
+ */
+
+/** One thing the assistant did, as an output item shows it. */
+export type AssistantStep =
+	| {
+			type: 'tool_call';
+			tool_name: string;
+			args: Record<string, unknown>;
+			tool_call_id: string | null;
+	  }
+	| { type: 'tool_result'; tool_name: string; tool_call_id: string | null; content: unknown }
+	| { type: 'thinking'; content: string };
+
+type Json = Record<string, unknown>;
+
+type StepKind = 'call' | 'result' | 'thinking';
+
+/** pydantic-ai's part kinds, by what they are for the steps. */
+const KINDS: Record<string, StepKind> = {
+	'tool-call': 'call',
+	'builtin-tool-call': 'call',
+	'tool-return': 'result',
+	'builtin-tool-return': 'result',
+	thinking: 'thinking',
+};
+
+/**
+ * One step as its sources told it. Each source has its own view (the Part events build a part
+ * from its start and deltas, a snapshot or an end repeats it whole), so that a piece told by two
+ * sources is never taken twice: the step is the most complete view.
+ */
+interface Entry {
+	kind: StepKind;
+	toolName: string;
+	callId: string;
+	/** Start and deltas: the arguments (object, or JSON text so far), or the thinking text. */
+	grown: unknown;
+	/** The latest whole view: a part's end, a snapshot, a tool event. */
+	whole: unknown;
+	hasWhole: boolean;
+	/** A tool event has told this step (tool events carry no position: see `fromToolEvent`). */
+	byEvent: boolean;
+}
+
+/**
+ * pydantic-ai's output tool (`final_result`, `final_result_<Name>`) carries a structured answer,
+ * not something the assistant did: it is never a step.
+ */
+function isOutputTool(name: string): boolean {
+	return name === 'final_result' || name.startsWith('final_result_');
+}
+
+export class StepCollector {
+	private readonly entries: Entry[] = [];
+	/** `<message>:<index>`: a part's position in the turn. */
+	private readonly byPosition = new Map<string, Entry>();
+	/** `<kind>:<tool_call_id>`. */
+	private readonly byId = new Map<string, Entry>();
+	/** The model that wrote the turn's messages, when the stream names it. */
+	model: string | undefined;
+
+	constructor(private readonly thinking: boolean) {}
+
+	/** A part seen in a Part event: its start (`whole` false) or its end (whole). */
+	part(message: number, index: number, part: Json, whole: boolean): void {
+		const kind = kindOf(part.part_kind);
+		if (kind === undefined && whole) {
+			// An end may leave out the kind: it is then the start's.
+			const known = this.byPosition.get(`${message}:${index}`);
+			if (known) this.update(known, part, true);
+			return;
+		}
+		const entry = this.entryFor(kind, part, `${message}:${index}`);
+		if (entry) this.update(entry, part, whole);
+	}
+
+	/** More of a part, from a Part delta: thinking text, or a tool call's name and arguments. */
+	thinkingDelta(message: number, index: number, text: string, named: boolean): void {
+		const position = `${message}:${index}`;
+		let entry = this.byPosition.get(position);
+		if (!entry) {
+			// A delta of a part never started is of the kind it names.
+			if (!named) return;
+			entry = this.entryFor('thinking', {}, position);
+			if (!entry) return;
+		}
+		if (entry.kind !== 'thinking') return;
+		entry.grown = (typeof entry.grown === 'string' ? entry.grown : '') + text;
+	}
+
+	toolDelta(message: number, index: number, delta: Json): void {
+		const position = `${message}:${index}`;
+		const entry =
+			this.byPosition.get(position) ??
+			this.entryFor('call', { tool_call_id: delta.tool_call_id }, position);
+		if (!entry || entry.kind !== 'call') return;
+		const id = delta.tool_call_id;
+		if (typeof id === 'string' && id && !entry.callId) this.setId(entry, id);
+		// pydantic-ai appends a name delta to the name so far, and args text to the text so far.
+		if (typeof delta.tool_name_delta === 'string') entry.toolName += delta.tool_name_delta;
+		const args = delta.args_delta;
+		if (typeof args === 'string') {
+			entry.grown = (typeof entry.grown === 'string' ? entry.grown : '') + args;
+		} else if (isObject(args)) {
+			entry.grown = { ...(isObject(entry.grown) ? entry.grown : {}), ...args };
+		}
+	}
+
+	/** A snapshot of the current message: every part whole so far, at its index. */
+	snapshot(message: number, parts: unknown[]): void {
+		for (let index = 0; index < parts.length; index++) {
+			const part = parts[index];
+			if (!isObject(part)) continue;
+			const kind = kindOf(part.part_kind);
+			if (kind === undefined) continue;
+			const entry = this.entryFor(kind, part, `${message}:${index}`);
+			if (entry) this.update(entry, part, true);
+		}
+	}
+
+	/** A tool call or result told on its own (`FunctionToolCallEvent`, …), whole. */
+	toolEvent(part: Json): void {
+		const kind = kindOf(part.part_kind);
+		if (kind !== 'call' && kind !== 'result') return;
+		const entry = this.entryFor(kind, part, undefined);
+		if (!entry) return;
+		entry.byEvent = true;
+		this.update(entry, part, true);
+	}
+
+	/** The steps, in order; a step that cannot be read is left out. */
+	steps(): AssistantStep[] {
+		const steps: AssistantStep[] = [];
+		const callNames = new Map<string, string>();
+		for (const entry of this.entries) {
+			if (entry.kind === 'call' && entry.toolName && entry.callId) {
+				callNames.set(entry.callId, entry.toolName);
+			}
+		}
+		for (const entry of this.entries) {
+			const step = stepOf(entry, callNames);
+			if (step) steps.push(step);
+		}
+		return steps;
+	}
+
+	/**
+	 * The entry a part belongs to: the one with its call id, else the one at its position, else a
+	 * new one. A tool event has no position: without an id, it is the earlier step of its name and
+	 * content that no tool event told yet (the same call, told by the parts too).
+	 */
+	private entryFor(kind: StepKind | undefined, part: Json, position: string | undefined) {
+		if (kind === undefined) return undefined;
+		if (kind === 'thinking' && !this.thinking) return undefined;
+		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
+		if (kind !== 'thinking' && isOutputTool(name)) return undefined;
+		const id = typeof part.tool_call_id === 'string' ? part.tool_call_id : '';
+		let entry = id ? this.byId.get(`${kind}:${id}`) : undefined;
+		if (!entry && position) {
+			const there = this.byPosition.get(position);
+			if (there?.kind === kind) entry = there;
+		}
+		if (!entry && !position && !id) entry = this.unclaimed(kind, name, part);
+		if (!entry) {
+			entry = {
+				kind,
+				toolName: '',
+				callId: '',
+				grown: undefined,
+				whole: undefined,
+				hasWhole: false,
+				byEvent: false,
+			};
+			this.entries.push(entry);
+		}
+		if (position) this.byPosition.set(position, entry);
+		if (id && !entry.callId) this.setId(entry, id);
+		return entry;
+	}
+
+	private unclaimed(kind: StepKind, name: string, part: Json): Entry | undefined {
+		const told = JSON.stringify(kind === 'call' ? argsOf(part.args) : part.content);
+		return this.entries.find(
+			(entry) =>
+				entry.kind === kind &&
+				!entry.byEvent &&
+				entry.toolName === name &&
+				JSON.stringify(kind === 'call' ? argsOf(current(entry)) : current(entry)) === told,
+		);
+	}
+
+	private setId(entry: Entry, id: string): void {
+		entry.callId = id;
+		this.byId.set(`${entry.kind}:${id}`, entry);
+	}
+
+	/** The part's fields, as its source tells them: a whole view replaces the last whole view. */
+	private update(entry: Entry, part: Json, whole: boolean): void {
+		if (typeof part.tool_name === 'string' && part.tool_name) entry.toolName = part.tool_name;
+		const value = entry.kind === 'call' ? part.args : part.content;
+		if (value === undefined) return;
+		if (whole) {
+			entry.whole = value;
+			entry.hasWhole = true;
+		} else {
+			entry.grown = value;
+		}
+	}
+}
+
+/** The most complete view: the whole one, unless what grew goes beyond it. */
+function current(entry: Entry): unknown {
+	if (!entry.hasWhole) return entry.grown;
+	if (typeof entry.whole === 'string' && typeof entry.grown === 'string') {
+		return entry.grown.length > entry.whole.length && entry.grown.startsWith(entry.whole)
+			? entry.grown
+			: entry.whole;
+	}
+	if (entry.kind === 'call' && argsOf(entry.whole) === undefined) return entry.grown;
+	return entry.whole;
+}
+
+function stepOf(entry: Entry, callNames: Map<string, string>): AssistantStep | undefined {
+	const value = current(entry);
+	const callId = entry.callId || null;
+	switch (entry.kind) {
+		case 'thinking':
+			return typeof value === 'string' && value ? { type: 'thinking', content: value } : undefined;
+		case 'call': {
+			if (!entry.toolName || isOutputTool(entry.toolName)) return undefined;
+			const args = argsOf(value) ?? invalidArgs(value);
+			if (!args) return undefined;
+			return { type: 'tool_call', tool_name: entry.toolName, args, tool_call_id: callId };
+		}
+		case 'result': {
+			// A result that does not name its tool is its call's.
+			const name = entry.toolName || (entry.callId ? callNames.get(entry.callId) : undefined);
+			if (!name || isOutputTool(name)) return undefined;
+			return {
+				type: 'tool_result',
+				tool_name: name,
+				tool_call_id: callId,
+				content: value === undefined ? null : value,
+			};
+		}
+	}
+}
+
+/** Arguments as an object: an object, JSON text of one, or none at all (`{}`). */
+function argsOf(value: unknown): Record<string, unknown> | undefined {
+	if (value === undefined || value === null || value === '') return {};
+	if (isObject(value)) return value;
+	if (typeof value !== 'string') return undefined;
+	try {
+		const parsed: unknown = JSON.parse(value);
+		return isObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Arguments text that is not a JSON object: kept as text, as pydantic-ai itself does. */
+function invalidArgs(value: unknown): Record<string, unknown> | undefined {
+	return typeof value === 'string' ? { INVALID_JSON: value } : undefined;
+}
+
+function kindOf(kind: unknown): StepKind | undefined {
+	return typeof kind === 'string' ? KINDS[kind] : undefined;
+}
+
+function isObject(value: unknown): value is Json {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,220 @@
+import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
+
+/** docs/api.md#steps: every shape of tool call, tool result and thinking, each step once. */
+
+type Event = [name: string, data: unknown];
+
+function sse(events: Event[]): string {
+	return events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join('');
+}
+
+function read(events: Event[], thinking = false, structured = false) {
+	return readAnswerFromChunks([sse(events)], { structured, steps: { thinking } });
+}
+
+const end: Event = ['End', { data: { conversation_id: 'c1' } }];
+const text = (index: number, content: string): Event[] => [
+	['PartStartEvent', { index, part: { part_kind: 'text', content } }],
+	['PartEndEvent', { index, part: { part_kind: 'text', content } }],
+];
+const call = {
+	part_kind: 'builtin-tool-call',
+	tool_name: 'search_mail',
+	args: { query: 'invoice' },
+	tool_call_id: 'call_1',
+};
+const callStep = {
+	type: 'tool_call',
+	tool_name: 'search_mail',
+	args: { query: 'invoice' },
+	tool_call_id: 'call_1',
+};
+const resultStep = {
+	type: 'tool_result',
+	tool_name: 'search_mail',
+	tool_call_id: 'call_1',
+	content: [{ subject: 'Invoice 42' }],
+};
+const returnPart = {
+	part_kind: 'builtin-tool-return',
+	tool_name: 'search_mail',
+	content: [{ subject: 'Invoice 42' }],
+	tool_call_id: 'call_1',
+};
+
+describe('steps from the stream (docs/api.md#steps)', () => {
+	test('a builtin tool call and its return, in Part events, snapshots and both: each once, in order', () => {
+		const message1: Event[] = [
+			...text(0, 'Let me look.'),
+			['PartStartEvent', { index: 1, part: call }],
+			['PartEndEvent', { index: 1, part: call }],
+			['FrontendModelResponse', { parts: [{ part_kind: 'text', content: 'Let me look.' }, call] }],
+			['PartStartEvent', { index: 2, part: returnPart }],
+			['PartEndEvent', { index: 2, part: returnPart }],
+			[
+				'FrontendModelResponse',
+				{ parts: [{ part_kind: 'text', content: 'Let me look.' }, call, returnPart] },
+			],
+		];
+		const result = read([...message1, ...text(0, 'You have one invoice.'), end]);
+		expect(result.output).toBe('Let me look.\n\nYou have one invoice.');
+		expect(result.steps).toEqual([callStep, resultStep]);
+	});
+
+	test('a function tool call (tool-call part, args as JSON text) and its result as separate events', () => {
+		const part = { ...call, part_kind: 'tool-call', args: '{"query": "invoice"}' };
+		const result = read([
+			['PartStartEvent', { index: 0, part }],
+			['PartEndEvent', { index: 0, part }],
+			['FunctionToolCallEvent', { part, event_kind: 'function_tool_call' }],
+			[
+				'FunctionToolResultEvent',
+				{ result: { ...returnPart, part_kind: 'tool-return' }, event_kind: 'function_tool_result' },
+			],
+			...text(0, 'One invoice.'),
+			end,
+		]);
+		expect(result.steps).toEqual([callStep, resultStep]);
+	});
+
+	test('arguments and name growing through tool_call deltas', () => {
+		const start = {
+			part_kind: 'tool-call',
+			tool_name: 'search_',
+			args: '',
+			tool_call_id: 'call_1',
+		};
+		const result = read([
+			['PartStartEvent', { index: 0, part: start }],
+			[
+				'PartDeltaEvent',
+				{
+					index: 0,
+					delta: { part_delta_kind: 'tool_call', tool_name_delta: 'mail', args_delta: '{"qu' },
+				},
+			],
+			[
+				'PartDeltaEvent',
+				{ index: 0, delta: { part_delta_kind: 'tool_call', args_delta: 'ery": "invoice"}' } },
+			],
+			...text(0, 'Done.'),
+			end,
+		]);
+		expect(result.steps).toEqual([callStep]);
+	});
+
+	test('arguments as object deltas are merged', () => {
+		const result = read([
+			[
+				'PartStartEvent',
+				{
+					index: 0,
+					part: { part_kind: 'tool-call', tool_name: 'search_mail', tool_call_id: 'call_1' },
+				},
+			],
+			[
+				'PartDeltaEvent',
+				{ index: 0, delta: { part_delta_kind: 'tool_call', args_delta: { query: 'invoice' } } },
+			],
+			...text(0, 'Done.'),
+			end,
+		]);
+		expect(result.steps).toEqual([callStep]);
+	});
+
+	test('thinking only with Include Thinking; its deltas and its end never doubled', () => {
+		const events: Event[] = [
+			['PartStartEvent', { index: 0, part: { part_kind: 'thinking', content: 'Hm, ' } }],
+			[
+				'PartDeltaEvent',
+				{ index: 0, delta: { part_delta_kind: 'thinking', content_delta: 'mail.' } },
+			],
+			['FrontendModelResponse', { parts: [{ part_kind: 'thinking', content: 'Hm, mail.' }] }],
+			['PartDeltaEvent', { index: 0, delta: { content_delta: ' Yes.' } }],
+			['PartEndEvent', { index: 0, part: { content: 'Hm, mail. Yes.' } }],
+			...text(1, 'Answer.'),
+			end,
+		];
+		expect(read(events, true).steps).toEqual([{ type: 'thinking', content: 'Hm, mail. Yes.' }]);
+		expect(read(events, false).steps).toEqual([]);
+		expect(read(events, true).output).toBe('Answer.');
+	});
+
+	test('unreadable steps are left out and never break the answer; unknown kinds ignored', () => {
+		const result = read([
+			['PartStartEvent', { index: 0, part: { part_kind: 'tool-call', args: { a: 1 } } }],
+			['PartStartEvent', { index: 1, part: { part_kind: 'file', content: { url: 'x' } } }],
+			[
+				'PartStartEvent',
+				{ index: 2, part: { part_kind: 'tool-call', tool_name: 't', args: 'not json' } },
+			],
+			['FunctionToolResultEvent', { result: 'nonsense' }],
+			['FunctionToolCallEvent', {}],
+			['PartDeltaEvent', { index: 7, delta: { part_delta_kind: 'tool_call', args_delta: 5 } }],
+			...text(3, 'Still the answer.'),
+			end,
+		]);
+		expect(result.output).toBe('Still the answer.');
+		expect(result.steps).toEqual([
+			{ type: 'tool_call', tool_name: 't', args: { INVALID_JSON: 'not json' }, tool_call_id: null },
+		]);
+	});
+
+	test("pydantic-ai's output tool (final_result) is the answer, not a step", () => {
+		const finalCall = {
+			part_kind: 'tool-call',
+			tool_name: 'final_result',
+			args: { a: 1 },
+			tool_call_id: 'f',
+		};
+		const result = read(
+			[
+				['PartStartEvent', { index: 0, part: finalCall }],
+				['PartEndEvent', { index: 0, part: finalCall }],
+				['End', { output: { a: 1 } }],
+			],
+			false,
+			true,
+		);
+		expect(result.output).toEqual({ a: 1 });
+		expect(result.steps).toEqual([]);
+	});
+
+	test('the same index in two model messages is two steps; calls without ids told twice are one', () => {
+		const first = { part_kind: 'tool-call', tool_name: 'read_file', args: { path: 'a' } };
+		const second = { part_kind: 'tool-call', tool_name: 'read_file', args: { path: 'b' } };
+		const result = read([
+			['PartStartEvent', { index: 0, part: first }],
+			['PartEndEvent', { index: 0, part: first }],
+			['FunctionToolCallEvent', { part: first }],
+			['PartStartEvent', { index: 0, part: second }],
+			['FrontendModelResponse', { parts: [second] }],
+			['FunctionToolCallEvent', { part: second }],
+			...text(0, 'Both read.'),
+			end,
+		]);
+		expect(result.steps).toEqual([
+			{ type: 'tool_call', tool_name: 'read_file', args: { path: 'a' }, tool_call_id: null },
+			{ type: 'tool_call', tool_name: 'read_file', args: { path: 'b' }, tool_call_id: null },
+		]);
+	});
+
+	test('without steps asked for, none are collected', () => {
+		const result = readAnswerFromChunks(
+			[sse([['PartStartEvent', { index: 0, part: call }], ...text(1, 'x'), end])],
+			{ structured: false },
+		);
+		expect(result.steps).toBeUndefined();
+	});
+
+	test('the model the stream names', () => {
+		const result = read([
+			[
+				'FrontendModelResponse',
+				{ parts: [{ part_kind: 'text', content: 'Hi' }], model_name: 'vendor:m' },
+			],
+			end,
+		]);
+		expect(result.model).toBe('vendor:m');
+	});
+});
