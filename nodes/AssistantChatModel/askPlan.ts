@@ -1,7 +1,7 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { readMark, type ConversationMark } from './conversationMark';
-import { formatTranscript, toolNamesById } from './messages';
+import { formatTranscript, toolNamesById, type Transcript } from './messages';
 
 /**
  * Which of the messages n8n hands over an ask sends, and to which conversation
@@ -18,11 +18,9 @@ import { formatTranscript, toolNamesById } from './messages';
  * - Neither: a new conversation gets the whole transcript.
  */
 
-export interface PlannedAsk {
+export interface PlannedAsk extends Transcript {
 	/** The conversation to continue, or undefined for a new one. */
 	conversationId?: string;
-	/** The text to send as `input`. */
-	input: string;
 	/** The fingerprint of the tool catalogue the conversation holds, when the marks say so. */
 	catalogue?: string;
 }
@@ -37,17 +35,24 @@ export function planAsk(messages: Message[], chosenConversation?: string): Plann
 		const held = lastAssistantIndex(messages, marked?.index ?? -1);
 		const fresh = messages.slice(held + 1);
 		if (fresh.length > 0) {
-			const plan: PlannedAsk = { conversationId, input: formatTranscript(fresh, toolNames) };
+			// A conversation the node asked before holds the transcript's whole preface.
+			const plan: PlannedAsk = {
+				conversationId,
+				...formatTranscript(fresh, toolNames, { continued: marked !== undefined }),
+			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
 			return plan;
 		}
 		// Nothing new (a history that ends with an answer): the conversation named by the option
 		// gets the last message again rather than nothing; a mark's conversation is left alone.
 		if (chosenConversation && messages.length > 0) {
-			return { conversationId, input: formatTranscript(messages.slice(-1), toolNames) };
+			return {
+				conversationId,
+				...formatTranscript(messages.slice(-1), toolNames, { continued: marked !== undefined }),
+			};
 		}
 	}
-	return { input: formatTranscript(messages, toolNames) };
+	return formatTranscript(messages, toolNames);
 }
 
 /** The latest assistant message this node produced: its id or a tool call id is a mark. */

@@ -8,6 +8,7 @@ import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
 import { markOfConversation } from './conversationMark';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
+import { withCatalogue } from './transcript';
 import {
 	catalogueFingerprint,
 	correctionRequest,
@@ -88,7 +89,7 @@ export class AssistantChatModel implements ChatModel {
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
 		const plan = this.plan(messages);
 		const answer = await this.ask(this.request(plan.input, plan.conversationId));
-		return textResult(answerText(answer.output), answer, messages.length);
+		return textResult(answerText(answer.output), answer, messages.length, plan.leftOut);
 	}
 
 	async *stream(messages: Message[]): AsyncIterable<StreamChunk> {
@@ -134,20 +135,21 @@ export class AssistantChatModel implements ChatModel {
 		const input =
 			plan.conversationId && plan.catalogue === catalogue
 				? plan.input
-				: `${plan.input}\n\n${toolInstructions(tools)}`;
+				: withCatalogue(plan.input, toolInstructions(tools));
 		const structured = this.settings.outputFormat !== undefined;
 		let answer = await this.ask(this.request(input, plan.conversationId, tools));
-		let outcome = interpret(answer, tools, messages.length, catalogue, structured);
+		let outcome = interpret(answer, tools, messages.length, catalogue, structured, plan.leftOut);
 		if ('problem' in outcome) {
 			const retry = this.request(
 				correctionRequest(outcome.problem),
 				answer.conversationId ?? undefined,
 				tools,
 			);
-			// Without a conversation to continue, the correction carries the whole request again.
-			if (!answer.conversationId) retry.input = `${input}\n\n${retry.input}`;
+			// Without a conversation to continue, the correction carries the whole request again,
+			// after the transcript's messages like the catalogue.
+			if (!answer.conversationId) retry.input = withCatalogue(input, retry.input);
 			answer = await this.ask(retry);
-			outcome = interpret(answer, tools, messages.length, catalogue, structured);
+			outcome = interpret(answer, tools, messages.length, catalogue, structured, plan.leftOut);
 		}
 		if ('problem' in outcome) {
 			throw new NodeOperationError(
@@ -162,8 +164,15 @@ export class AssistantChatModel implements ChatModel {
 		return outcome.result;
 	}
 
+	/** What to send; anything the API cannot carry is noted in it, and said in the log. */
 	private plan(messages: Message[]): PlannedAsk {
-		return planAsk(messages, this.settings.conversationId);
+		const plan = planAsk(messages, this.settings.conversationId);
+		if (plan.leftOut.length > 0) {
+			this.ctx.logger.warn(
+				`Assistant Chat Model: the API takes text only, so ${plan.leftOut.length === 1 ? 'one part of the messages was' : `${plan.leftOut.length} parts of the messages were`} replaced by a note: ${plan.leftOut.join('; ')}`,
+			);
+		}
+		return plan;
 	}
 
 	private async ask(request: AskRequest): Promise<AskResult> {
@@ -229,11 +238,12 @@ function interpret(
 	turn: number,
 	catalogue: string,
 	structured: boolean,
+	leftOut: string[],
 ): Outcome {
 	const reply = readEnvelope(answer.output, tools, structured);
 	if (reply.action === 'invalid') return { problem: reply.problem };
 	if (reply.action === 'final_answer') {
-		return { result: textResult(reply.answer, answer, turn, catalogue) };
+		return { result: textResult(reply.answer, answer, turn, leftOut, catalogue) };
 	}
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
 	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
@@ -243,7 +253,7 @@ function interpret(
 	return {
 		result: {
 			finishReason: 'tool-calls',
-			providerMetadata: metadataOf(answer),
+			providerMetadata: metadataOf(answer, leftOut),
 			message: {
 				role: 'assistant',
 				id,
@@ -264,11 +274,12 @@ function textResult(
 	text: string,
 	answer: AskResult,
 	turn: number,
+	leftOut: string[],
 	catalogue?: string,
 ): GenerateResult {
 	return {
 		finishReason: 'stop',
-		providerMetadata: metadataOf(answer),
+		providerMetadata: metadataOf(answer, leftOut),
 		message: {
 			role: 'assistant',
 			id: answerId(answer.conversationId, turn, catalogue),
@@ -277,13 +288,14 @@ function textResult(
 	};
 }
 
-/** Shown in the AI message's response metadata. */
-function metadataOf(answer: AskResult): Record<string, unknown> {
+/** Shown in the AI message's response metadata; `leftOut`: the notes of what was not sent. */
+function metadataOf(answer: AskResult, leftOut: string[]): Record<string, unknown> {
 	return {
 		conversationId: answer.conversationId,
 		...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
 		// What the assistant did for this answer (docs/api.md#steps), for n8n's log view.
 		...(answer.steps ? { steps: answer.steps } : {}),
+		...(leftOut.length > 0 ? { leftOut } : {}),
 	};
 }
 

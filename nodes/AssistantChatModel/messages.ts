@@ -1,5 +1,13 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
+import { noteOfEmptyMessage, noteOfFile, noteOfProviderPart } from './attachments';
+import {
+	writeTranscript,
+	type TranscriptEntry,
+	type TranscriptOptions,
+	type TranscriptRole,
+} from './transcript';
+
 /**
  * LangChain's messages (system, human, AI, tool), as n8n's AI node SDK hands them over, become
  * the one `input` of an ask (docs/api.md#ask-request). Which messages an ask sends is askPlan.ts's
@@ -19,87 +27,141 @@ export function toolNamesById(messages: Message[]): Map<string, string> {
 	return names;
 }
 
+/** What an ask sends: its input, and the notes of what could not go with it. */
+export interface Transcript {
+	input: string;
+	/** One note per attachment (or other part) left out, as it stands in the input. */
+	leftOut: string[];
+}
+
 /**
- * A lone user message is sent as it is (a chain's prompt); anything more becomes a transcript
- * with one labelled section per message, in order.
+ * The messages in the transcript's form (transcript.ts): one entry per message, in order, every
+ * message whatever it holds; the workflow's tool catalogue after them when given.
  */
-export function formatTranscript(messages: Message[], toolNames = toolNamesById(messages)): string {
-	const sections = messages
-		.map((message) => formatMessage(message, toolNames))
-		.filter((section) => section.body.trim() !== '');
-	if (sections.length === 1 && sections[0].label === 'User') return sections[0].body;
-	return sections.map(({ label, body }) => `${label}:\n${body}`).join('\n\n');
+export function formatTranscript(
+	messages: Message[],
+	toolNames = toolNamesById(messages),
+	options: TranscriptOptions = {},
+): Transcript {
+	const leftOut: string[] = [];
+	const entries = messages.map((message) => entryOf(message, toolNames, leftOut));
+	return { input: writeTranscript(entries, options), leftOut };
 }
 
-interface Section {
-	label: string;
-	body: string;
-}
-
-function formatMessage(message: Message, toolNames: Map<string, string>): Section {
+function roleOf(message: Message): TranscriptRole {
 	switch (message.role) {
 		case 'system':
-			return { label: 'Instructions', body: textOf(message.content) };
-		case 'user':
-			return { label: 'User', body: textOf(message.content) };
+			return 'instructions';
 		case 'assistant':
-			return { label: 'Assistant', body: assistantBody(message.content) };
+			return 'assistant';
 		case 'tool':
-			return toolSection(message, toolNames);
+			return 'tool';
 		default:
-			return { label: 'User', body: textOf(message.content) };
+			return 'user';
 	}
 }
 
-function assistantBody(content: MessageContent[]): string {
-	const parts: string[] = [];
-	const text = textOf(content);
-	if (text) parts.push(text);
-	for (const block of content) {
-		if (block.type === 'tool-call') {
-			parts.push(`(called the tool ${block.toolName} with the arguments ${block.input || '{}'})`);
-		}
-	}
-	return parts.join('\n');
-}
-
-function toolSection(message: Message, toolNames: Map<string, string>): Section {
-	const bodies: string[] = [];
-	let name = message.name;
+/**
+ * Text is kept as it is; a file or a provider's part becomes a note where it stood; tool calls
+ * and tool results keep their tool. Reasoning (a model's thinking, not what it said) and
+ * citations (sources of text that is kept) are not part of the message's text.
+ */
+function entryOf(
+	message: Message,
+	toolNames: Map<string, string>,
+	leftOut: string[],
+): TranscriptEntry {
+	const role = roleOf(message);
+	const entry: TranscriptEntry = { role, content: '' };
+	const parts = new Parts();
+	const note = (text: string) => {
+		leftOut.push(text);
+		parts.note(text);
+	};
 	for (const block of message.content) {
-		if (block.type === 'tool-result') {
-			name = name || toolNames.get(block.toolCallId);
-			const result = typeof block.result === 'string' ? block.result : resultText(block.result);
-			bodies.push(block.isError ? `(the tool failed) ${result}` : result);
-		} else if (block.type === 'text') {
-			bodies.push(block.text);
+		switch (block.type) {
+			case 'text':
+				parts.text(block.text);
+				break;
+			case 'file':
+				note(noteOfFile(block, role));
+				break;
+			case 'provider':
+				note(noteOfProviderPart(role));
+				break;
+			case 'tool-call':
+				(entry.toolCalls ??= []).push({ tool: block.toolName, arguments: block.input || '{}' });
+				break;
+			case 'invalid-tool-call':
+				(entry.toolCalls ??= []).push({
+					tool: block.name ?? '(unnamed)',
+					arguments: block.args ?? '',
+				});
+				break;
+			case 'tool-result':
+				entry.tool ??= message.name || toolNames.get(block.toolCallId) || '(unnamed)';
+				if (block.isError) entry.failed = true;
+				parts.text(resultText(block.result, role, (text) => (leftOut.push(text), text)));
+				break;
+			default:
+				break;
 		}
 	}
-	return { label: `Result of the tool ${name || '(unnamed)'}`, body: bodies.join('\n') };
+	if (role === 'tool' && entry.tool === undefined) entry.tool = message.name || '(unnamed)';
+	if (message.content.length === 0) note(noteOfEmptyMessage(role));
+	entry.content = parts.join();
+	return entry;
 }
 
-/** A tool result that is not text: its text blocks, or its JSON. */
-function resultText(result: unknown): string {
-	if (Array.isArray(result) && result.every((entry) => isTextBlock(entry))) {
-		return (result as Array<{ text: string }>).map((entry) => entry.text).join('\n');
+/** Text pieces joined as they are; a note on a line of its own among them. */
+class Parts {
+	private readonly pieces: Array<{ note: boolean; text: string }> = [];
+
+	text(text: string): void {
+		this.pieces.push({ note: false, text });
+	}
+
+	note(text: string): void {
+		this.pieces.push({ note: true, text });
+	}
+
+	join(): string {
+		let out = '';
+		this.pieces.forEach((piece, index) => {
+			const previous = this.pieces[index - 1];
+			if (previous && (piece.note || previous.note) && out !== '' && !out.endsWith('\n')) {
+				out += '\n';
+			}
+			out += piece.text;
+		});
+		return out;
+	}
+}
+
+/** A tool result that is not text: its content blocks (files noted), or its JSON. */
+function resultText(
+	result: unknown,
+	role: TranscriptRole,
+	record: (note: string) => string,
+): string {
+	if (typeof result === 'string') return result;
+	if (Array.isArray(result) && result.length > 0 && result.every(isContentBlock)) {
+		const texts: string[] = [];
+		for (const block of result as MessageContent[]) {
+			if (block.type === 'text') texts.push(block.text);
+			else if (block.type === 'file') texts.push(record(noteOfFile(block, role)));
+			else texts.push(JSON.stringify(block));
+		}
+		return texts.join('\n');
 	}
 	const json = JSON.stringify(result);
 	return json === undefined ? String(result) : json;
 }
 
-function isTextBlock(value: unknown): value is { type: 'text'; text: string } {
+function isContentBlock(value: unknown): boolean {
 	return (
 		typeof value === 'object' &&
 		value !== null &&
-		(value as { type?: unknown }).type === 'text' &&
-		typeof (value as { text?: unknown }).text === 'string'
+		typeof (value as { type?: unknown }).type === 'string'
 	);
-}
-
-/** Text blocks only: reasoning is the model's own, files and citations are not sendable as text. */
-export function textOf(content: MessageContent[]): string {
-	return content
-		.filter((block): block is Extract<MessageContent, { type: 'text' }> => block.type === 'text')
-		.map((block) => block.text)
-		.join('');
 }

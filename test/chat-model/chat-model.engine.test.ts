@@ -9,6 +9,7 @@ import { startEmulator, type Emulator } from '../emulator/server';
 import { assistantPackage, emulatorCredential, rl } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
 import type { EngineCredential } from '../helpers/engine';
+import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-chat-model-tests';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
@@ -39,6 +40,23 @@ async function run(
 
 function consumerOutput(result: Awaited<ReturnType<typeof run>>): ConsumerOutput {
 	return result.outputs('Consumer')[0].json as ConsumerOutput;
+}
+
+/** The messages an ask's input holds (docs/api.md#the-chat-models-transcript). */
+function messagesOf(body: IDataObject) {
+	return readTranscript(String(body.input))?.entries;
+}
+
+/** An ask's body with its input read: the messages, and the catalogue after them if any. */
+function readAsk(body: IDataObject): IDataObject {
+	const { input, ...rest } = body;
+	const transcript = readTranscript(String(input));
+	return { ...rest, messages: transcript?.entries ?? input, catalogue: transcript?.catalogue };
+}
+
+/** One user message, as an ask's messages. */
+function userMessage(content: string) {
+	return [{ role: 'user', content }];
 }
 
 function asks(): IDataObject[] {
@@ -80,20 +98,24 @@ describe('plain generation (chains)', () => {
 			]),
 		);
 		const [body] = asks();
-		expect(body).toEqual({
-			input:
-				'Instructions:\nYou are terse.\n\nUser:\nHi, I am Ada.\n\nAssistant:\nHello Ada.\n\nUser:\nSummarize this.',
-			stream: true,
-		});
+		expect(Object.keys(body).sort()).toEqual(['input', 'stream']);
+		expect(messagesOf(body)).toEqual([
+			{ role: 'instructions', content: 'You are terse.' },
+			{ role: 'user', content: 'Hi, I am Ada.' },
+			{ role: 'assistant', content: 'Hello Ada.' },
+			{ role: 'user', content: 'Summarize this.' },
+		]);
 		expect(output.text).toBe(
-			`[model=${DEFAULT_MODEL} persona=persona_general] You said: "${String(body.input)}".`,
+			`[model=${DEFAULT_MODEL} persona=persona_general] You said: "Summarize this.".`,
 		);
 		expect(output.id).toMatch(/^assistant-conversation:/);
 	});
 
-	test('a lone user message is sent as it is', async () => {
+	test('a lone user message is sent in the same form, as the one message', async () => {
 		const output = consumerOutput(await run('invoke', [{ role: 'user', content: 'Hello there' }]));
-		expect(asks()).toEqual([{ input: 'Hello there', stream: true }]);
+		expect(asks().map(readAsk)).toEqual([
+			{ messages: userMessage('Hello there'), catalogue: undefined, stream: true },
+		]);
 		expect(output.text).toContain('You said: "Hello there"');
 	});
 
@@ -103,9 +125,10 @@ describe('plain generation (chains)', () => {
 			persona: rl('persona_pirate'),
 			options: { memory: false },
 		});
-		expect(asks()).toEqual([
+		expect(asks().map(readAsk)).toEqual([
 			{
-				input: 'Hi',
+				messages: userMessage('Hi'),
+				catalogue: undefined,
 				model_name: 'openai:gpt-5-mini',
 				persona_id: 'persona_pirate',
 				memory_mode: 'off',
@@ -180,7 +203,10 @@ describe('tool calling (AI Agent)', () => {
 		// The second call continues the conversation with only the new message: the tool's result.
 		expect(second.conversation_id).toEqual(expect.stringMatching(/\S/));
 		// The conversation has the tool catalogue already: the output format still names the tools.
-		expect(second.input).toBe('Result of the tool calculator:\n42');
+		expect(readAsk(second)).toMatchObject({
+			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
+			catalogue: undefined,
+		});
 		expect(second.output_format).toEqual(first.output_format);
 	});
 
@@ -218,7 +244,10 @@ describe('streaming', () => {
 		const output = consumerOutput(
 			await run('stream', [{ role: 'user', content: 'Tell me a story' }]),
 		);
-		expect(asks()[0]).toMatchObject({ input: 'Tell me a story', stream: true });
+		expect(readAsk(asks()[0])).toMatchObject({
+			messages: userMessage('Tell me a story'),
+			stream: true,
+		});
 		expect(output.chunks.length).toBeGreaterThan(3);
 		expect(output.chunks.join('')).toBe(output.text);
 		expect(output.text).toContain('You said: "Tell me a story"');
@@ -285,7 +314,10 @@ describe('a conversation never receives a message twice', () => {
 		);
 		const [ask, ...rest] = asks().slice(firstAsks);
 		expect(ask.conversation_id).toBe(asks()[1].conversation_id);
-		expect(ask.input).toBe(secondQuestion);
+		expect(readAsk(ask)).toMatchObject({
+			messages: userMessage(secondQuestion),
+			catalogue: undefined,
+		});
 		expect(rest).toEqual([]);
 		expect(second.text).toEqual(expect.stringMatching(/\S/));
 		// Everything the conversation received, in order: each message once, the catalogue once.
@@ -309,10 +341,11 @@ describe('a conversation never receives a message twice', () => {
 		]);
 		const [ask, next] = asks().slice(firstAsks);
 		expect(ask.conversation_id).toBe(asks()[1].conversation_id);
-		expect(String(ask.input)).toMatch(/^Use word_count on: one two three\n\nTools you can use/);
-		expect(String(ask.input)).toContain('"name": "word_count"');
+		expect(messagesOf(ask)).toEqual(userMessage('Use word_count on: one two three'));
+		expect(readAsk(ask).catalogue).toMatch(/^Tools you can use/);
+		expect(readAsk(ask).catalogue).toContain('"name": "word_count"');
 		// The emulator's word_count gets the whole question: six words.
-		expect(next.input).toBe('Result of the tool word_count:\n6');
+		expect(messagesOf(next)).toEqual([{ role: 'tool', tool: 'word_count', content: '6' }]);
 	});
 });
 
@@ -332,8 +365,13 @@ describe('Options > Conversation ID', () => {
 			}),
 		);
 		// The first ask is the one that started the conversation (an Assistant node's Ask).
-		expect(asks().slice(1)).toEqual([
-			{ input: 'What is my name?', conversation_id: conversationId, stream: true },
+		expect(asks().slice(1).map(readAsk)).toEqual([
+			{
+				messages: userMessage('What is my name?'),
+				catalogue: undefined,
+				conversation_id: conversationId,
+				stream: true,
+			},
 		]);
 		expect(output.metadata).toMatchObject({ conversationId });
 	});
@@ -342,7 +380,9 @@ describe('Options > Conversation ID', () => {
 		await run('invoke', [{ role: 'user', content: 'Hi' }], {
 			options: { conversationId: '={{ "" }}' },
 		});
-		expect(asks()).toEqual([{ input: 'Hi', stream: true }]);
+		expect(asks().map(readAsk)).toEqual([
+			{ messages: userMessage('Hi'), catalogue: undefined, stream: true },
+		]);
 	});
 
 	test('a Conversation ID that is not text fails naming the option, before any request', async () => {
@@ -368,8 +408,13 @@ describe('Response Format', () => {
 				jsonSchema: JSON.stringify(schema),
 			}),
 		);
-		expect(asks()).toEqual([
-			{ input: 'The largest city of France', output_format: schema, stream: true },
+		expect(asks().map(readAsk)).toEqual([
+			{
+				messages: userMessage('The largest city of France'),
+				catalogue: undefined,
+				output_format: schema,
+				stream: true,
+			},
 		]);
 		expect(JSON.parse(output.text)).toEqual({
 			city: expect.any(String),

@@ -11,6 +11,7 @@ import { assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
 import { answeredConversation, heldAnswer } from '../helpers/conversations';
 import type { EngineCredential } from '../helpers/engine';
+import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-exactly-once-chat-model';
 
@@ -41,6 +42,16 @@ async function earlierAnswer(): Promise<{ id: string; messages: ScriptMessage[] 
 			{ role: 'assistant', content: output, id: mark },
 		],
 	};
+}
+
+/** The input of the ask whose last message is this user message (its transcript). */
+function askInputOf(userText: string): string {
+	const request = emulator.stats.requests.find(
+		(r) =>
+			r.path === '/assistant/ask' &&
+			readTranscript(String((r.body as IDataObject)?.input))?.entries.at(-1)?.content === userText,
+	);
+	return String((request?.body as IDataObject)?.input);
 }
 
 /** The conversation an emulated ask with this input went to. */
@@ -75,11 +86,12 @@ describe.each(['invoke', 'stream'] as const)(
 			const result = await run(scenario, [...earlier.messages, { role: 'user', content: input }]);
 			expect(result.error()).toBeUndefined();
 			const output = result.outputs('Consumer')[0].json as ConsumerOutput;
-			const id = continues ? earlier.id : conversationOf(input);
+			const asked = askInputOf(input);
+			const id = continues ? earlier.id : conversationOf(asked);
 			expect(output.text).toBe(await heldAnswer(emulator, id));
 			expect(output.text).toContain(`You said: "${input}"`);
 			if (scenario === 'stream') expect(output.chunks.join('')).toBe(output.text);
-			expect(emulator.stats.startedAsks.get(input)).toBe(1);
+			expect(emulator.stats.startedAsks.get(asked)).toBe(1);
 		});
 	},
 );

@@ -12,6 +12,7 @@ const faults = require('./faults');
 const { parseDirectives } = require('./directives');
 const { composeReply, extractName } = require('./reply');
 const { scriptedOutput, scriptedText } = require('./scripted');
+const { lastUserText, plainText } = require('./transcript');
 const { buildOutput } = require('./schema');
 const { isPlainObject } = require('../helpers/outputFormatSubset');
 const { resolveShape } = require('./shapes');
@@ -60,7 +61,8 @@ async function handleAsk(ctx, queued) {
 	}
 	// Directives act before validation: a fault switched on in the input hits even a bad ask.
 	const input = inputOf(parsed.value);
-	const directives = parseDirectives(input);
+	// In a chat model's transcript the directives are inside its messages' JSON strings.
+	const directives = parseDirectives(plainText(input));
 	if (directives.errors.length > 0) {
 		const detail = directives.errors.map((msg) => ({
 			loc: ['body', 'input'],
@@ -160,10 +162,11 @@ async function runAsk(ctx, ask, plan, directives) {
 	conversation.name = extractName(ask.input) ?? conversation.name;
 	const text =
 		scriptedText(ask.input) ??
-		composeReply(ask.input, {
+		// A chat model's transcript is answered as its last user message.
+		composeReply(lastUserText(ask.input), {
 			modelId: directives.fallbackModel ?? ask.modelId,
 			personaId: ask.personaId,
-			earlier,
+			earlier: earlier.map(lastUserText),
 			knownName: conversation.name,
 			unicodeProbe: plan.splitBytes,
 		});

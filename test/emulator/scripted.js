@@ -20,13 +20,12 @@
  * Anything else returns null: the emulator's usual reply applies.
  */
 
+const { readTranscript, plainText } = require('./transcript');
+
 /** @typedef {Record<string, unknown>} JsonObject */
 
 const TOOLS_HEADER = 'Tools you can use';
 const CORRECTION_START = 'Your last reply could not be used';
-const SECTION_RE = /(?:^|\n\n)(Instructions|User|Assistant|Result of the tool [^\n]*):\n/g;
-const RESULT_RE =
-	/Result of the tool (\S+):\n([\s\S]*?)(?=\n\n(?:Instructions|User|Assistant|Result of the tool [^\n]*|Tools you can use[^\n]*):|$)/g;
 const ARITHMETIC_RE = /[-(]*\d+(?:\.\d+)?(?:\s*[-+*/^]\s*[(]*\d+(?:\.\d+)?[)]*)+/;
 
 /**
@@ -72,10 +71,11 @@ function objectAnswerSchema(outputFormat) {
 function scriptedOutput(outputFormat, input, earlier) {
 	if (!isToolEnvelope(outputFormat)) return null;
 	const answerSchema = objectAnswerSchema(outputFormat);
-	const transcript = [...earlier, input].join('\n\n');
-	const tools = toolCatalogue(transcript);
-	const question = userQuestion([...earlier, input]);
-	const results = toolResults(transcript);
+	const inputs = [...earlier, input];
+	const transcript = inputs.join('\n\n');
+	const tools = toolCatalogue(inputs);
+	const question = userQuestion(inputs);
+	const results = toolResults(inputs);
 	const wanted = tools.filter((tool) => mentions(question, tool.name));
 	const next = wanted.find((tool) => !results.has(tool.name));
 	if (next) {
@@ -102,10 +102,11 @@ function scriptedOutput(outputFormat, input, earlier) {
 
 /**
  * The text reply for a plain ask that asks for JSON matching a schema, or null.
- * @param {string} input
+ * @param {string} asked
  * @returns {string | null}
  */
-function scriptedText(input) {
+function scriptedText(asked) {
+	const input = plainText(asked);
 	if (!input.includes('"JSON Schema" instance')) return null;
 	const block = /```json\s*\n([\s\S]*?)\n```/.exec(
 		input.slice(input.indexOf('"JSON Schema" instance')),
@@ -122,65 +123,53 @@ function scriptedText(input) {
 }
 
 /**
- * @param {string} transcript
+ * The latest tool catalogue: it follows a transcript's messages (or is a lone input's text).
+ * @param {string[]} inputs
  * @returns {Array<{ name: string, parameters: JsonObject }>}
  */
-function toolCatalogue(transcript) {
-	const at = transcript.lastIndexOf(TOOLS_HEADER);
-	if (at < 0) return [];
-	const block = /```json\s*\n([\s\S]*?)\n```/.exec(transcript.slice(at));
-	if (!block) return [];
-	try {
-		const tools = JSON.parse(block[1]);
-		return Array.isArray(tools) ? tools : [];
-	} catch {
-		return [];
+function toolCatalogue(inputs) {
+	for (let index = inputs.length - 1; index >= 0; index--) {
+		const text = readTranscript(inputs[index])?.catalogue ?? inputs[index];
+		const at = text.lastIndexOf(TOOLS_HEADER);
+		if (at < 0) continue;
+		const block = /```json\s*\n([\s\S]*?)\n```/.exec(text.slice(at));
+		if (!block) return [];
+		try {
+			const tools = JSON.parse(block[1]);
+			return Array.isArray(tools) ? tools : [];
+		} catch {
+			return [];
+		}
 	}
+	return [];
 }
 
 /**
- * The latest user message: the last "User:" section, or an input that is a lone message.
+ * The latest user message of the transcripts (a correction is not one).
  * @param {string[]} inputs
  */
 function userQuestion(inputs) {
 	for (let index = inputs.length - 1; index >= 0; index--) {
-		const input = inputs[index];
-		if (input.startsWith(CORRECTION_START)) continue;
-		const sections = splitSections(input);
-		if (sections.length === 0) return withoutTools(input);
-		const user = sections.filter((section) => section.label === 'User').pop();
-		if (user) return user.body.trim();
+		const transcript = readTranscript(inputs[index]);
+		if (!transcript) continue;
+		const user = transcript.messages.filter((message) => message.role === 'user').pop();
+		if (user) return String(user.content).trim();
 	}
 	return '';
 }
 
-/** @param {string} text */
-function withoutTools(text) {
-	const end = text.indexOf(TOOLS_HEADER);
-	return (end < 0 ? text : text.slice(0, end)).trim();
-}
-
-/** @param {string} text */
-function splitSections(text) {
-	/** @type {Array<{ label: string, body: string }>} */
-	const sections = [];
-	const matches = [...text.matchAll(SECTION_RE)];
-	matches.forEach((match, index) => {
-		const start = /** @type {number} */ (match.index) + match[0].length;
-		const end = index + 1 < matches.length ? matches[index + 1].index : text.length;
-		let body = text.slice(start, end);
-		const tools = body.indexOf(`\n\n${TOOLS_HEADER}`);
-		if (tools >= 0) body = body.slice(0, tools);
-		sections.push({ label: match[1], body });
-	});
-	return sections;
-}
-
-/** @param {string} transcript */
-function toolResults(transcript) {
+/**
+ * Every tool result of the conversation, by tool.
+ * @param {string[]} inputs
+ */
+function toolResults(inputs) {
 	/** @type {Map<string, string>} */
 	const results = new Map();
-	for (const match of transcript.matchAll(RESULT_RE)) results.set(match[1], match[2]);
+	for (const input of inputs) {
+		for (const message of readTranscript(input)?.messages ?? []) {
+			if (message.role === 'tool') results.set(String(message.tool), String(message.content));
+		}
+	}
 	return results;
 }
 

@@ -1,5 +1,9 @@
-/** `npm run fuzz [-- --cases N --seed S]`: the exactly-once property over generated streams. */
+/**
+ * `npm run fuzz [-- --cases N --transcripts N --seed S]`: the exactly-once property over
+ * generated streams, and the transcript property over generated conversations.
+ */
 import { runFuzz } from './check';
+import { runTranscriptFuzz } from './transcript';
 
 function arg(name: string, fallback: number): number {
 	const at = process.argv.indexOf(`--${name}`);
@@ -7,21 +11,35 @@ function arg(name: string, fallback: number): number {
 }
 
 const cases = arg('cases', 10_000);
+const transcripts = arg('transcripts', 10_000);
 const seed = arg('seed', Date.now() % 1_000_000);
-const started = Date.now();
+let failures = 0;
+
+function reportFailures(failed: Array<{ seed: number; problem: string }>, replay: string): void {
+	for (const { seed: failedSeed, problem } of failed.slice(0, 10)) {
+		console.log(
+			`FAILED seed ${failedSeed} (replay with --seed ${failedSeed} ${replay}): ${problem}`,
+		);
+	}
+	failures += failed.length;
+}
+
+let started = Date.now();
 const report = runFuzz(cases, seed);
 console.log(
 	`Stream fuzz: ${cases} cases from seed ${seed} in ${Date.now() - started} ms ` +
-		`(dialects ${JSON.stringify(report.byDialect)}, outcomes ${JSON.stringify(report.byOutcome)})`,
+		`(dialects ${JSON.stringify(report.byDialect)}, outcomes ${JSON.stringify(report.byOutcome)}): ` +
+		`${cases - report.failed.length} passed, ${report.failed.length} failed`,
 );
-if (report.failed.length > 0) {
-	for (const { seed: failedSeed, problem } of report.failed.slice(0, 10)) {
-		console.log(
-			`FAILED seed ${failedSeed} (replay with --seed ${failedSeed} --cases 1): ${problem}`,
-		);
-	}
-	console.log(`${cases - report.failed.length} passed, ${report.failed.length} failed`);
-	process.exitCode = 1;
-} else {
-	console.log(`${cases} passed, 0 failed`);
-}
+reportFailures(report.failed, '--cases 1 --transcripts 0');
+
+started = Date.now();
+const transcriptReport = runTranscriptFuzz(transcripts, seed);
+console.log(
+	`Transcript fuzz: ${transcripts} adversarial transcripts (${transcriptReport.messages} messages) ` +
+		`from seed ${seed} in ${Date.now() - started} ms, each read back into exactly its messages: ` +
+		`${transcripts - transcriptReport.failed.length} passed, ${transcriptReport.failed.length} failed`,
+);
+reportFailures(transcriptReport.failed, '--cases 0 --transcripts 1');
+
+if (failures > 0) process.exitCode = 1;

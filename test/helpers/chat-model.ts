@@ -53,6 +53,11 @@ export interface ScriptMessage {
 	toolCalls?: Array<{ id: string; name: string; args: IDataObject }>;
 	/** A tool message's call id. */
 	toolCallId?: string;
+	/**
+	 * A user message's image, as n8n's AI Agent hands on binary images: an `image_url` block with
+	 * a data URL (with an empty `content`, the agent's own message of images alone).
+	 */
+	image?: { mimeType: string; base64: string };
 }
 
 export interface ConsumerOutput extends IDataObject {
@@ -92,7 +97,7 @@ const wordCount = langchainTool(
 );
 
 function toMessages(script: ScriptMessage[]): BaseMessage[] {
-	return script.map(({ role, content, id, toolCalls, toolCallId }) => {
+	return script.map(({ role, content, id, toolCalls, toolCallId, image }) => {
 		if (role === 'system') return new SystemMessage(content);
 		if (role === 'tool') return new ToolMessage({ content, tool_call_id: toolCallId ?? '' });
 		if (role === 'assistant') {
@@ -100,6 +105,17 @@ function toMessages(script: ScriptMessage[]): BaseMessage[] {
 				content,
 				id,
 				tool_calls: toolCalls?.map((call) => ({ ...call, type: 'tool_call' as const })),
+			});
+		}
+		if (image) {
+			return new HumanMessage({
+				content: [
+					...(content ? [{ type: 'text' as const, text: content }] : []),
+					{
+						type: 'image_url' as const,
+						image_url: { url: `data:${image.mimeType};base64,${image.base64}` },
+					},
+				],
 			});
 		}
 		return new HumanMessage(content);

@@ -14,6 +14,7 @@ const editor = require('../editor');
 const { nodeOutput } = require('../n8n-client');
 const { asks, recording } = require('../env');
 const { readStreamedWebhook } = require('../streamed-webhook');
+const { readTranscript, plainText } = require('../../emulator/transcript');
 
 const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
 const LANGCHAIN = '@n8n/n8n-nodes-langchain';
@@ -132,7 +133,11 @@ async function basicLlmChain(env) {
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
 	assert.equal(sent.length, 1, 'one ask');
-	assert.equal(sent[0].body.input, question, 'the prompt is the ask');
+	assert.deepEqual(
+		readTranscript(String(sent[0].body.input))?.messages,
+		[{ role: 'user', content: question }],
+		'the prompt is the ask, the one message of its transcript',
+	);
 	const [item] = nodeOutput(result.runData, chain.name);
 	assert.match(String(item?.text), /You said: "Name three lighthouses\."/, JSON.stringify(item));
 	return `the chain's output: ${JSON.stringify(item)}`;
@@ -171,7 +176,7 @@ async function informationExtractor(env) {
 	const { result, asks: sent } = await importAndRun(env, workflow);
 	assert.ok(sent.length >= 1, 'the extractor asked');
 	assert.match(
-		String(sent[0].body.input),
+		plainText(String(sent[0].body.input)),
 		/"JSON Schema" instance/,
 		'the format instructions were sent',
 	);
@@ -229,12 +234,11 @@ async function agentWithTools(env) {
 	assert.equal(modelAsks[2].body.conversation_id, conversation, 'all turns in one conversation');
 	// Each later turn sends only what is new: the result of the tool just called.
 	for (const ask of modelAsks.slice(1)) {
-		assert.match(String(ask.body.input), /^Result of the tool (Calculator|Assistant):\n\[\{/);
-		assert.doesNotMatch(
-			String(ask.body.input),
-			/^(Instructions|User):$/m,
-			'the system prompt and the question are not sent again',
-		);
+		const messages = readTranscript(String(ask.body.input))?.messages ?? [];
+		assert.equal(messages.length, 1, 'the system prompt and the question are not sent again');
+		assert.equal(messages[0].role, 'tool');
+		assert.match(String(messages[0].tool), /^(Calculator|Assistant)$/);
+		assert.match(String(messages[0].content), /^\[\{/);
 	}
 	return [
 		`asks: ${sent.map((ask) => (ask.body.output_format ? 'model' : 'tool')).join(', ')}`,

@@ -9,8 +9,19 @@ import {
 	markOfConversation,
 	readMark,
 } from '../../../nodes/AssistantChatModel/conversationMark';
-import { planAsk } from '../../../nodes/AssistantChatModel/askPlan';
+import { planAsk, type PlannedAsk } from '../../../nodes/AssistantChatModel/askPlan';
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
+import { readTranscript } from '../../../nodes/AssistantChatModel/transcript';
+
+/** What the assistant reads: the messages of the transcript. */
+const entriesOf = (input: string) => readTranscript(input)?.entries;
+
+/** A plan with its input read back into its messages (nothing was left out of these). */
+function read(plan: PlannedAsk) {
+	const { input, leftOut, ...rest } = plan;
+	expect(leftOut).toEqual([]);
+	return { ...rest, messages: entriesOf(input) };
+}
 
 const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -29,14 +40,17 @@ const toolResult = (toolCallId: string, result: unknown, isError = false): Messa
 });
 
 describe('messages become one ask', () => {
-	test('a lone user message is sent as it is', () => {
-		expect(planAsk([user('What is the capital of France?')])).toEqual({
-			input: 'What is the capital of France?',
-		});
+	test('a lone user message is a transcript of one message too', () => {
+		const plan = planAsk([user('What is the capital of France?')]);
+		expect(plan.conversationId).toBeUndefined();
+		expect(entriesOf(plan.input)).toEqual([
+			{ role: 'user', content: 'What is the capital of France?' },
+		]);
+		expect(plan.leftOut).toEqual([]);
 	});
 
-	test('system, user, AI and tool messages become one labelled transcript, in order', () => {
-		const input = formatTranscript([
+	test('system, user, AI and tool messages become one message each, in order', () => {
+		const { input } = formatTranscript([
 			system('Be brief.'),
 			user('Hi'),
 			assistant('Hello!'),
@@ -44,43 +58,69 @@ describe('messages become one ask', () => {
 			toolResult('c1', '2'),
 			user('Thanks'),
 		]);
-		expect(input).toBe(
-			[
-				'Instructions:\nBe brief.',
-				'User:\nHi',
-				'Assistant:\nHello!',
-				'Assistant:\n(called the tool calculator with the arguments {"input":"1+1"})',
-				'Result of the tool calculator:\n2',
-				'User:\nThanks',
-			].join('\n\n'),
-		);
+		expect(entriesOf(input)).toEqual([
+			{ role: 'instructions', content: 'Be brief.' },
+			{ role: 'user', content: 'Hi' },
+			{ role: 'assistant', content: 'Hello!' },
+			{
+				role: 'assistant',
+				content: '',
+				toolCalls: [{ tool: 'calculator', arguments: '{"input":"1+1"}' }],
+			},
+			{ role: 'tool', tool: 'calculator', content: '2' },
+			{ role: 'user', content: 'Thanks' },
+		]);
+		// Arguments that are a JSON object are embedded as JSON, for the assistant to read.
+		expect(input).toContain('"tool_calls":[{"tool":"calculator","arguments":{"input":"1+1"}}]');
 	});
 
 	test('a tool result names its tool through the call it answers; failures say so', () => {
-		const input = formatTranscript([
+		const { input } = formatTranscript([
 			toolCall('c9', 'search', '{}'),
 			toolResult('c9', { hits: 3 }, true),
 		]);
-		expect(input).toContain('Result of the tool search:\n(the tool failed) {"hits":3}');
+		expect(entriesOf(input)?.[1]).toEqual({
+			role: 'tool',
+			tool: 'search',
+			failed: true,
+			content: '{"hits":3}',
+		});
 	});
 
 	test('tool results given as text blocks are sent as their text', () => {
-		const input = formatTranscript([
+		const { input } = formatTranscript([
 			toolCall('c2', 'code', '{}'),
 			toolResult('c2', [
 				{ type: 'text', text: 'line one' },
 				{ type: 'text', text: 'line two' },
 			]),
 		]);
-		expect(input).toContain('Result of the tool code:\nline one\nline two');
+		expect(entriesOf(input)?.[1]).toEqual({
+			role: 'tool',
+			tool: 'code',
+			content: 'line one\nline two',
+		});
 	});
 
-	test('reasoning and empty messages are left out', () => {
-		const input = formatTranscript([
+	test('reasoning is not part of what a message says; the message itself stays', () => {
+		const { input } = formatTranscript([
 			{ role: 'assistant', content: [{ type: 'reasoning', text: 'thinking…' }] },
 			user('Go on'),
 		]);
-		expect(input).toBe('Go on');
+		expect(entriesOf(input)).toEqual([
+			{ role: 'assistant', content: '' },
+			{ role: 'user', content: 'Go on' },
+		]);
+	});
+
+	test('the workflow tool catalogue goes after the messages', () => {
+		const { input } = formatTranscript([user('6 * 7?')], undefined, {
+			catalogue: 'Tools you can use: …',
+		});
+		expect(readTranscript(input)).toEqual({
+			entries: [{ role: 'user', content: '6 * 7?' }],
+			catalogue: 'Tools you can use: …',
+		});
 	});
 });
 
@@ -102,9 +142,9 @@ describe('conversations are continued from the history', () => {
 			toolCall(mark, 'calculator', '{"input":"6*7"}'),
 			toolResult(mark, '42'),
 		]);
-		expect(plan).toEqual({
+		expect(read(plan)).toEqual({
 			conversationId: conversation,
-			input: 'Result of the tool calculator:\n42',
+			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
 		});
 	});
 
@@ -114,7 +154,10 @@ describe('conversations are continued from the history', () => {
 			assistant('Hello Ada', markOfConversation(conversation, 1)),
 			user('What is my name?'),
 		]);
-		expect(plan).toEqual({ conversationId: conversation, input: 'What is my name?' });
+		expect(read(plan)).toEqual({
+			conversationId: conversation,
+			messages: [{ role: 'user', content: 'What is my name?' }],
+		});
 	});
 
 	test('a history that matches no conversation of the node starts a new one with the transcript', () => {
@@ -124,13 +167,20 @@ describe('conversations are continued from the history', () => {
 			user('Bye'),
 		]);
 		expect(plan.conversationId).toBeUndefined();
-		expect(plan.input).toBe('User:\nHi\n\nAssistant:\nHello from another model\n\nUser:\nBye');
+		expect(entriesOf(plan.input)).toEqual([
+			{ role: 'user', content: 'Hi' },
+			{ role: 'assistant', content: 'Hello from another model' },
+			{ role: 'user', content: 'Bye' },
+		]);
 	});
 
 	test("a history that ends with the node's own answer is sent whole, in a new conversation", () => {
 		const plan = planAsk([user('Hi'), assistant('Hello', markOfConversation(conversation, 1))]);
 		expect(plan.conversationId).toBeUndefined();
-		expect(plan.input).toBe('User:\nHi\n\nAssistant:\nHello');
+		expect(entriesOf(plan.input)).toEqual([
+			{ role: 'user', content: 'Hi' },
+			{ role: 'assistant', content: 'Hello' },
+		]);
 	});
 
 	test('a mark carries the tool catalogue its conversation holds; older marks carry none', () => {
@@ -160,9 +210,9 @@ describe('a conversation never receives a message twice', () => {
 			assistant('6 * 7 is 42.'),
 			user('And doubled?'),
 		]);
-		expect(plan).toEqual({
+		expect(read(plan)).toEqual({
 			conversationId: conversation,
-			input: 'And doubled?',
+			messages: [{ role: 'user', content: 'And doubled?' }],
 			catalogue: 'cafe0001',
 		});
 	});
@@ -179,9 +229,9 @@ describe('a conversation never receives a message twice', () => {
 			toolCall(second, 'calculator', '{"input":"42*2"}'),
 			toolResult(second, '84'),
 		]);
-		expect(plan).toEqual({
+		expect(read(plan)).toEqual({
 			conversationId: conversation,
-			input: 'Result of the tool calculator:\n84',
+			messages: [{ role: 'tool', tool: 'calculator', content: '84' }],
 		});
 	});
 });
@@ -192,14 +242,20 @@ describe('Options > Conversation ID', () => {
 			[user('Hi'), assistant('Hello (from the memory)'), user('What did the Ask node say?')],
 			'conv_from_ask',
 		);
-		expect(plan).toEqual({ conversationId: 'conv_from_ask', input: 'What did the Ask node say?' });
+		expect(read(plan)).toEqual({
+			conversationId: 'conv_from_ask',
+			messages: [{ role: 'user', content: 'What did the Ask node say?' }],
+		});
 	});
 
 	test('a first message goes whole, with its instructions', () => {
 		const plan = planAsk([system('Be brief.'), user('Hi')], 'conv_from_ask');
-		expect(plan).toEqual({
+		expect(read(plan)).toEqual({
 			conversationId: 'conv_from_ask',
-			input: 'Instructions:\nBe brief.\n\nUser:\nHi',
+			messages: [
+				{ role: 'instructions', content: 'Be brief.' },
+				{ role: 'user', content: 'Hi' },
+			],
 		});
 	});
 
@@ -209,9 +265,9 @@ describe('Options > Conversation ID', () => {
 			[user('6 * 7?'), toolCall(mark, 'calculator', '{}'), toolResult(mark, '42')],
 			'conv_chosen',
 		);
-		expect(plan).toEqual({
+		expect(read(plan)).toEqual({
 			conversationId: 'conv_chosen',
-			input: 'Result of the tool calculator:\n42',
+			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
 			catalogue: 'cafe0002',
 		});
 	});
@@ -228,6 +284,9 @@ describe('Options > Conversation ID', () => {
 			],
 			'conv_new',
 		);
-		expect(plan).toEqual({ conversationId: 'conv_new', input: 'Next' });
+		expect(read(plan)).toEqual({
+			conversationId: 'conv_new',
+			messages: [{ role: 'user', content: 'Next' }],
+		});
 	});
 });

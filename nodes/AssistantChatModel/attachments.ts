@@ -1,0 +1,76 @@
+import type { MessageContent } from '@n8n/ai-node-sdk';
+
+import type { TranscriptRole } from './transcript';
+
+/**
+ * The API's `input` is text: images, audio, video and other files in a message cannot go with
+ * it. Each is replaced, where it stood, by a note that says what was left out, so that neither
+ * the assistant nor the user is left to guess (docs/api.md#what-cannot-be-sent).
+ */
+
+type ContentFile = Extract<MessageContent, { type: 'file' }>;
+
+const WHO: Record<TranscriptRole, string> = {
+	instructions: "the workflow's instructions held",
+	user: 'the user attached',
+	assistant: 'the earlier answer held',
+	tool: 'the tool returned',
+};
+
+/** `[the user attached an image (photo.png), which could not be passed on]` */
+export function noteOfFile(file: ContentFile, role: TranscriptRole): string {
+	return `[${WHO[role]} ${describeFile(file)}, which could not be passed on]`;
+}
+
+/** A provider's own content part (n8n's `provider` block): not text, so not sendable either. */
+export function noteOfProviderPart(role: TranscriptRole): string {
+	return `[${WHO[role]} a part in a provider's own format, which could not be passed on]`;
+}
+
+/**
+ * A message that reaches the node with no content at all. n8n's AI node SDK hands a message over
+ * without the parts it cannot convert: the AI Agent's images (its "Automatically Passthrough
+ * Binary Images" option, on by default) arrive as a user message with nothing in it.
+ */
+export function noteOfEmptyMessage(role: TranscriptRole): string {
+	return role === 'user'
+		? '[the user attached something n8n did not hand on to the Assistant Chat Model, such as an image, which could not be passed on]'
+		: `[${WHO[role]} something n8n did not hand on to the Assistant Chat Model, which could not be passed on]`;
+}
+
+function describeFile(file: ContentFile): string {
+	const type = file.mediaType ?? mediaTypeOfDataUrl(file.data) ?? '';
+	const name = fileNameOf(file);
+	const details = [name, type && !name ? type : undefined].filter(Boolean).join(', ');
+	return details ? `${kindOf(type)} (${details})` : kindOf(type);
+}
+
+function kindOf(mediaType: string): string {
+	const type = mediaType.toLowerCase();
+	if (type.startsWith('image/')) return 'an image';
+	if (type.startsWith('audio/')) return 'an audio file';
+	if (type.startsWith('video/')) return 'a video';
+	if (type === 'application/pdf') return 'a PDF document';
+	return 'a file';
+}
+
+/** n8n's agents put the file name in the block's metadata (`filename`); others use similar keys. */
+function fileNameOf(file: ContentFile): string | undefined {
+	const metadata = file.providerMetadata ?? {};
+	for (const key of ['filename', 'fileName', 'name', 'title']) {
+		const value = metadata[key];
+		if (typeof value === 'string' && value.trim() !== '') return oneLine(value);
+	}
+	return undefined;
+}
+
+function mediaTypeOfDataUrl(data: unknown): string | undefined {
+	if (typeof data !== 'string') return undefined;
+	return /^data:([\w.+-]+\/[\w.+-]+)[;,]/.exec(data)?.[1];
+}
+
+/** A name is the sender's text: kept to one short line inside the note. */
+function oneLine(text: string): string {
+	const flat = text.replace(/\s+/gu, ' ').trim();
+	return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+}
