@@ -15,7 +15,12 @@ import {
 } from './stream/answer';
 import { LostResponse } from './transport/acceptance';
 import { apiError, headline } from './transport/errors';
-import { RetryableFailure, sessionPoolError, type FailureScope } from './transport/failures';
+import {
+	creditError,
+	RetryableFailure,
+	sessionPoolError,
+	type FailureScope,
+} from './transport/failures';
 import type { AttemptPace } from './transport/pace';
 import {
 	headerValue,
@@ -25,7 +30,7 @@ import {
 } from './transport/request';
 import { runCall } from './transport/retryLoop';
 import type { Attempt } from './transport/send';
-import { isSessionPoolMessage, redact } from './transport/serverMessage';
+import { isCreditMessage, isSessionPoolMessage, redact } from './transport/serverMessage';
 import { openStream } from './transport/streamCall';
 import type { AssistantStep } from './stream/steps';
 
@@ -255,6 +260,7 @@ function streamFailure(
 	const said = redact(failure.serverMessage ?? '', secret);
 	switch (failure.failure) {
 		case 'error-event':
+			if (isCreditMessage(said)) return creditError(scope, undefined, said);
 			// Before any answer text, a full session pool is waited out like its HTTP form.
 			if (isSessionPoolMessage(said) && !failure.afterText) {
 				// The stream's headers may carry the server's Retry-After.

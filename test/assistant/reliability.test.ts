@@ -175,6 +175,53 @@ describe('retries used up: the last status and the server’s own message (docs/
 		expect(askRequests()).toHaveLength(1);
 	});
 
+	test('HTTP 403 reads as a token problem, and is not retried', async () => {
+		emulator.queueFault({ name: 'status', status: 403, path: '/assistant/ask' }, 5);
+		const { error } = await run({ input: 'forbidden', options: { retries: 3 } });
+		expect(error?.message).toMatch(/^The access token was rejected \(HTTP 403\)/);
+		expect(error?.description).toMatch(/access token/);
+		expect(askRequests()).toHaveLength(1);
+	});
+
+	// docs/api.md#credit-failures: the provider's words, one meaning, never retried.
+	test.each([
+		['credit-402', '402', true],
+		['credit-402', '402', false],
+		['credit-500', '500', true],
+		['credit-200', '200', true],
+		['credit-event', undefined, true],
+		['credit-event', undefined, false],
+	])(
+		"#fault=%s (HTTP %s, Stream %s): out of credit, not retried, in the provider's words",
+		async (fault, status, stream) => {
+			const { error, ms } = await run({
+				input: `x #fault=${fault}`,
+				options: { stream, retries: 3 },
+			});
+			expect(error?.message).toBe(
+				`The account or the model's provider is out of credit${status ? ` (HTTP ${status})` : ''}: ` +
+					'This request requires more credits, or fewer max_tokens. You requested up to 64000 tokens, but can only afford 1843. To increase, visit https://openrouter.ai/settings/credits and add more credits',
+			);
+			expect(error?.description).toMatch(/Pick another model .*top up/);
+			expect(askRequests()).toHaveLength(1);
+			expect(ms).toBeLessThan(5000);
+		},
+	);
+
+	test('a credit failure under Continue On Fail is one error item, the other items answered', async () => {
+		const { result } = await run(
+			{ input: '={{ $json.q }}', options: { retries: 3 } },
+			[{ q: 'one' }, { q: 'two #fault=credit-402' }, { q: 'three' }],
+			{ onError: 'continueRegularOutput' },
+		);
+		const items = result.outputs('Ask').map((item) => item.json);
+		expect(items).toHaveLength(3);
+		expect(items[0].output).toMatch(/You said: "one"/);
+		expect(String(items[1].error)).toMatch(/out of credit \(HTTP 402\): .*can only afford/);
+		expect(items[2].output).toMatch(/You said: "three"/);
+		expect(askRequests()).toHaveLength(3);
+	});
+
 	// A stream cut mid-answer or closed without End is read from its conversation instead
 	// (test/assistant/exactly-once.test.ts); these the service itself reported.
 	test.each([

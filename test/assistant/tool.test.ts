@@ -232,6 +232,19 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 		);
 	});
 
+	test("a credit failure reaches the agent in one message with the provider's words, not retried", async () => {
+		const { run, agent } = await callTool([
+			{ args: { question: `${QUESTION} #fault=credit-402` } },
+		]);
+		expect(run.error()).toBeUndefined();
+		expect(agent.steps[0].error).toMatch(
+			/^The account or the model's provider is out of credit \(HTTP 402\): .*can only afford 1843/,
+		);
+		expect(
+			emulator.stats.requests.filter((request) => request.path === '/assistant/ask'),
+		).toHaveLength(1);
+	});
+
 	test('a failing call goes to the agent as an error it can read; the workflow goes on', async () => {
 		const wrongToken = 'not-the-right-token-123';
 		const { run, agent, toolRuns } = await callTool([{ args: { question: QUESTION } }], {

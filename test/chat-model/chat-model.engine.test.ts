@@ -178,6 +178,23 @@ describe('plain generation (chains)', () => {
 	});
 });
 
+describe('credit failures (docs/api.md#credit-failures)', () => {
+	test.each(['credit-402', 'credit-event'])(
+		"#fault=%s: out of credit in the provider's words, not retried",
+		async (fault) => {
+			const result = await run('invoke', [{ role: 'user', content: `Hi #fault=${fault}` }], {
+				options: { retries: 3 },
+			});
+			const error = result.error() as (Error & { description?: string }) | undefined;
+			expect(error?.message).toMatch(
+				/^The account or the model's provider is out of credit( \(HTTP 402\))?: This request requires more credits.*can only afford 1843/,
+			);
+			expect(error?.description).toMatch(/Pick another model .*top up/);
+			expect(asks()).toHaveLength(1);
+		},
+	);
+});
+
 describe('tool calling (AI Agent)', () => {
 	test('the assistant calls a bound tool, the tool runs, the final answer uses its result', async () => {
 		const output = consumerOutput(await run('agent', question));

@@ -13,6 +13,9 @@ const http = require('node:http');
  * @property {number} [retryAfterMs]  429/503: also send a retry-after-ms header
  * @property {number} [ms]  slow-first-byte (default 5000), slow-chunks (250), stall-stream (60000)
  * @property {string} [message]  body text for error200, status faults, error-event and pool faults
+ * @property {'error-object' | 'data'} [bodyForm]  credit faults only: the words inside
+ *   `{"error": {"message", "code"}}` (a 200) or `{"data": {"message"}}` (a status) instead of the
+ *   usual `{"error": "…"}` / `{"detail": "…"}`
  * @property {'cut'} [object]  faults after acceptance: the conversation holds a structured answer
  *   cut in half (acceptedFaults.js)
  */
@@ -50,6 +53,19 @@ const ACCEPTED_FAULT_NAMES = Object.freeze([
 	'accepted-502',
 ]);
 
+// docs/api.md#credit-failures: a provider's credit failure passes through the service in its
+// words (OpenRouter's here), as a 402, inside a 5xx, inside a 200 or as a stream error event.
+const CREDIT_MESSAGE =
+	'This request requires more credits, or fewer max_tokens. You requested up to 64000 tokens, but can only afford 1843. To increase, visit https://openrouter.ai/settings/credits and add more credits';
+
+/** @type {Record<string, FaultSpec>} the credit faults, as the faults they are spelled with */
+const CREDIT_FAULTS = {
+	'credit-402': { name: 'status', status: 402, message: CREDIT_MESSAGE },
+	'credit-500': { name: 'status', status: 500, message: CREDIT_MESSAGE, bodyForm: 'data' },
+	'credit-200': { name: 'error200', message: CREDIT_MESSAGE, bodyForm: 'error-object' },
+	'credit-event': { name: 'error-event', message: CREDIT_MESSAGE },
+};
+
 /** How long a turn runs on after its connection failed, unless the fault's `ms` says. */
 const DEFAULT_RUN_ON_MS = 200;
 
@@ -75,6 +91,7 @@ const FAULT_NAMES = Object.freeze([
 	'pool-evict',
 	'pool-busy-200',
 	'pool-busy-event',
+	...Object.keys(CREDIT_FAULTS),
 	...ACCEPTED_FAULT_NAMES,
 	'conversation-busy',
 ]);
@@ -113,7 +130,10 @@ function normalizeFault(spec) {
 	if (!spec || typeof spec !== 'object' || typeof spec.name !== 'string') {
 		throw new TypeError('A fault needs a string name');
 	}
-	const fault = { ...spec };
+	const credit = CREDIT_FAULTS[spec.name];
+	const fault = credit
+		? { ...spec, ...credit, message: spec.message ?? credit.message }
+		: { ...spec };
 	if (/^\d{3}$/.test(fault.name)) {
 		fault.status = Number(fault.name);
 		fault.name = 'status';
@@ -268,8 +288,11 @@ function setFlag(plan, name) {
  */
 function statusFaultResponse(fault) {
 	const status = fault.status ?? 500;
-	const response =
-		proxyResponse(status) ?? jsonResponse(status, serviceErrorBody(status, fault.message));
+	const body =
+		fault.bodyForm === 'data'
+			? { data: { message: fault.message } }
+			: serviceErrorBody(status, fault.message);
+	const response = proxyResponse(status) ?? jsonResponse(status, body);
 	if (status === 401) response.headers['www-authenticate'] = 'Bearer';
 	if (status === 429 || (status === 503 && fault.retryAfter !== undefined)) {
 		response.headers['retry-after'] = String(fault.retryAfter ?? '1');
@@ -396,7 +419,10 @@ function fakeSuccessResponse(fault) {
 	if (fault.name === 'garbage') {
 		return { status: 200, headers: { 'content-type': 'application/json' }, body: '<html>oops' };
 	}
-	return jsonResponse(200, { error: fault.message ?? DEFAULT_ERROR200 });
+	const message = fault.message ?? DEFAULT_ERROR200;
+	if (fault.bodyForm === 'error-object')
+		return jsonResponse(200, { error: { message, code: 402 } });
+	return jsonResponse(200, { error: message });
 }
 
 module.exports = {
@@ -405,6 +431,7 @@ module.exports = {
 	BUSY_DETAIL,
 	UNAUTHORIZED_DETAIL,
 	POOL_BUSY_MESSAGE,
+	CREDIT_MESSAGE,
 	normalizeFault,
 	planFaults,
 	terminalResponse,

@@ -68,6 +68,18 @@ export function describeStatus(status: number, headers: ResponseHeaders, said: s
 	}
 }
 
+/**
+ * The account or the model's provider is out of credit (docs/api.md#credit-failures): never
+ * retried; the provider's words follow the colon.
+ */
+export function creditText(status: number | undefined, said: string): ErrorText {
+	return {
+		message: headline("The account or the model's provider is out of credit", status, said),
+		description:
+			"The assistant could not pay the model's provider for this ask. Pick another model (Model), or top up the account or the provider (for a BYOK model, your own provider account), then run the item again.",
+	};
+}
+
 /** The account's session pool stayed full through every retry (docs/api.md#full-session-pool). */
 export function sessionPoolText(status: number | undefined, said: string): ErrorText {
 	return {

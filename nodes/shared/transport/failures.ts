@@ -1,11 +1,11 @@
 import { NodeApiError, type INode } from 'n8n-workflow';
 
-import { apiError, describeStatus, headline, sessionPoolText } from './errors';
+import { apiError, creditText, describeStatus, headline, sessionPoolText } from './errors';
 import type { RequestLifetime } from './lifetime';
 import type { ApiRequest, ResponseHeaders } from './request';
 import type { RetryCause } from './retryPolicy';
 import { isRetryableStatus } from './retryPolicy';
-import { isSessionPoolMessage, redact, serverMessage } from './serverMessage';
+import { isCreditMessage, isSessionPoolMessage, redact, serverMessage } from './serverMessage';
 
 /**
  * What went wrong in one attempt, as the error to throw: a RetryableFailure when waiting may
@@ -41,6 +41,8 @@ export function statusFailure(
 	bodyText: string,
 ): RetryableFailure | NodeApiError {
 	const said = redact(serverMessage(bodyText), scope.secret);
+	// Out of credit, whatever the status: no retry can help (docs/api.md#credit-failures).
+	if (status === 402 || isCreditMessage(said)) return creditError(scope, status, said);
 	if (isSessionPoolMessage(said)) {
 		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), headers);
 	}
@@ -61,6 +63,7 @@ export function inBandFailure(
 	message: string,
 ): RetryableFailure | NodeApiError {
 	const said = redact(message, scope.secret);
+	if (isCreditMessage(said)) return creditError(scope, status, said);
 	if (isSessionPoolMessage(said)) {
 		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), headers);
 	}
@@ -71,6 +74,21 @@ export function inBandFailure(
 			description:
 				'The service reported this failure inside a successful response. Run the item again; if it keeps failing, change the input or the model.',
 			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+export function creditError(
+	scope: FailureScope,
+	status: number | undefined,
+	said: string,
+): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			...creditText(status, said),
+			httpCode: status === undefined ? undefined : String(status),
 		},
 		scope.request.itemIndex,
 	);

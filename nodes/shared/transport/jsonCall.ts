@@ -4,7 +4,7 @@ import { inBandFailure, statusFailure, type FailureScope } from './failures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { readAll, sendOnce, type Attempt } from './send';
-import { redact } from './serverMessage';
+import { messageFromJson, redact } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -53,9 +53,18 @@ export function parseJsonAnswer<T>(
 	return parsed as T;
 }
 
-/** `{"error": "..."}` without an `output` (docs/api.md#ask-answer). */
+/**
+ * `{"error": "..."}` without an `output` (docs/api.md#ask-answer); the error may be an object
+ * with its words inside, or sit under `data`.
+ */
 function inBandErrorOf(body: unknown): string | undefined {
 	if (typeof body !== 'object' || body === null || 'output' in body) return undefined;
-	const { error } = body as Unchecked<InBandErrorResponse>;
-	return typeof error === 'string' ? error : undefined;
+	const { error, data } = body as Unchecked<InBandErrorResponse> & { data?: unknown };
+	const nested =
+		typeof data === 'object' && data !== null && !('output' in data)
+			? (data as { error?: unknown }).error
+			: undefined;
+	const found = error ?? nested;
+	if (found === undefined || found === null) return undefined;
+	return messageFromJson(found) ?? JSON.stringify(found);
 }

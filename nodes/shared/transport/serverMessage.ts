@@ -1,7 +1,8 @@
 /**
  * The server's own words in a failed response, from whichever shape it used
  * (docs/api.md#errors): `detail` (a string, or FastAPI's list of validation errors), `error`,
- * `message` or `msg`, else the text of the body.
+ * `message` or `msg`, also nested under `data` or inside an object in one of those, else the
+ * text of the body.
  */
 
 const MAX_MESSAGE_LENGTH = 500;
@@ -18,18 +19,19 @@ export function serverMessage(bodyText: string): string {
 	return clip(messageFromJson(parsed) ?? trimmed);
 }
 
-function messageFromJson(body: unknown): string | undefined {
+/** The words of a JSON error body, or undefined when it has none (exported for in-band errors). */
+export function messageFromJson(body: unknown, depth = 0): string | undefined {
 	if (typeof body === 'string') return body;
-	if (typeof body !== 'object' || body === null) return undefined;
+	if (typeof body !== 'object' || body === null || depth > 4) return undefined;
 	const record = body as Record<string, unknown>;
 	const detail = record.detail;
 	if (typeof detail === 'string') return detail;
 	if (Array.isArray(detail)) return validationMessages(detail).join('; ');
-	for (const key of ['error', 'message', 'msg']) {
+	for (const key of ['detail', 'error', 'message', 'msg', 'data']) {
 		const value = record[key];
 		if (typeof value === 'string') return value;
-		if (typeof value === 'object' && value !== null) {
-			const nested = messageFromJson(value);
+		if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+			const nested = messageFromJson(value, depth + 1);
 			if (nested) return nested;
 		}
 	}
@@ -64,6 +66,16 @@ function clip(text: string): string {
 export function redact(text: string, secret: string | undefined): string {
 	if (!secret || secret.length < 4) return text;
 	return text.split(secret).join('[redacted]');
+}
+
+/**
+ * The account, or the provider of the chosen model, is out of credit (docs/api.md#credit-failures):
+ * the provider's words pass through the service. Waiting does not help.
+ */
+export function isCreditMessage(text: string): boolean {
+	return /can only afford|requires more credits|insufficient[ _](credits?|balance|funds|quota)|credit balance is too low|out of credits?|exceeded your current quota|payment required/i.test(
+		text,
+	);
 }
 
 /** The account's pool of sessions is full (docs/api.md#full-session-pool). */

@@ -5,7 +5,11 @@ import {
 	statusFailure,
 	type FailureScope,
 } from '../../../nodes/shared/transport/failures';
-import { isSessionPoolMessage, serverMessage } from '../../../nodes/shared/transport/serverMessage';
+import {
+	isCreditMessage,
+	isSessionPoolMessage,
+	serverMessage,
+} from '../../../nodes/shared/transport/serverMessage';
 import { fakeNode } from '../../helpers/fake-node';
 
 const TOKEN = 'sk-secret-token-1234';
@@ -103,5 +107,58 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 			'502 Bad Gateway',
 		);
 		expect(serverMessage('  ')).toBe('');
+	});
+});
+
+describe("the server's words where public clients find them (docs/api.md#errors)", () => {
+	test.each([
+		['{"detail": "d"}', 'd'],
+		['{"error": "e"}', 'e'],
+		['{"message": "m"}', 'm'],
+		['{"data": {"message": "nested m"}}', 'nested m'],
+		['{"data": {"error": "nested e"}}', 'nested e'],
+		['{"data": {"detail": "nested d"}}', 'nested d'],
+		['{"detail": {"message": "object detail"}}', 'object detail'],
+		['{"error": {"message": "provider words", "code": 402}}', 'provider words'],
+	])('%s -> %j', (body, words) => {
+		expect(serverMessage(body)).toBe(words);
+	});
+});
+
+describe('credit failures (docs/api.md#credit-failures)', () => {
+	const AFFORD = 'You requested up to 64000 tokens, but can only afford 1843.';
+
+	test.each([
+		[402, 'Payment Required'],
+		[402, '{"detail": "nothing left"}'],
+		[400, JSON.stringify({ error: { message: `This request requires more credits. ${AFFORD}` } })],
+		[500, JSON.stringify({ data: { message: AFFORD } })],
+		[
+			503,
+			JSON.stringify({ detail: 'Your credit balance is too low to access the Anthropic API.' }),
+		],
+		[429, JSON.stringify({ error: 'You exceeded your current quota, please check your plan.' })],
+	])('HTTP %i %s: out of credit, never retried', (status, body) => {
+		const error = statusFailure(scope, status, {}, body);
+		expect(error).not.toBeInstanceOf(RetryableFailure);
+		expect((error as Error).message).toMatch(
+			new RegExp(`^The account or the model's provider is out of credit \\(HTTP ${status}\\)`),
+		);
+		expect((error as { description?: string }).description).toMatch(/Pick another model/);
+	});
+
+	test('inside a 200: out of credit, never retried, the provider words once', () => {
+		const error = inBandFailure(scope, 200, {}, `requires more credits. ${AFFORD}`);
+		expect(error).not.toBeInstanceOf(RetryableFailure);
+		expect((error as Error).message).toBe(
+			`The account or the model's provider is out of credit (HTTP 200): requires more credits. ${AFFORD}`,
+		);
+	});
+
+	test('other failures are not read as credit failures', () => {
+		expect(statusFailure(scope, 503, {}, '{"detail": "overloaded"}')).toBeInstanceOf(
+			RetryableFailure,
+		);
+		expect(isCreditMessage('The model has a credits page')).toBe(false);
 	});
 });
