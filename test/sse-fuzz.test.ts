@@ -1,9 +1,11 @@
 import { makeCase, runFuzz } from './fuzz/check';
 
 describe('stream fuzz: every piece of answer text counts exactly once (npm run fuzz runs 10,000+)', () => {
-	test('600 generated streams in both dialects and mixes, split anywhere, answer exactly once', () => {
+	test('600 generated streams in both dialects and mixes, split anywhere, answer and steps exactly once', () => {
 		const report = runFuzz(600, 1);
 		expect(report.failed).toEqual([]);
+		// Tool calls, their results and thinking texts, in every shape (docs/api.md#steps).
+		expect(report.steps).toBeGreaterThan(300);
 		expect(report.byDialect.documented).toBeGreaterThan(100);
 		expect(report.byDialect.live).toBeGreaterThan(100);
 		expect(report.byDialect.mix).toBeGreaterThan(100);

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { readAnswerFromChunks, StreamAnswerError } from '../../nodes/shared/stream/answer';
 import { draw, type Draw } from './prng';
-import { expectedText, generateTurn, type GeneratedTurn } from './turn';
+import { expectedSteps, expectedText, generateTurn, type GeneratedTurn } from './turn';
 import { frame, noise, serialize, turnEvents, type Source, type WireEvent } from './wire';
 
 export type Dialect = 'documented' | 'live' | 'mix';
@@ -23,6 +23,10 @@ export interface FuzzCase {
 	chunks: Uint8Array[];
 	/** The streamed text the live deltas must add up to (a prefix of it for an error). */
 	streamedText: string;
+	/** Include Thinking: thinking texts are steps too (docs/api.md#steps). */
+	thinking: boolean;
+	/** The steps an answered stream must give, each exactly once, in order. */
+	steps: Array<Record<string, unknown>>;
 	expected: { output: string | Record<string, unknown> } | { failure: string; message?: string };
 }
 
@@ -79,6 +83,12 @@ export function makeCase(seed: number): FuzzCase {
 			? jsonTurn(d, object)
 			: generateTurn(d, messageCountFor(d, sources), outcome !== 'no-answer');
 	const streamedText = expectedText(turn);
+	const thinking = d.chance(0.5);
+	const steps = expectedSteps(
+		turn,
+		thinking,
+		sources.some((source) => source !== 'content'),
+	);
 
 	const events: WireEvent[] = [];
 	for (const answerEvent of turnEvents(d, turn, sources)) {
@@ -120,19 +130,31 @@ export function makeCase(seed: number): FuzzCase {
 				: outcome === 'no-answer'
 					? { failure: 'no-answer' }
 					: { output: structured ? object : outcome === 'end-output' ? finalText : streamedText };
-	return { seed, dialect, sources, outcome, structured, chunks, streamedText, expected };
+	return {
+		seed,
+		dialect,
+		sources,
+		outcome,
+		structured,
+		chunks,
+		streamedText,
+		thinking,
+		steps,
+		expected,
+	};
 }
 
 /** Undefined when the case holds; else what went wrong. */
 export function checkCase(fuzzCase: FuzzCase): string | undefined {
 	const deltas: string[] = [];
-	let got: { output?: unknown; failure?: string; message?: string };
+	let got: { output?: unknown; steps?: unknown; failure?: string; message?: string };
 	try {
 		const result = readAnswerFromChunks(fuzzCase.chunks, {
 			structured: fuzzCase.structured,
 			onText: (delta) => deltas.push(delta),
+			steps: { thinking: fuzzCase.thinking },
 		});
-		got = { output: result.output };
+		got = { output: result.output, steps: result.steps };
 	} catch (error) {
 		if (!(error instanceof StreamAnswerError)) return `threw ${String(error)}`;
 		got = { failure: error.failure, message: error.serverMessage };
@@ -141,6 +163,10 @@ export function checkCase(fuzzCase: FuzzCase): string | undefined {
 	if ('output' in expected) {
 		if (!isDeepStrictEqual(got.output, expected.output)) {
 			return `output ${JSON.stringify(got.output ?? got)} instead of ${JSON.stringify(expected.output)}`;
+		}
+		// Every step exactly once, in order, beside the exactly-once answer.
+		if (!isDeepStrictEqual(got.steps, fuzzCase.steps)) {
+			return `steps ${JSON.stringify(got.steps)} instead of ${JSON.stringify(fuzzCase.steps)}`;
 		}
 	} else if (got.failure !== expected.failure || got.message !== expected.message) {
 		return `${JSON.stringify(got)} instead of failure ${JSON.stringify(expected)}`;
@@ -162,6 +188,8 @@ export interface FuzzReport {
 	failed: Array<{ seed: number; problem: string }>;
 	byDialect: Record<Dialect, number>;
 	byOutcome: Record<string, number>;
+	/** Steps checked in answered streams (each one exactly once). */
+	steps: number;
 }
 
 export function runFuzz(cases: number, firstSeed: number): FuzzReport {
@@ -170,12 +198,14 @@ export function runFuzz(cases: number, firstSeed: number): FuzzReport {
 		failed: [],
 		byDialect: { documented: 0, live: 0, mix: 0 },
 		byOutcome: {},
+		steps: 0,
 	};
 	for (let seed = firstSeed; seed < firstSeed + cases; seed++) {
 		const fuzzCase = makeCase(seed);
 		report.byDialect[fuzzCase.dialect]++;
 		report.byOutcome[fuzzCase.outcome] = (report.byOutcome[fuzzCase.outcome] ?? 0) + 1;
 		const problem = checkCase(fuzzCase);
+		if ('output' in fuzzCase.expected) report.steps += fuzzCase.steps.length;
 		if (problem) report.failed.push({ seed, problem });
 	}
 	return report;

@@ -28,7 +28,8 @@ let started = Date.now();
 const report = runFuzz(cases, seed);
 console.log(
 	`Stream fuzz: ${cases} cases from seed ${seed} in ${Date.now() - started} ms ` +
-		`(dialects ${JSON.stringify(report.byDialect)}, outcomes ${JSON.stringify(report.byOutcome)}): ` +
+		`(dialects ${JSON.stringify(report.byDialect)}, outcomes ${JSON.stringify(report.byOutcome)}, ` +
+		`${report.steps} steps, each exactly once): ` +
 		`${cases - report.failed.length} passed, ${report.failed.length} failed`,
 );
 reportFailures(report.failed, '--cases 1 --transcripts 0');

@@ -8,6 +8,25 @@ import type { Draw } from './prng';
 export interface GeneratedPart {
 	kind: 'text' | 'thinking' | 'builtin-tool-call';
 	pieces: string[];
+	/** A tool call's truth, and how the stream tells it (docs/api.md#steps). */
+	tool?: GeneratedTool;
+}
+
+export interface GeneratedTool {
+	partKind: 'builtin-tool-call' | 'tool-call';
+	name: string;
+	args: Record<string, unknown>;
+	/** null: the stream gives no id. */
+	id: string | null;
+	/** Arguments as an object, as JSON text, or (with Part events) grown through deltas. */
+	argsForm: 'object' | 'text' | 'delta';
+	/** Also told by a `FunctionToolCallEvent` after its message. */
+	callEvent: boolean;
+	result: null | {
+		content: unknown;
+		/** A return part right after the call, or a `FunctionToolResultEvent` after its message. */
+		as: 'part' | 'event';
+	};
 }
 
 export interface GeneratedTurn {
@@ -54,8 +73,29 @@ function cut(d: Draw, text: string): string[] {
 	return pieces;
 }
 
-function part(d: Draw, kind: GeneratedPart['kind']): GeneratedPart {
-	if (kind === 'builtin-tool-call') return { kind, pieces: [] };
+/** Tools by message: a turn's calls have different names (a stream may not show where a message begins). */
+const TOOL_NAMES = ['search_mail', 'read_file', 'web_search', 'calendar_list'];
+
+function toolCall(d: Draw, message: number): GeneratedTool {
+	// Without an id, a call told twice is recognized by its name and arguments: each call's differ.
+	return {
+		partKind: d.chance(0.5) ? 'builtin-tool-call' : 'tool-call',
+		name: TOOL_NAMES[message % TOOL_NAMES.length],
+		args: { query: words(d, d.int(0, 3)), page: message, deep: { ok: d.chance(0.5) } },
+		id: d.chance(0.8) ? `call_${message}_${d.int(0, 9999)}` : null,
+		argsForm: d.pick(['object', 'text', 'delta'] as const),
+		callEvent: d.chance(0.3),
+		result: d.chance(0.7)
+			? {
+					content: d.pick([[{ subject: words(d, 2) }], 'done ✓', { n: message }]),
+					as: d.pick(['part', 'event'] as const),
+				}
+			: null,
+	};
+}
+
+function part(d: Draw, kind: GeneratedPart['kind'], message = 0): GeneratedPart {
+	if (kind === 'builtin-tool-call') return { kind, pieces: [], tool: toolCall(d, message) };
 	return { kind, pieces: cut(d, words(d, d.int(1, 6))) };
 }
 
@@ -63,14 +103,21 @@ function part(d: Draw, kind: GeneratedPart['kind']): GeneratedPart {
 export function generateTurn(d: Draw, messageCount: number, withText = true): GeneratedTurn {
 	const messages: GeneratedPart[][] = [];
 	let previousFirst = '';
+	let previousThought = '';
 	for (let m = 0; m < messageCount; m++) {
 		const parts: GeneratedPart[] = [];
 		if (d.chance(0.4)) parts.push(part(d, 'thinking'));
 		const textParts = withText ? (m === messageCount - 1 ? d.int(1, 2) : d.int(0, 2)) : 0;
 		for (let t = 0; t < textParts; t++) parts.push(part(d, 'text'));
 		// A turn's messages are split by tool calls: each but the last ends with one.
-		if (m < messageCount - 1) parts.push(part(d, 'builtin-tool-call'));
+		if (m < messageCount - 1) parts.push(part(d, 'builtin-tool-call', m));
 		else if (d.chance(0.15)) parts.push(part(d, 'thinking'));
+		// Likewise their thinking texts: a snapshot can tell a new message from its thinking alone.
+		const thought = parts.find((p) => p.kind === 'thinking' && p.pieces.length > 0);
+		if (thought && Array.from(thought.pieces.join(''))[0] === previousThought) {
+			thought.pieces.unshift(previousThought === '§' ? '¶' : '§');
+		}
+		if (thought) previousThought = Array.from(thought.pieces.join(''))[0];
 		let text = messageText(parts);
 		if (text && Array.from(text)[0] === previousFirst) {
 			const first = parts.find((p) => p.kind === 'text' && p.pieces.length > 0) as GeneratedPart;
@@ -88,6 +135,33 @@ export function messageText(parts: GeneratedPart[]): string {
 		.filter((p) => p.kind === 'text')
 		.map((p) => p.pieces.join(''))
 		.join('');
+}
+
+/**
+ * The steps the rule gives (docs/api.md#steps): per message, its thinking texts (with
+ * `thinking`, when a source that shows parts carries them), its tool call and its result, in order.
+ */
+export function expectedSteps(turn: GeneratedTurn, thinking: boolean, partsShown: boolean) {
+	const steps: Array<Record<string, unknown>> = [];
+	if (!partsShown) return steps;
+	for (const parts of turn.messages) {
+		for (const p of parts) {
+			if (p.kind === 'thinking' && thinking && p.pieces.join('')) {
+				steps.push({ type: 'thinking', content: p.pieces.join('') });
+			}
+			const tool = p.tool;
+			if (!tool) continue;
+			const ids = { tool_name: tool.name, tool_call_id: tool.id };
+			steps.push({
+				type: 'tool_call',
+				tool_name: tool.name,
+				args: tool.args,
+				tool_call_id: tool.id,
+			});
+			if (tool.result) steps.push({ type: 'tool_result', ...ids, content: tool.result.content });
+		}
+	}
+	return steps;
 }
 
 /** The assembled text the rule gives: message texts, the empty left out, joined by a blank line. */

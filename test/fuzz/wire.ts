@@ -4,7 +4,7 @@
  * (docs/api.md#streams). Written from the API reference, not from the node's code.
  */
 import type { Draw } from './prng';
-import type { GeneratedPart, GeneratedTurn } from './turn';
+import type { GeneratedPart, GeneratedTool, GeneratedTurn } from './turn';
 
 export type Source = 'content' | 'parts' | 'snapshots' | 'final-snapshot';
 
@@ -14,7 +14,8 @@ const event = (name: string, data: unknown): WireEvent => [name, JSON.stringify(
 
 interface SnapshotPart {
 	part_kind: string;
-	content: string;
+	content?: unknown;
+	[field: string]: unknown;
 }
 
 /** The answer-carrying events of a turn, through the given sources. */
@@ -26,14 +27,16 @@ export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): Wir
 		const snapshotEvent = () =>
 			event('FrontendModelResponse', { parts: snapshot.map((p) => ({ ...p })) });
 		parts.forEach((part, index) => {
+			if (part.tool) {
+				toolEvents(d, part.tool, index, sources, snapshot, snapshotEvent, events);
+				return;
+			}
 			const pieces = [...part.pieces];
 			// Only Part events carry a first piece in the part's start.
 			const first =
 				has('parts') && pieces.length > 0 && d.chance(0.6) ? (pieces.shift() as string) : '';
 			if (has('parts')) events.push(partStart(index, part, first));
 			snapshot.push({ part_kind: part.kind, content: first });
-			// A tool call is a part of its own: a growing snapshot shows it when it comes.
-			if (part.kind === 'builtin-tool-call' && has('snapshots')) events.push(snapshotEvent());
 			if (first) {
 				if (has('snapshots')) events.push(snapshotEvent());
 				if (part.kind === 'text' && has('content')) events.push(contentEvent(first));
@@ -53,8 +56,99 @@ export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): Wir
 			if (has('parts') && d.chance(0.7)) events.push(partEnd(d, index, part));
 		});
 		if (has('final-snapshot')) events.push(snapshotEvent());
+		// A function tool's call and result may also be told on their own, after its message.
+		for (const part of parts) {
+			const tool = part.tool;
+			if (!tool) continue;
+			if (tool.callEvent) {
+				events.push(
+					event('FunctionToolCallEvent', {
+						part: callPart(tool, tool.argsForm !== 'object'),
+						event_kind: 'function_tool_call',
+					}),
+				);
+			}
+			if (tool.result?.as === 'event') {
+				events.push(
+					event('FunctionToolResultEvent', {
+						result: returnPart(tool),
+						event_kind: 'function_tool_result',
+					}),
+				);
+			}
+		}
 	});
 	return events;
+}
+
+function callPart(tool: GeneratedTool, asText: boolean): SnapshotPart {
+	const part: SnapshotPart = {
+		part_kind: tool.partKind,
+		tool_name: tool.name,
+		args: asText ? JSON.stringify(tool.args) : tool.args,
+	};
+	if (tool.id !== null) part.tool_call_id = tool.id;
+	return part;
+}
+
+function returnPart(tool: GeneratedTool): SnapshotPart {
+	const part: SnapshotPart = {
+		part_kind: tool.partKind === 'tool-call' ? 'tool-return' : 'builtin-tool-return',
+		tool_name: tool.name,
+		content: tool.result?.content,
+	};
+	if (tool.id !== null) part.tool_call_id = tool.id;
+	return part;
+}
+
+/**
+ * A tool call (and a result told as a part right after it) through the sources: Part events
+ * (whole, or with the arguments grown through `tool_call` deltas), growing and final snapshots.
+ */
+function toolEvents(
+	d: Draw,
+	tool: GeneratedTool,
+	index: number,
+	sources: Source[],
+	snapshot: SnapshotPart[],
+	snapshotEvent: () => WireEvent,
+	events: WireEvent[],
+): void {
+	const has = (source: Source) => sources.includes(source);
+	const whole = callPart(tool, tool.argsForm !== 'object');
+	if (has('parts')) {
+		if (tool.argsForm === 'delta') {
+			const text = JSON.stringify(tool.args);
+			const start: SnapshotPart = { ...whole, args: '' };
+			if (d.chance(0.3)) delete start.tool_call_id;
+			events.push(event('PartStartEvent', { index, part: start }));
+			for (let at = 0; at < text.length;) {
+				const size = d.int(1, 12);
+				const delta: Record<string, unknown> = {
+					part_delta_kind: 'tool_call',
+					args_delta: text.slice(at, at + size),
+				};
+				if (at === 0 && tool.id !== null) delta.tool_call_id = tool.id;
+				events.push(event('PartDeltaEvent', { index, delta }));
+				at += size;
+			}
+			if (d.chance(0.7)) events.push(event('PartEndEvent', { index, part: whole }));
+		} else {
+			events.push(event('PartStartEvent', { index, part: whole }));
+			if (d.chance(0.7)) events.push(event('PartEndEvent', { index, part: whole }));
+		}
+	}
+	snapshot.push(whole);
+	// A tool call is a part of its own: a growing snapshot shows it when it comes.
+	if (has('snapshots')) events.push(snapshotEvent());
+	if (tool.result?.as !== 'part') return;
+	const returned = returnPart(tool);
+	if (has('parts')) {
+		events.push(event('PartStartEvent', { index: index + 1, part: returned }));
+		if (d.chance(0.5)) events.push(event('PartEndEvent', { index: index + 1, part: returned }));
+	}
+	snapshot.push(returned);
+	if (has('snapshots')) events.push(snapshotEvent());
 }
 
 function contentEvent(piece: string): WireEvent {
@@ -62,12 +156,6 @@ function contentEvent(piece: string): WireEvent {
 }
 
 function partStart(index: number, part: GeneratedPart, first: string): WireEvent {
-	if (part.kind === 'builtin-tool-call') {
-		return event('PartStartEvent', {
-			index,
-			part: { part_kind: part.kind, tool_name: 'web_search', args: { q: 'x' }, tool_call_id: 't1' },
-		});
-	}
 	return event('PartStartEvent', { index, part: { part_kind: part.kind, content: first } });
 }
 
@@ -79,12 +167,6 @@ function partDelta(d: Draw, index: number, part: GeneratedPart, piece: string): 
 }
 
 function partEnd(d: Draw, index: number, part: GeneratedPart): WireEvent {
-	if (part.kind === 'builtin-tool-call') {
-		return event('PartEndEvent', {
-			index,
-			part: { part_kind: part.kind, tool_name: 'web_search' },
-		});
-	}
 	const whole: Record<string, string> = { content: part.pieces.join('') };
 	if (d.chance(0.8)) whole.part_kind = part.kind;
 	return event('PartEndEvent', { index, part: whole });

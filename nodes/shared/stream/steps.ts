@@ -62,6 +62,9 @@ export class StepCollector {
 	private readonly byId = new Map<string, Entry>();
 	/** The model that wrote the turn's messages, when the stream names it. */
 	model: string | undefined;
+	/** Messages a snapshot showed to be new where the assembler saw none (see `snapshot`). */
+	private split = 0;
+	private lastMessage = 0;
 
 	constructor(private readonly thinking: boolean) {}
 
@@ -70,17 +73,17 @@ export class StepCollector {
 		const kind = kindOf(part.part_kind);
 		if (kind === undefined && whole) {
 			// An end may leave out the kind: it is then the start's.
-			const known = this.byPosition.get(`${message}:${index}`);
+			const known = this.byPosition.get(`${this.placeOf(message)}:${index}`);
 			if (known) this.update(known, part, true);
 			return;
 		}
-		const entry = this.entryFor(kind, part, `${message}:${index}`);
+		const entry = this.entryFor(kind, part, `${this.placeOf(message)}:${index}`);
 		if (entry) this.update(entry, part, whole);
 	}
 
 	/** More of a part, from a Part delta: thinking text, or a tool call's name and arguments. */
 	thinkingDelta(message: number, index: number, text: string, named: boolean): void {
-		const position = `${message}:${index}`;
+		const position = `${this.placeOf(message)}:${index}`;
 		let entry = this.byPosition.get(position);
 		if (!entry) {
 			// A delta of a part never started is of the kind it names.
@@ -93,7 +96,7 @@ export class StepCollector {
 	}
 
 	toolDelta(message: number, index: number, delta: Json): void {
-		const position = `${message}:${index}`;
+		const position = `${this.placeOf(message)}:${index}`;
 		const entry =
 			this.byPosition.get(position) ??
 			this.entryFor('call', { tool_call_id: delta.tool_call_id }, position);
@@ -110,16 +113,50 @@ export class StepCollector {
 		}
 	}
 
-	/** A snapshot of the current message: every part whole so far, at its index. */
+	/**
+	 * A snapshot of the current message: every part whole so far, at its index. A snapshot whose
+	 * steps contradict those already at their places (another call, a thinking text that does not
+	 * continue) is of a new message, even where its text could not tell.
+	 */
 	snapshot(message: number, parts: unknown[]): void {
+		if (this.contradicts(this.placeOf(message), parts)) this.split++;
+		const place = this.placeOf(message);
 		for (let index = 0; index < parts.length; index++) {
 			const part = parts[index];
 			if (!isObject(part)) continue;
 			const kind = kindOf(part.part_kind);
 			if (kind === undefined) continue;
-			const entry = this.entryFor(kind, part, `${message}:${index}`);
+			const entry = this.entryFor(kind, part, `${place}:${index}`);
 			if (entry) this.update(entry, part, true);
 		}
+	}
+
+	/** A message's key: the assembler's count, and the new messages its snapshots showed. */
+	private placeOf(message: number): string {
+		if (message !== this.lastMessage) {
+			this.lastMessage = message;
+			this.split = 0;
+		}
+		return `${message}.${this.split}`;
+	}
+
+	private contradicts(place: string, parts: unknown[]): boolean {
+		for (let index = 0; index < parts.length; index++) {
+			const part = parts[index];
+			const there = this.byPosition.get(`${place}:${index}`);
+			if (!there || !isObject(part)) continue;
+			const kind = kindOf(part.part_kind);
+			if (kind === undefined) continue;
+			const id = typeof part.tool_call_id === 'string' ? part.tool_call_id : '';
+			const name = typeof part.tool_name === 'string' ? part.tool_name : '';
+			if (!samePart(there, kind, id, name)) return true;
+			const text = part.content;
+			const known = current(there);
+			if (kind === 'thinking' && typeof text === 'string' && typeof known === 'string') {
+				if (!text.startsWith(known) && !known.startsWith(text)) return true;
+			}
+		}
+		return false;
 	}
 
 	/** A tool call or result told on its own (`FunctionToolCallEvent`, …), whole. */
@@ -162,7 +199,7 @@ export class StepCollector {
 		let entry = id ? this.byId.get(`${kind}:${id}`) : undefined;
 		if (!entry && position) {
 			const there = this.byPosition.get(position);
-			if (there?.kind === kind) entry = there;
+			if (there && samePart(there, kind, id, name)) entry = there;
 		}
 		if (!entry && !position && !id) entry = this.unclaimed(kind, name, part);
 		if (!entry) {
@@ -210,6 +247,18 @@ export class StepCollector {
 			entry.grown = value;
 		}
 	}
+}
+
+/**
+ * Whether a part at a step's place is that step: the same kind, and neither another call id nor
+ * another tool (a name may still be growing). Where the stream shows no message boundary, two
+ * calls at the same index are told apart so.
+ */
+function samePart(entry: Entry, kind: StepKind, id: string, name: string): boolean {
+	if (entry.kind !== kind) return false;
+	if (id && entry.callId && id !== entry.callId) return false;
+	if (!name || !entry.toolName) return true;
+	return name.startsWith(entry.toolName) || entry.toolName.startsWith(name);
 }
 
 /** The most complete view: the whole one, unless what grew goes beyond it. */

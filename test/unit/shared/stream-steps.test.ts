@@ -217,4 +217,32 @@ describe('steps from the stream (docs/api.md#steps)', () => {
 		]);
 		expect(result.model).toBe('vendor:m');
 	});
+
+	test('the flat form (event name inside the JSON) tells tool events too', () => {
+		const flat = [
+			{ type: 'PartStartEvent', index: 0, part: call },
+			{ event_kind: 'function_tool_result', result: returnPart },
+			{ type: 'PartStartEvent', index: 0, part: { part_kind: 'text', content: 'Done.' } },
+			{ type: 'End', data: { conversation_id: 'c1' } },
+		]
+			.map((data) => `data: ${JSON.stringify(data)}\n\n`)
+			.join('');
+		const result = readAnswerFromChunks([flat], { structured: false, steps: { thinking: false } });
+		expect(result.output).toBe('Done.');
+		expect(result.steps).toEqual([callStep, resultStep]);
+	});
+
+	test('a snapshot that contradicts the steps at their places is of a new message', () => {
+		const other = { ...call, tool_name: 'read_file', tool_call_id: 'call_2', args: { path: 'a' } };
+		const result = read([
+			['FrontendModelResponse', { parts: [call] }],
+			['FrontendModelResponse', { parts: [other] }],
+			['FrontendModelResponse', { parts: [{ part_kind: 'text', content: 'Both.' }] }],
+			end,
+		]);
+		expect(result.steps).toEqual([
+			callStep,
+			{ type: 'tool_call', tool_name: 'read_file', args: { path: 'a' }, tool_call_id: 'call_2' },
+		]);
+	});
 });
