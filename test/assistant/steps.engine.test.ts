@@ -193,9 +193,13 @@ describe('the Assistant Chat Model puts each ask’s steps in the AI message’s
 			{ credentials: [credential] },
 		);
 		const output = run.outputs('Consumer')[0].json as ConsumerOutput;
+		// The emulated tool's arguments quote what was asked: the chat model's transcript.
+		const [sent] = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+		const input = String((sent.body as IDataObject).input);
+		expect(input).toContain('What is new in my mail?');
 		expect(output.metadata).toMatchObject({
 			conversationId: expect.stringMatching(/^conv_/),
-			steps: mailSteps('What is new in my mail?'),
+			steps: mailSteps(input),
 		});
 	});
 });
