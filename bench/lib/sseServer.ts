@@ -15,6 +15,8 @@ export interface BuiltStream {
 	/** Byte offset just past each text event (index = sequence number). */
 	eventEnds: Float64Array;
 	events: number;
+	/** Tool calls told in the stream (each a call event and a result event), for the steps row. */
+	toolCalls: number;
 }
 
 /** Width of the sequence number that starts every text chunk: `#0000123 `. */
@@ -24,7 +26,11 @@ export const SEQ_WIDTH = 7;
  * `events` FrontendModelResponse events whose contents add up to `answerChars` ASCII characters,
  * then End. Each content starts with `#<sequence> ` so a streamed chunk says which event it was.
  */
-export function buildStream(events: number, answerChars: number): BuiltStream {
+/**
+ * With `toolEvery`, a `FunctionToolCallEvent` and its `FunctionToolResultEvent` after every
+ * `toolEvery` text events (docs/api.md#steps): steps to collect, nothing for the answer.
+ */
+export function buildStream(events: number, answerChars: number, toolEvery = 0): BuiltStream {
 	const per = answerChars / events;
 	if (!Number.isInteger(per) || per < SEQ_WIDTH + 2)
 		throw new Error('answerChars must split evenly, ≥ 9 per event');
@@ -35,6 +41,7 @@ export function buildStream(events: number, answerChars: number): BuiltStream {
 	const parts: string[] = [];
 	const eventEnds = new Float64Array(events);
 	let offset = 0;
+	let toolCalls = 0;
 	for (let i = 0; i < events; i++) {
 		const head = `#${String(i).padStart(SEQ_WIDTH - 1, '0')} `;
 		const content = head + filler.slice(0, per - head.length);
@@ -43,10 +50,36 @@ export function buildStream(events: number, answerChars: number): BuiltStream {
 		parts.push(event);
 		offset += event.length; // ASCII: characters are bytes
 		eventEnds[i] = offset;
+		if (toolEvery > 0 && (i + 1) % toolEvery === 0) {
+			const tool = toolEvents(toolCalls++);
+			parts.push(tool);
+			offset += tool.length;
+		}
 	}
 	parts.push(`event: End\ndata: ${JSON.stringify({})}\n\n`);
 	const text = parts.join('');
-	return { bytes: Buffer.from(text, 'latin1'), answer: contents.join(''), eventEnds, events };
+	return {
+		bytes: Buffer.from(text, 'latin1'),
+		answer: contents.join(''),
+		eventEnds,
+		events,
+		toolCalls,
+	};
+}
+
+/** A tool call and its result, as pydantic-ai's events tell them (about 400 bytes). */
+function toolEvents(n: number): string {
+	const ids = { tool_name: 'search_mail', tool_call_id: `call_${n}` };
+	const call = { part_kind: 'tool-call', ...ids, args: { query: `invoices ${n}`, limit: 10 } };
+	const result = {
+		part_kind: 'tool-return',
+		...ids,
+		content: [{ from: 'ada@example.com', subject: `Invoice ${n}`, unread: true }],
+	};
+	return (
+		`event: FunctionToolCallEvent\ndata: ${JSON.stringify({ part: call, event_kind: 'function_tool_call' })}\n\n` +
+		`event: FunctionToolResultEvent\ndata: ${JSON.stringify({ result, event_kind: 'function_tool_result' })}\n\n`
+	);
 }
 
 export interface WriteRecord {

@@ -45,6 +45,9 @@ import {
 } from '../lib/stats';
 
 const TIME_TARGET = 1.5;
+/** Row 3e: the same stream with a tool call every few hundred events, steps on against off. */
+const STEPS_TARGET = 1.2;
+const TOOL_EVERY = 300;
 const MEMORY_TARGET = 3;
 const LATENCY_TARGET_MS = 5;
 
@@ -109,19 +112,31 @@ function parserWithJson(input: Uint8Array[], memory: PeakMemory): string {
 
 export const MODULE_PATH = 'decodeSseBatches';
 
-/** The node's module, as Ask uses it: the async message batches into the stream's answer. */
-async function nodeModule(input: Uint8Array[], memory: PeakMemory): Promise<string> {
+/**
+ * The node's module, as Ask uses it: the async message batches into the stream's answer; with
+ * `steps`, as Ask with Include Steps (`onSteps` gets how many were collected).
+ */
+async function nodeModule(
+	input: Uint8Array[],
+	memory: PeakMemory,
+	steps?: (count: number) => void,
+): Promise<string> {
 	async function* body() {
 		for (const piece of input) {
 			yield piece;
 			memory.sample();
 		}
 	}
-	const answer = new StreamAnswer({ structured: false });
+	const answer = new StreamAnswer({
+		structured: false,
+		steps: steps ? { thinking: false } : undefined,
+	});
 	stream: for await (const batch of decodeSseBatches(body())) {
 		for (const message of batch) if (!answer.accept(message)) break stream;
 	}
-	return answer.result().output as string;
+	const result = answer.result();
+	steps?.(result.steps?.length ?? 0);
+	return result.output as string;
 }
 
 /** The node's decoder without the async generator (for the details only). */
@@ -185,6 +200,30 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 	const moduleRatio = moduleTime.median / parserTime.median;
 	const modulePeak = peak('node module');
 	const parserPeak = peak('parser alone');
+
+	// ---- 3e: steps on against off, the same stream with a tool call every TOOL_EVERY events
+	const toolStream = buildStream(options.events, options.answerChars, TOOL_EVERY);
+	const toolInput = pieces(toolStream.bytes, options.pieceBytes);
+	let stepsSeen = -1;
+	const stepVariants: Array<[string, (m: PeakMemory) => Promise<string>]> = [
+		['steps off', (m) => nodeModule(toolInput, m)],
+		['steps on', (m) => nodeModule(toolInput, m, (count) => (stepsSeen = count))],
+	];
+	const stepSamples = new Map<string, Sample[]>(stepVariants.map(([name]) => [name, []]));
+	for (const [name, run] of stepVariants) await measure(run, toolStream.answer, name); // warm-up
+	for (let i = 0; i < options.runs; i++) {
+		const order = i % 2 === 0 ? stepVariants : [...stepVariants].reverse();
+		for (const [name, run] of order)
+			stepSamples.get(name)?.push(await measure(run, toolStream.answer, name));
+	}
+	// Each tool call is a call step and a result step, each exactly once.
+	if (stepsSeen !== 2 * toolStream.toolCalls) {
+		throw new Error(`steps: ${stepsSeen} collected, ${2 * toolStream.toolCalls} expected`);
+	}
+	const stepsTime = (name: string) => spread((stepSamples.get(name) ?? []).map((s) => s.ms));
+	const stepsOn = stepsTime('steps on');
+	const stepsOff = stepsTime('steps off');
+	const stepsRatio = stepsOn.median / stepsOff.median;
 
 	// ---- 3c/3d: engine, against a server writing the same bytes
 	const server = await startSseServer(stream, options.pieceBytes);
@@ -326,6 +365,25 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 				`Baseline: a bare client in the same process reading the same server: node:http (so the same arrival probe applies) into eventsource-parser, each event JSON-parsed for its sequence number; its "sendChunk" is its onEvent. p50 ${fmtMs(latency.bareP50.median)}; per run p99 (ms) ${latency.bareP99.values.map((v) => v.toFixed(2)).join(', ')}.`,
 				`All ${stream.events.toLocaleString('en')} chunks matched in every run: ${latency.allMatched ? 'yes' : 'NO'}. Node: p50 ${fmtMs(latency.p50.median)}, max ${fmtMs(latency.max.median)}. Per run p99 (ms): ${latency.p99.values.map((v) => v.toFixed(2)).join(', ')}; p50: ${latency.p50.values.map((v) => v.toFixed(2)).join(', ')}; max: ${latency.max.values.map((v) => v.toFixed(1)).join(', ')}.`,
 				`Whole run with n8n streaming on (ms): ${latency.runMs.map((v) => v.toFixed(0)).join(', ')}. Server write → sendChunk p99 (includes time in socket buffers, for reference): ${latency.writeP99.map((v) => v.toFixed(1)).join(', ')} ms.`,
+			],
+		});
+		const stepsVerdict = stepsRatio <= STEPS_TARGET ? 'met' : 'missed';
+		rows.push({
+			name: '3e. Streaming, steps',
+			measure: `the same with Include Steps, a tool call every ${TOOL_EVERY} events`,
+			figure: fmtSpreadMs(stepsOn),
+			baseline: `${fmtSpreadMs(stepsOff)} (the same stream, steps off)`,
+			ratio: fmtRatio(stepsRatio),
+			target: `≤ ${STEPS_TARGET}×`,
+			verdict: stepsVerdict,
+			why:
+				stepsVerdict === 'missed'
+					? `collecting the steps takes ${fmtRatio(stepsRatio)} the time of the same stream without them; see "Targets missed"`
+					: undefined,
+			details: [
+				`Stream: 3a's stream with a \`FunctionToolCallEvent\` and its \`FunctionToolResultEvent\` after every ${TOOL_EVERY} text events (${toolStream.toolCalls.toLocaleString('en')} tool calls, ${fmtMb(toolStream.bytes.length)} of SSE), fed from memory as in 3a, ${options.runs} runs each, order alternated, full GC before each.`,
+				`Node: the module as in 3a, \`StreamAnswer\` with \`steps\` (Ask's Include Steps) against without; the answer checked equal to the expected string, and ${(2 * toolStream.toolCalls).toLocaleString('en')} steps (each call and each result once) checked.`,
+				`Per run (ms): steps on ${(stepSamples.get('steps on') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; steps off ${(stepSamples.get('steps off') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,
 			],
 		});
 	} finally {
