@@ -329,7 +329,7 @@ describe('the extracted package', () => {
 			path.join(packageDir, NODE_FILE),
 		);
 		const { description } = pkg.loader.nodeTypes.assistant.type;
-		expect(description.codex?.categories).toEqual(expect.arrayContaining(['AI']));
+		expect(description.codex?.categories).toEqual(['Productivity']);
 		// n8n serves icons/<package>/<path in the package>: both icons must be in the tarball.
 		const credentialType = credentialTypes.assistantApi.type;
 		for (const iconUrl of [description.iconUrl, credentialType.iconUrl]) {

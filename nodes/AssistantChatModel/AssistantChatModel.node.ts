@@ -6,6 +6,12 @@ import {
 	type ISupplyDataFunctions,
 	type SupplyData,
 } from 'n8n-workflow';
+// A type import: erased from the build, so the package still loads on n8n without the SDK (the
+// SDK itself is loaded when the model is used, sdk.ts). It also marks this node as built on the
+// SDK, which n8n's community-node lint rules require of a node whose codex says "AI" and has
+// subcategories (AssistantChatModel.node.json: AI > Language Models, where the AI nodes'
+// Model input looks for it).
+import type { ChatModel } from '@n8n/ai-node-sdk';
 
 import { readOutputFormat } from '../shared/outputFormat/responseFormat';
 import { readLocatorId } from '../shared/parameters/locators';
@@ -56,7 +62,7 @@ export class AssistantChatModel implements INodeType {
 			outputFormat: readOutputFormat(this, itemIndex)?.schema,
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
-		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
+		const model: ChatModel = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
 		return sdk.supplyModel(this, model);
 	}
 }

@@ -12,6 +12,7 @@ const {
 	CREDENTIAL_TYPE,
 	PUBLISHED_NODE_TYPE: NODE_TYPE,
 	PUBLISHED_TOOL_TYPE: TOOL_TYPE,
+	PUBLISHED_CHAT_MODEL_TYPE: CHAT_MODEL_TYPE,
 } = require('../n8n-client');
 const { missingLabels } = require('../env');
 
@@ -166,6 +167,29 @@ async function toolType(env) {
 	return `"${tool.displayName}" (${tool.name}): inputs [], outputs ${JSON.stringify(tool.outputs)}, credential ${CREDENTIAL_TYPE}, parameters ${names.join(', ')}`;
 }
 
+/**
+ * The codex n8n serves: the Assistant node under Productivity without subcategories (n8n's next
+ * lint rules, no-ai-codex-category and no-codex-subcategories, reserve them for nodes built on
+ * the AI node SDK), the chat model under AI > Language Models. That the nodes panel still finds
+ * the node by search is the `nodes-panel` check (usability.js).
+ */
+/** @param {import('../env').E2eEnv} env */
+async function servedCodex(env) {
+	const nodeTypes = await env.client.request('GET', '/types/nodes.json');
+	/** @param {string} name */
+	const codexOf = (name) => nodeTypes.find((/** @type {any} */ type) => type.name === name)?.codex;
+	const node = codexOf(NODE_TYPE);
+	assert.deepEqual(node?.categories, ['Productivity'], JSON.stringify(node));
+	assert.equal(node?.subcategories, undefined, 'no subcategories on the Assistant node');
+	const chatModel = codexOf(CHAT_MODEL_TYPE);
+	assert.deepEqual(chatModel?.categories, ['AI'], JSON.stringify(chatModel));
+	assert.ok(
+		chatModel?.subcategories?.AI?.includes('Language Models'),
+		`chat model subcategories: ${JSON.stringify(chatModel?.subcategories)}`,
+	);
+	return `Assistant: ${JSON.stringify(node.categories)}; Assistant Chat Model: ${JSON.stringify(chatModel.categories)} ${JSON.stringify(chatModel.subcategories)}`;
+}
+
 /** @type {import('../env').Check[]} */
 module.exports = [
 	{
@@ -187,5 +211,10 @@ module.exports = [
 		id: 'tool-type',
 		name: 'backend: n8n lists the tool variant "Assistant Tool" for the AI Agent',
 		run: toolType,
+	},
+	{
+		id: 'nodes-panel-codex',
+		name: 'backend: n8n serves the codex (Assistant under Productivity, the chat model under AI > Language Models)',
+		run: servedCodex,
 	},
 ];
