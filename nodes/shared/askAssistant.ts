@@ -6,6 +6,7 @@ import {
 	recoverAfterFailure,
 	type AttemptHeard,
 } from './recovery/afterFailure';
+import { quotedStart } from './outputFormat/structuredText';
 import { unsentRest } from './recovery/recoverAnswer';
 import {
 	jsonObject,
@@ -188,11 +189,15 @@ function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): Ask
 	}
 	if (!structured && typeof output === 'string' && output) return output;
 	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
+	const what =
+		typeof output === 'string'
+			? `its answer begins ${quotedStart(output)}`
+			: `received ${received}`;
 	throw apiError(
 		scope.node,
 		{
 			message: structured
-				? `The assistant did not return an object for the JSON Schema: received ${received}`
+				? `The assistant did not return an object for the JSON Schema: ${what}`
 				: `The assistant sent an answer without text output: received ${received}`,
 			description: RUN_AGAIN,
 		},

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator/server';
+import { PREFIXED_MODEL_IDS } from '../emulator/data';
 import {
 	assistantNode,
 	assistantPackage,
@@ -70,6 +71,16 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 		// (docs/api.md#exactly-once).
 		expect(request.body).toEqual({ input: 'Hello there', stream: true });
 	});
+
+	test.each(PREFIXED_MODEL_IDS)(
+		'a model id with the prefix public clients meet (%s) is sent as typed',
+		async (modelId) => {
+			const run = await ask({ input: 'Hi', model: rl(modelId) });
+			expect(run.error()).toBeUndefined();
+			expect(run.outputs('Ask')[0].json.output).toContain(`[model=${modelId} `);
+			expect((emulator.stats.requests.at(-1)?.body as IDataObject).model_name).toBe(modelId);
+		},
+	);
 
 	test('model and persona overrides, from list mode and id mode, reach the service', async () => {
 		const run = await ask({
@@ -729,6 +740,68 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	test('without the Stream option nothing is forwarded', async () => {
 		const run = await inStreamingExecution({ input: 'hi' });
 		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
+	});
+});
+
+describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', () => {
+	/** A server that answers every ask with `body` as JSON; the node's item, or its error. */
+	async function askAnsweredWith(body: unknown, parameters: IDataObject = {}) {
+		const server = http.createServer((request, response) => {
+			request.resume();
+			request.on('end', () => {
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify(body));
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		try {
+			const pkg = await assistantPackage();
+			return await runWithItems(
+				[{}],
+				[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi', ...parameters })],
+				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
+			);
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	}
+	const schema = {
+		responseFormat: 'jsonSchema',
+		jsonSchema: JSON.stringify({
+			type: 'object',
+			properties: { city: { type: 'string' } },
+			required: ['city'],
+		}),
+	};
+
+	test('conversation_id null in a success is an answer, with conversation_id null', async () => {
+		const run = await askAnsweredWith({ output: 'An answer', conversation_id: null });
+		expect(run.error()).toBeUndefined();
+		expect(run.outputs('Ask')[0].json).toEqual({ output: 'An answer', conversation_id: null });
+	});
+
+	test.each([
+		['a JSON string', '{"city": "Oslo"}'],
+		['a JSON string with trailing text', '{"city": "Oslo"}\nHope this helps.'],
+		['several JSON objects: the last complete one', '{"city": "Bergen"} {"city": "Oslo"}'],
+	])('a structured answer sent as %s comes out as the object', async (_name, output) => {
+		const run = await askAnsweredWith({ output, conversation_id: 'conv_s' }, schema);
+		expect(run.error()).toBeUndefined();
+		expect(run.outputs('Ask')[0].json).toEqual({
+			output: { city: 'Oslo' },
+			conversation_id: 'conv_s',
+		});
+	});
+
+	test('a structured answer with no object fails quoting the start of what came', async () => {
+		const run = await askAnsweredWith(
+			{ output: 'Sorry, I cannot fill that in.', conversation_id: 'conv_s' },
+			schema,
+		);
+		expect(run.error()?.message).toBe(
+			'The assistant did not return an object for the JSON Schema: its answer begins "Sorry, I cannot fill that in."',
+		);
 	});
 });
 

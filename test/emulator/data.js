@@ -419,10 +419,24 @@ const CATALOG = {
 	deprecation_map: DEPRECATION_MAP,
 };
 
-/** Model ids an ask accepts: every available model (BYOK too) and every deprecated id. */
+/**
+ * Model ids seen with the other prefixes public clients meet (docs/api.md#ask-request): an ask
+ * accepts them, though /models/available does not list them (its list stays what the picker tests
+ * expect).
+ */
+const PREFIXED_MODEL_IDS = Object.freeze([
+	'zo:auto',
+	'groq:llama-3.3-70b-versatile',
+	'cerebras:gpt-oss-120b',
+	'vercel:xai/grok-4',
+	'svc:openai/gpt-5.4',
+]);
+
+/** Model ids an ask accepts: every available model (BYOK too), every deprecated id, the above. */
 const ASKABLE_MODEL_IDS = new Set([
 	...MODELS.map((m) => m.model_name),
 	...Object.keys(DEPRECATION_MAP),
+	...PREFIXED_MODEL_IDS,
 ]);
 
 const PERSONA_IDS = new Set(PERSONAS.map((p) => p.id));
@@ -437,5 +451,6 @@ module.exports = {
 	CATALOG,
 	DEPRECATION_MAP,
 	ASKABLE_MODEL_IDS,
+	PREFIXED_MODEL_IDS,
 	PERSONA_IDS,
 };

@@ -1,3 +1,4 @@
+import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
@@ -174,7 +175,7 @@ export class StreamAnswer {
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',
-			'The assistant did not return an object for the JSON Schema',
+			`The assistant did not return an object for the JSON Schema: its answer begins ${quotedStart(endOutput ?? text)}`,
 			undefined,
 			this.hasText,
 		);
@@ -196,14 +197,7 @@ export function readAnswerFromChunks(
 	return answer.result();
 }
 
-/** Text that parses as a JSON object (a structured answer sent as text). */
+/** The JSON object a text carries (a structured answer sent as text; outputFormat/structuredText.ts). */
 export function jsonObject(text: string): Record<string, unknown> | undefined {
-	try {
-		const value: unknown = JSON.parse(text.trim());
-		return typeof value === 'object' && value !== null && !Array.isArray(value)
-			? (value as Record<string, unknown>)
-			: undefined;
-	} catch {
-		return undefined;
-	}
+	return objectFromText(text);
 }
