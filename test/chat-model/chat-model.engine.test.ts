@@ -465,6 +465,21 @@ describe('Response Format', () => {
 		expect(asks()).toEqual([]);
 	});
 
+	test('a schema outside the output_format grammar below the root fails naming its path, before any request', async () => {
+		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify({
+				type: 'object',
+				properties: { address: { type: 'object', properties: { zip: { type: 'integer' } } } },
+				required: ['address'],
+			}),
+		});
+		expect(result.error()?.description ?? '').toContain(
+			'JSON Schema: properties.address.properties.zip.type is "integer"',
+		);
+		expect(asks()).toEqual([]);
+	});
+
 	test("with tools bound, the agent's final answer is the schema's object", async () => {
 		const output = consumerOutput(
 			await run('agent', question, {
