@@ -44,7 +44,7 @@ export class AssistantApi implements ICredentialType {
 		properties: {
 			headers: {
 				Authorization:
-					'=Bearer {{ String($credentials.accessToken || "").trim().replace(/^bearer\\s+/i, "") }}',
+					'=Bearer {{ String($credentials.accessToken || "").trim().replace(/^bearer(\\s+|$)/i, "") }}',
 			},
 		},
 	};

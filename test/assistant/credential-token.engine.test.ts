@@ -72,3 +72,16 @@ describe.each(PASTED)('a token stored as %j', (stored) => {
 		sentOncePrefixed();
 	});
 });
+
+test('a token that is only the prefix is an empty token to the credential test, not "Bearer Bearer"', async () => {
+	const pkg = await assistantPackage();
+	const result = await testCredential(pkg, 'assistantApi', {
+		baseUrl: emulator.baseUrl,
+		accessToken: ' Bearer ',
+	});
+	expect(result).toEqual({
+		status: 'Error',
+		message: expect.stringMatching(/^The access token is empty/),
+	});
+	expect(emulator.stats.requests).toHaveLength(0);
+});

@@ -37,7 +37,7 @@ async function readCredentials(ctx: AssistantContext): Promise<AssistantCredenti
  */
 export function bareToken(value: unknown): string {
 	if (typeof value !== 'string') return '';
-	return value.trim().replace(/^bearer\s+/i, '');
+	return value.trim().replace(/^bearer(\s+|$)/i, '');
 }
 
 /** `https://host/api/` and `https://host/api` both work. */

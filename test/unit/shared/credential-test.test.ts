@@ -84,6 +84,8 @@ describe('the token as users paste it (docs/api.md#authentication)', () => {
 		['  BEARER\tzo_sk_1 \n', 'zo_sk_1'],
 		[' zo_sk_1 ', 'zo_sk_1'],
 		['Bearerzo', 'Bearerzo'],
+		['Bearer', ''],
+		[' bearer ', ''],
 		[undefined, ''],
 	])('%j is the token %j', (stored, token) => {
 		expect(bareToken(stored)).toBe(token);
