@@ -32,8 +32,9 @@ export class AssistantChatModel implements INodeType {
 		icon: { light: 'file:assistant.svg', dark: 'file:assistant.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		// The chosen model, or the assistant's default.
-		subtitle: '={{ $parameter["model"]?.value || "default model" }}',
+		// The chosen model's ID, or the assistant's default. n8n's $parameter hands a picker's
+		// value over already unwrapped (the ID, not the {__rl, mode, value} object).
+		subtitle: '={{ $parameter["model"] || "default model" }}',
 		description: 'Your personal AI assistant as the language model of an AI Agent or AI chain',
 		documentationUrl:
 			'https://github.com/n8n-nodes-assistant/n8n-nodes-assistant#assistant-chat-model',
