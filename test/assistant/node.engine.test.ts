@@ -737,9 +737,24 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 		expect(JSON.parse(String(items[0].content))).toEqual(run.outputs('Ask')[0].json.output);
 	});
 
-	test('without the Stream option nothing is forwarded', async () => {
-		const run = await inStreamingExecution({ input: 'hi' });
-		expect(run.chunks.filter((chunk) => chunk.type === 'item')).toHaveLength(0);
+	test('with Stream off the whole answer goes as one chunk once complete, never an empty response', async () => {
+		const run = await inStreamingExecution({ input: 'Tell me a short story please' });
+		const mine = run.chunks.filter((chunk) => (chunk.metadata as IDataObject)?.nodeName === 'Ask');
+		expect(mine.map((chunk) => chunk.type)).toEqual(['begin', 'item', 'end']);
+		const output = run.outputs('Ask')[0].json.output as string;
+		expect(output.length).toBeGreaterThan(0);
+		expect(mine[1].content).toBe(output);
+	});
+
+	test('with Stream off a JSON Schema answer goes as one chunk, the object whole', async () => {
+		const run = await inStreamingExecution({
+			input: 'Summarize',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+		});
+		const items = run.chunks.filter((chunk) => chunk.type === 'item');
+		expect(items).toHaveLength(1);
+		expect(JSON.parse(String(items[0].content))).toEqual(run.outputs('Ask')[0].json.output);
 	});
 });
 

@@ -11,7 +11,7 @@
  *   is validated, then makeHandleToolInvocation runs the node in a SupplyDataContext.
  */
 import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
-import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes } from 'n8n-workflow';
+import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential } from '../helpers/assistant';
@@ -89,7 +89,7 @@ describe('the node is usable as a tool (its full tool type is checked in the rea
 		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
 
 		expect(base.description.usableAsTool).toEqual({
-			replacements: { description: expect.stringContaining('conversation_id') },
+			replacements: { description: expect.stringMatching(/^[^\n]{1,60}$/) },
 		});
 		expect(tool.description).toMatchObject({ inputs: [], outputs: [NodeConnectionTypes.AiTool] });
 		expect(tool.execute).toBe(base.execute);
@@ -100,14 +100,31 @@ describe('the node is usable as a tool (its full tool type is checked in the rea
 });
 
 describe('the tool variant in the editor (its listing is checked in the real n8n app, e2e tool-type)', () => {
-	test('the tool variant carries the agent-facing description; the node itself has one line', () => {
-		const { usableAsTool } = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant'))
-			.description as { usableAsTool: { replacements: { description: string } } };
+	test('the agent-facing text is a Description parameter of the tool alone, one per operation', () => {
 		expect(nodeDescription).not.toMatch(/\n/);
 		expect(nodeDescription.length).toBeLessThanOrEqual(90);
-		expect(usableAsTool.replacements.description).toMatch(
-			/self-contained question.*conversation_id/s,
+		const tool = withAiTools(pkg).nodeTypes.getByNameAndVersion(TOOL_TYPE);
+		const descriptions = tool.description.properties.filter(
+			(property) => property.name === 'toolDescription',
 		);
+		expect(
+			descriptions.map((property) => [
+				property.displayOptions?.show?.operation,
+				property.displayOptions?.show?.['@tool'],
+			]),
+		).toEqual([
+			[['ask'], [true]],
+			[['listModels'], [true]],
+			[['listPersonas'], [true]],
+			[['getCatalog'], [true]],
+		]);
+		expect(descriptions[0].default).toMatch(/self-contained question.*conversation_id/s);
+		// The node itself shows none of it (n8n's `@tool` is false there).
+		const node = { ...toolNode({ operation: 'ask' }), type: pkg.nodeType('assistant') };
+		const base = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')).description;
+		const shown = NodeHelpers.getNodeParameters(base.properties, {}, true, false, node, base);
+		expect(shown).not.toHaveProperty('toolDescription');
+		expect(shown).toMatchObject({ input: '', conversationId: '' });
 	});
 
 	test('Memory is among the Ask options the tool keeps, so an agent’s asks can run without memory', () => {
@@ -133,12 +150,12 @@ describe('the tool variant in the editor (its listing is checked in the real n8n
 });
 
 describe('AI Agent v3: the engine runs the tool node for the agent’s tool call', () => {
-	test('the agent sees the node name, the node description and a schema of the $fromAI keys', async () => {
+	test('the agent sees the node name, the Ask description and a schema of the $fromAI keys', async () => {
 		const { agent } = await callTool([{ args: { question: QUESTION } }]);
 		expect(agent.tools).toEqual([
 			{
 				name: 'Personal_Assistant',
-				description: nodeDescription,
+				description: expect.stringMatching(/self-contained question.*conversation_id/s),
 				parameters: {
 					$schema: 'http://json-schema.org/draft-07/schema#',
 					type: 'object',
@@ -315,17 +332,69 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 });
 
 describe('what the agent is told about the tool', () => {
-	test('the description is the node’s description whatever the operation; a manual one replaces it', () => {
-		// Without a `resource` parameter, n8n's makeDescription never uses an operation's `action`.
+	test('each operation’s own text by default, not the node’s one line; an edited one replaces it', async () => {
+		const seen: Record<string, string> = {};
 		for (const operation of ['ask', 'listModels', 'listPersonas', 'getCatalog']) {
-			expect(toolDescriptionFor(pkg, toolNode({ operation }))).toBe(nodeDescription);
+			const { agent } = await callTool([], { mode: 'invoke' }, toolNode({ operation }));
+			seen[operation] = agent.tools[0].description;
 		}
-		const manual = toolNode({
-			operation: 'ask',
-			descriptionType: 'manual',
-			toolDescription: 'Ask my assistant',
+		expect(seen.ask).toMatch(/self-contained question.*conversation_id/s);
+		expect(seen.listModels).toMatch(/^List the language models/);
+		expect(seen.listPersonas).toMatch(/^List the personas/);
+		expect(seen.getCatalog).toMatch(/^Get the public catalog/);
+		expect(Object.values(seen)).not.toContain(nodeDescription);
+		const edited = toolNode({ operation: 'ask', toolDescription: 'Ask my assistant' });
+		expect(toolDescriptionFor(pkg, edited)).toBe('Ask my assistant');
+	});
+
+	test('by default the model writes Input and may leave Conversation ID empty, each key described', async () => {
+		const { agent } = await callTool(
+			[{ args: { question: QUESTION } }],
+			{ mode: 'invoke' },
+			toolNode({ operation: 'ask' }),
+		);
+		expect(agent.tools[0].parameters).toMatchObject({
+			properties: {
+				question: { type: 'string', description: expect.stringMatching(/self-contained/) },
+				conversationId: {
+					type: 'string',
+					default: '',
+					description: expect.stringMatching(/earlier answer of this tool.*never make one up/),
+				},
+			},
+			required: ['question'],
 		});
-		expect(toolDescriptionFor(pkg, manual)).toBe('Ask my assistant');
+		expect(agent.steps[0].argsMatchSchema).toBe(true);
+		expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
+		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION, stream: true }]);
+	});
+
+	test('a made-up conversation ID (HTTP 404) is answered in words the agent can act on', async () => {
+		const invented = 'Conversation_ID of Ask the assistant';
+		const { run, agent } = await callTool(
+			[{ args: { question: QUESTION, conversationId: invented } }],
+			{},
+			toolNode({ operation: 'ask' }),
+		);
+		expect(run.error()).toBeUndefined();
+		const [{ error }] = JSON.parse(agent.steps[0].observation as string) as Array<{
+			error: string;
+		}>;
+		expect(error).toBe(
+			`The conversation ID "${invented}" is not a conversation of this assistant (Not found (HTTP 404): Conversation not found). Ask again with an empty conversation ID to start a new conversation; pass a conversation ID only when it is the conversation_id of an earlier answer of this tool.`,
+		);
+	});
+
+	test('in a streaming execution the tool sends the caller nothing: its answer is the agent’s', async () => {
+		for (const stream of [false, true]) {
+			const { run, agent } = await callTool(
+				[{ args: { question: QUESTION } }],
+				{ streaming: true },
+				toolNode({ ...FROM_AI_PARAMETERS, options: { stream } }),
+			);
+			expect(answersOf(agent.steps[0].observation)[0].output).toContain(QUESTION);
+			expect(run.chunks).toEqual([]);
+		}
 	});
 
 	test('the editor’s "let the model define this" button: display-name keys, no descriptions', async () => {

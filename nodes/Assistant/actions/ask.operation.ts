@@ -16,6 +16,7 @@ import { askOptions, readConcurrency } from './ask/askOptions';
 import { conversationOf, messageProperties, readAskParameters } from './ask/askParameters';
 import { activeModel } from './ask/deprecatedModel';
 import { addAnswerHints } from './ask/answerHints';
+import { forAgentIfUnknownConversation } from './ask/unknownConversation';
 import { responseFormatProperties } from '../../shared/outputFormat/responseFormat';
 
 /** Ask: one message per item, the answer as text or as an object. */
@@ -70,20 +71,25 @@ export async function execute(
 		idleTimeoutMs: options.idleTimeoutMs,
 		retries: options.retries,
 	};
-	const answer = await askItem(
-		this,
-		request,
-		{ ...settings, pace, stream: options.stream, steps: options.steps },
-		itemIndex,
-		cache,
-	);
+	let answer: AskOutput;
+	try {
+		answer = await askItem(
+			this,
+			request,
+			{ ...settings, pace, stream: options.stream, steps: options.steps },
+			itemIndex,
+			cache,
+		);
+	} catch (error) {
+		throw forAgentIfUnknownConversation(this, error, request.conversation_id, itemIndex);
+	}
 	await addAnswerHints(this, cache, outputFormat);
 	return [{ json: answer }];
 }
 
 /**
- * The item's ask. Streamed, its text pieces go to a streaming execution as they come
- * (docs/api.md#assembling-the-answer).
+ * The item's ask. In a streaming execution the answer goes to its caller: piece by piece as it
+ * comes with Stream on, whole in one chunk otherwise (docs/api.md#assembling-the-answer).
  */
 async function askItem(
 	ctx: IExecuteFunctions,
@@ -96,16 +102,17 @@ async function askItem(
 	itemIndex: number,
 	cache: RunCache,
 ): Promise<AskOutput> {
-	const live = settings.stream
-		? new LiveChunks(ctx, itemIndex, request.output_format !== undefined)
-		: undefined;
+	const live = new LiveChunks(ctx, itemIndex, {
+		stream: settings.stream,
+		structured: request.output_format !== undefined,
+	});
 	const result = await askAssistant(ctx, {
 		request,
 		...settings,
 		itemIndex,
-		onText: live ? (delta) => live.text(delta) : undefined,
+		onText: settings.stream ? (delta) => live.text(delta) : undefined,
 	});
-	live?.finish(result.output);
+	live.finish(result.output);
 	return await askOutput(ctx, cache, request, result);
 }
 

@@ -4,6 +4,7 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
+import { toolDescriptionProperties } from './toolParameters';
 
 /**
  * The node's parameters (each operation declares its own), its one-line description for the nodes
@@ -14,9 +15,9 @@ export const versionDescription: Pick<INodeTypeDescription, 'description' | 'pro
 	toolDescription: string;
 } = {
 	description: 'Send a message to your personal AI assistant',
-	// The tool variant's description: say what to send and how to continue.
-	toolDescription:
-		"Ask the user's personal AI assistant, which can use their files, integrations and tools, and get its answer. Send a complete, self-contained question or instruction. Each answer includes a conversation_id: pass it back as the conversation ID to ask a follow-up in the same conversation, or leave it empty to start a new one.",
+	// The tool variant's line in the nodes panel; what the agent reads is each operation's
+	// Description parameter (toolParameters.ts).
+	toolDescription: 'Let the AI Agent ask your personal AI assistant',
 	properties: [
 		{
 			displayName: 'Operation',
@@ -52,6 +53,7 @@ export const versionDescription: Pick<INodeTypeDescription, 'description' | 'pro
 				},
 			],
 		},
+		...toolDescriptionProperties,
 		...ask.description,
 		...listModels.description,
 		...getCatalog.description,

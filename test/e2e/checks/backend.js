@@ -151,18 +151,29 @@ async function toolType(env) {
 		.find((/** @type {any} */ p) => p.name === 'operation')
 		.options.map((/** @type {any} */ o) => o.value);
 	assert.ok(operations.includes('ask'), `operations: ${operations.join(', ')}`);
-	// Nodes with an `operation` get "Set Automatically / Set Manually" first, then the manual
-	// text, whose default is the tool's description: the agent-facing text the node gives its
-	// tool variant (usableAsTool.replacements), not the node's one line.
+	// The node declares the tool's Description itself (one per operation, shown only in the tool,
+	// `@tool`), so n8n adds no "Set Automatically" choice, whose text would be the node's one
+	// line: the agent reads the operation's text. The panel line stays one short line.
 	const node = nodeTypes.find((/** @type {any} */ type) => type.name === NODE_TYPE);
-	assert.match(tool.description, /self-contained question.*conversation_id/s);
-	assert.notEqual(tool.description, node.description);
-	const [descriptionType, toolDescription] = tool.properties;
-	assert.equal(descriptionType.name, 'descriptionType');
-	assert.equal(descriptionType.default, 'auto');
-	assert.equal(toolDescription.name, 'toolDescription');
-	assert.equal(toolDescription.default, tool.description, "the tool's description by default");
-	assert.deepEqual(toolDescription.displayOptions, { show: { descriptionType: ['manual'] } });
+	assert.ok(!names.includes('descriptionType'), 'n8n added its own Tool Description choice');
+	assert.ok(tool.description.length <= 60 && !tool.description.includes('\n'), tool.description);
+	const descriptions = tool.properties.filter(
+		(/** @type {any} */ p) => p.name === 'toolDescription',
+	);
+	assert.deepEqual(
+		descriptions.map((/** @type {any} */ p) => p.displayOptions.show),
+		['ask', 'listModels', 'listPersonas', 'getCatalog'].map((operation) => ({
+			operation: [operation],
+			'@tool': [true],
+		})),
+	);
+	assert.match(descriptions[0].default, /self-contained question.*conversation_id/s);
+	assert.ok(
+		!node.properties.some(
+			(/** @type {any} */ p) => p.name === 'toolDescription' && !p.displayOptions?.show?.['@tool'],
+		),
+		'the node shows a tool description',
+	);
 	assert.deepEqual(tool.codex?.subcategories?.AI, ['Tools'], 'listed among the AI tools');
 	return `"${tool.displayName}" (${tool.name}): inputs [], outputs ${JSON.stringify(tool.outputs)}, credential ${CREDENTIAL_TYPE}, parameters ${names.join(', ')}`;
 }

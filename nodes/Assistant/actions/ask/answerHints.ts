@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { RunCache } from '../runCache';
+import { isToolVariant } from '../toolVariant';
 import type { OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
 /**
@@ -34,10 +35,6 @@ export async function addAnswerHints(
 			}),
 		);
 	}
-}
-
-function isToolVariant(ctx: IExecuteFunctions): boolean {
-	return ctx.getNode().type.endsWith('Tool');
 }
 
 function escapeHtml(text: string): string {

@@ -76,7 +76,7 @@ export const askOptions: INodeProperties = {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether a workflow that streams its response (a Webhook or Chat Trigger set to stream) receives the answer piece by piece, as it is written. The output is the same either way: every ask is sent in streamed form.',
+				'Whether a workflow that streams its response (a Webhook or Chat Trigger set to stream) receives the answer piece by piece, as it is written; off, it receives the whole answer in one piece once it is complete. The output is the same either way: every ask is sent in streamed form.',
 		},
 		timeoutOption,
 	],

@@ -9,36 +9,56 @@ import {
 	type ParameterContext,
 } from '../../../shared/parameters/parameterErrors';
 import { readAskOptions, type AskOptions } from './askOptions';
+import { toolMessageDefaults } from '../toolParameters';
 import { readOutputFormat, type OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
 /** Ask's message parameters: declared, read and checked here, before any request is sent. */
 
 const showForAsk = { show: { operation: ['ask'] } };
+// The node and its AI Agent tool variant (`@tool`) start Input and Conversation ID differently.
+const showInNode = { show: { operation: ['ask'], '@tool': [false] } };
+const showInTool = { show: { operation: ['ask'], '@tool': [true] } };
+
+const input: INodeProperties = {
+	displayName: 'Input',
+	name: 'input',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. Summarize my unread emails from today',
+	description:
+		'The message for the assistant: a question or an instruction. Each input item sends one message, usually mapped from a field of the item with an expression. Make it self-contained: the assistant sees only this message (and the earlier messages of the conversation, if you continue one).',
+	typeOptions: { rows: 4 },
+};
+
+const conversationId: INodeProperties = {
+	displayName: 'Conversation ID',
+	name: 'conversationId',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. {{ $json.conversation_id }}',
+	description:
+		'The conversation_id of an earlier answer, to continue that conversation: the assistant remembers what was said. Leave empty to start a new conversation.',
+};
 
 export const messageProperties: INodeProperties[] = [
+	{ ...input, displayOptions: showInNode },
 	{
-		displayName: 'Input',
-		name: 'input',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Summarize my unread emails from today',
+		...input,
+		default: toolMessageDefaults.input,
 		description:
-			'The message for the assistant: a question or an instruction. Each input item sends one message, usually mapped from a field of the item with an expression. Make it self-contained: the assistant sees only this message (and the earlier messages of the conversation, if you continue one).',
-		typeOptions: { rows: 4 },
-		displayOptions: showForAsk,
+			'The message for the assistant. By default the agent writes it ($fromAI "question").',
+		displayOptions: showInTool,
 	},
 	{ ...modelLocator, displayOptions: showForAsk },
 	{ ...personaLocator, displayOptions: showForAsk },
+	{ ...conversationId, displayOptions: showInNode },
 	{
-		displayName: 'Conversation ID',
-		name: 'conversationId',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. {{ $json.conversation_id }}',
+		...conversationId,
+		default: toolMessageDefaults.conversationId,
 		description:
-			'The conversation_id of an earlier answer, to continue that conversation: the assistant remembers what was said. Leave empty to start a new conversation.',
-		displayOptions: showForAsk,
+			'By default the agent fills it ($fromAI "conversationId", empty unless it passes back the conversation_id of an earlier answer of this tool, to ask a follow-up). Empty starts a new conversation.',
+		displayOptions: showInTool,
 	},
 ];
 
