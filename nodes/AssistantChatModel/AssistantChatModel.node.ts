@@ -20,6 +20,7 @@ import { assistantApiTest } from '../shared/methods/credentialTest';
 import { searchModels, searchPersonas } from '../shared/methods/listSearch';
 import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './chatModel';
 import { chatModelProperties } from './description';
+import { showInLogs } from './logsPanel';
 import { loadAiNodeSdk } from './sdk';
 
 export class AssistantChatModel implements INodeType {
@@ -63,8 +64,10 @@ export class AssistantChatModel implements INodeType {
 			outputFormat: readOutputFormat(this, itemIndex)?.schema,
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
-		const model: ChatModel = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
-		return sdk.supplyModel(this, model);
+		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
+		const chatModel: ChatModel = model;
+		const supplied = sdk.supplyModel(this, chatModel);
+		return { ...supplied, response: showInLogs(supplied.response, model) };
 	}
 }
 

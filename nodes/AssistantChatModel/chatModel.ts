@@ -7,6 +7,7 @@ import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
 import { markOfConversation } from './conversationMark';
+import { noteStreamedAnswer, type LogDetails, type ModelShownInLogs } from './logsPanel';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
 import { withCatalogue } from './transcript';
 import {
@@ -47,7 +48,11 @@ interface BoundTool extends ToolForEnvelope {
 	schema: unknown;
 }
 
-export class AssistantChatModel implements ChatModel {
+/** How the Logs panel and the AI message's metadata name the assistant's defaults. */
+const DEFAULT_MODEL = 'default model';
+const ACTIVE_PERSONA = 'active persona';
+
+export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 	readonly provider = 'assistant';
 	readonly modelId: string;
 	private tools: Tool[] = [];
@@ -58,6 +63,20 @@ export class AssistantChatModel implements ChatModel {
 		private readonly parametersJsonSchema?: ParametersJsonSchema,
 	) {
 		this.modelId = settings.modelName ?? 'default';
+	}
+
+	/** The model's settings, as the Logs panel shows them for each call (logsPanel.ts). */
+	settingsForLogs(): LogDetails {
+		const { modelName, personaId, memoryMode, timeoutMs, idleTimeoutMs, retries } = this.settings;
+		return {
+			model: modelName ?? DEFAULT_MODEL,
+			persona: personaId ?? ACTIVE_PERSONA,
+			memory: memoryMode === 'off' ? 'off' : 'on',
+			timeoutMinutes: timeoutMs / 60_000,
+			idleTimeoutSeconds: idleTimeoutMs / 1000,
+			retries,
+			...(this.tools.length > 0 ? { tools: this.tools.map((tool) => tool.name) } : {}),
+		};
 	}
 
 	withTools(tools: Tool[]): ChatModel {
@@ -89,14 +108,20 @@ export class AssistantChatModel implements ChatModel {
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
 		const plan = this.plan(messages);
 		const answer = await this.ask(this.request(plan.input, plan.conversationId));
-		return textResult(answerText(answer.output), answer, messages.length, plan.leftOut);
+		return this.described(
+			textResult(answerText(answer.output), answer, messages.length, plan.leftOut),
+			answer,
+		);
 	}
 
-	async *stream(messages: Message[]): AsyncIterable<StreamChunk> {
+	/** `callOptions`: what the SDK's adapter passes on, by which the Logs panel finds the answer. */
+	async *stream(messages: Message[], callOptions?: unknown): AsyncIterable<StreamChunk> {
 		const tools = this.boundTools();
 		if (tools.length > 0 || this.settings.outputFormat) {
 			// A structured answer arrives whole, then goes out as the caller expects it.
-			yield* resultAsChunks(await this.generate(messages));
+			const result = await this.generate(messages);
+			noteStreamedAnswer(callOptions, result.providerMetadata ?? {});
+			yield* resultAsChunks(result);
 			return;
 		}
 		const plan = this.plan(messages);
@@ -117,7 +142,12 @@ export class AssistantChatModel implements ChatModel {
 		this.noteFallback(step.value);
 		// A service that sends the answer only in its End event: it goes out whole.
 		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
-		yield { type: 'finish', finishReason: 'stop' };
+		const providerMetadata = {
+			...metadataOf(step.value, plan.leftOut),
+			...this.answerDetails(step.value),
+		};
+		noteStreamedAnswer(callOptions, providerMetadata);
+		yield { type: 'finish', finishReason: 'stop', providerMetadata };
 	}
 
 	/**
@@ -161,7 +191,27 @@ export class AssistantChatModel implements ChatModel {
 				},
 			);
 		}
-		return outcome.result;
+		return this.described(outcome.result, answer);
+	}
+
+	/**
+	 * The answer's details beside its conversation (metadataOf), in the AI message's metadata and
+	 * the Logs panel: the model that answered (the one the service fell back to, else the one its
+	 * stream names, else the chosen one) and the persona.
+	 */
+	private answerDetails(answer: AskResult): LogDetails {
+		return {
+			modelName:
+				answer.modelFallback ?? answer.streamModel ?? this.settings.modelName ?? DEFAULT_MODEL,
+			persona: this.settings.personaId ?? ACTIVE_PERSONA,
+		};
+	}
+
+	private described(result: GenerateResult, answer: AskResult): GenerateResult {
+		return {
+			...result,
+			providerMetadata: { ...result.providerMetadata, ...this.answerDetails(answer) },
+		};
 	}
 
 	/** What to send; anything the API cannot carry is noted in it, and said in the log. */
@@ -326,5 +376,9 @@ function* resultAsChunks(result: GenerateResult): Generator<StreamChunk> {
 			};
 		}
 	}
-	yield { type: 'finish', finishReason: result.finishReason ?? 'stop' };
+	yield {
+		type: 'finish',
+		finishReason: result.finishReason ?? 'stop',
+		providerMetadata: result.providerMetadata,
+	};
 }

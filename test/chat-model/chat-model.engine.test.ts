@@ -535,3 +535,95 @@ describe('Response Format', () => {
 		expect(asks()).toEqual([]);
 	});
 });
+
+describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n’s own chat models)', () => {
+	/** The chat model's log entries: each call's input `options` and output generation. */
+	function logEntries(result: Awaited<ReturnType<typeof run>>) {
+		const runs = result.data.data.resultData.runData['Assistant Chat Model'] ?? [];
+		return runs.map((entry) => ({
+			options: entry.inputOverride?.ai_languageModel?.[0]?.[0]?.json.options as IDataObject,
+			generation: (
+				entry.data?.ai_languageModel?.[0]?.[0]?.json.response as {
+					generations: IDataObject[][];
+				}
+			).generations[0][0],
+		}));
+	}
+
+	const settings = {
+		model: 'openai:gpt-5-mini',
+		persona: 'persona_pirate',
+		memory: 'off',
+		timeoutMinutes: 3,
+		idleTimeoutSeconds: 300,
+		retries: 1,
+	};
+	const parameters = {
+		model: rl('openai:gpt-5-mini'),
+		persona: rl('persona_pirate'),
+		options: { memory: false, timeoutMinutes: 3, retries: 1 },
+	};
+
+	test('a chain’s call: the model’s settings, and the model, persona and conversation that answered', async () => {
+		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], parameters);
+		const output = consumerOutput(result);
+		const [entry] = logEntries(result);
+		expect(entry.options).toEqual(settings);
+		expect(entry.generation).toEqual({
+			text: output.text,
+			generationInfo: {
+				modelName: 'openai:gpt-5-mini',
+				persona: 'persona_pirate',
+				conversationId: output.metadata.conversationId,
+			},
+		});
+		expect(output.metadata.conversationId).toMatch(/\S/);
+	});
+
+	test('defaults are named as such; a fallback names the model that answered', async () => {
+		const result = await run('invoke', [
+			{ role: 'user', content: 'Hi #fallback=openai:gpt-5-mini' },
+		]);
+		const [entry] = logEntries(result);
+		expect(entry.options).toMatchObject({
+			model: 'default model',
+			persona: 'active persona',
+			memory: 'on',
+		});
+		expect(entry.generation.generationInfo).toMatchObject({
+			modelName: 'openai:gpt-5-mini',
+			modelFallback: 'openai:gpt-5-mini',
+			persona: 'active persona',
+		});
+	});
+
+	test('a streamed call: the same details on its generation and on the streamed AI message', async () => {
+		const result = await run('stream', [{ role: 'user', content: 'Tell me a story' }], parameters);
+		const output = consumerOutput(result);
+		const [entry] = logEntries(result);
+		expect(entry.options).toEqual(settings);
+		expect(entry.generation.generationInfo).toEqual({
+			finish_reason: 'stop',
+			modelName: 'openai:gpt-5-mini',
+			persona: 'persona_pirate',
+			conversationId: expect.stringMatching(/\S/),
+		});
+		expect(output.metadata).toMatchObject({
+			conversationId: (entry.generation.generationInfo as IDataObject).conversationId,
+		});
+	});
+
+	test('the agent’s calls (tools bound), streamed or not: the tools among the settings, each answer’s details', async () => {
+		for (const scenario of ['agent', 'agentStream'] as const) {
+			const entries = logEntries(await run(scenario, question));
+			expect(entries).toHaveLength(2);
+			for (const entry of entries) {
+				expect(entry.options).toMatchObject({ model: 'default model', tools: ['calculator'] });
+				expect(entry.generation.generationInfo).toMatchObject({
+					modelName: 'default model',
+					conversationId: expect.stringMatching(/\S/),
+				});
+			}
+		}
+	});
+});
