@@ -19,5 +19,6 @@ module.exports = [
 	...require('./chat-model'),
 	...require('./backend'),
 	...require('./usability'),
+	...require('./power-user'),
 	...require('./editor'),
 ];

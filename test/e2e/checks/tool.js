@@ -138,6 +138,95 @@ async function toolRunsAlone(env) {
 	];
 }
 
+/**
+ * The agent example with its Assistant Tool as n8n adds it (parameters left at their defaults)
+ * and a manual trigger instead of the chat, so that *Execute workflow* runs the agent.
+ * @param {import('../env').E2eEnv} env
+ */
+async function agentWithDefaultTool(env) {
+	const workflow = structuredClone(env.examples['agent-tool']);
+	workflow.id = undefined;
+	workflow.name = 'Assistant: the Assistant Tool with its defaults';
+	const chat = workflow.nodes.find(
+		(/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger',
+	);
+	const agent = workflow.nodes.find(
+		(/** @type {any} */ node) => node.type === '@n8n/n8n-nodes-langchain.agent',
+	);
+	const tool = workflow.nodes.find((/** @type {any} */ node) => node.type === TOOL_TYPE);
+	workflow.nodes = workflow.nodes.filter((/** @type {any} */ node) => node !== chat);
+	workflow.nodes.push({
+		id: 'c0000000-0000-4000-8000-0000000000aa',
+		name: 'Run',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: chat.position,
+		parameters: {},
+	});
+	workflow.connections.Run = workflow.connections[chat.name];
+	delete workflow.connections[chat.name];
+	agent.parameters = {
+		...agent.parameters,
+		promptType: 'define',
+		text: 'Ask the assistant about lighthouses.',
+	};
+	tool.parameters = { operation: 'ask' };
+	return { saved: await env.client.importWorkflow(workflow), toolName: tool.name };
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function toolDefaults(env) {
+	const { saved, toolName } = await agentWithDefaultTool(env);
+	// The agent's model is the Assistant Chat Model: the tool catalogue it sends holds what the
+	// agent is told about each tool.
+	const { result, requests } = await recording(env.emulator, () =>
+		env.client.runWorkflow(saved, { timeoutMs: 90_000 }),
+	);
+	assert.equal(result.status, 'success', result.error?.message ?? '');
+	const [first] = asks(requests);
+	assert.match(
+		String(first?.body.input),
+		/self-contained question or instruction.*conversation_id.*Never make up a conversation ID/s,
+		"the agent was not told the tool's own description",
+	);
+	const toolAsk = asks(requests).find(
+		(/** @type {any} */ ask) => ask.body.output_format === undefined,
+	);
+	assert.ok(toolAsk, 'the Assistant Tool asked nothing');
+	assert.equal(toolAsk.body.conversation_id, undefined, 'the model made up a conversation');
+
+	// Run alone, with the question only: the conversation is optional for the model, and n8n
+	// hands the tool the key's default.
+	const { result: aloneRun, requests: aloneRequests } = await recording(env.emulator, () =>
+		env.client.runToolNode(saved, toolName, { question: 'Hi! My name is Ada.' }),
+	);
+	assert.equal(aloneRun.status, 'success', aloneRun.error?.message ?? '');
+	const [aloneTool] = aloneRun.runData[toolName] ?? [];
+	assert.deepEqual(aloneTool?.inputOverride?.ai_tool?.[0]?.[0]?.json, {
+		question: 'Hi! My name is Ada.',
+		conversationId: '',
+	});
+	const [aloneAsk] = asks(aloneRequests);
+	assert.equal(aloneAsk?.body.input, 'Hi! My name is Ada.');
+	assert.equal(aloneAsk?.body.conversation_id, undefined, 'a conversation was sent');
+	const alone = { answer: aloneTool?.data?.ai_tool?.[0]?.[0]?.json?.response?.[0] };
+	// A conversation ID the service does not know: words the agent can act on.
+	const invented = 'Conversation_ID of Ask the assistant';
+	const failed = await env.client.runToolNode(saved, toolName, {
+		question: 'Hi',
+		conversationId: invented,
+	});
+	const [run] = failed.runData[toolName] ?? [];
+	const said = String(run?.error?.message ?? failed.error?.message ?? JSON.stringify(run));
+	assert.match(said, /not a conversation of this assistant.*HTTP 404/, said);
+	assert.match(said, /Ask again with an empty conversation ID/, said);
+	return [
+		`the agent's model was told: ${JSON.stringify(String(first.body.input).match(/Ask the user's personal AI assistant[^\n]*/)?.[0] ?? '')}`,
+		`alone with {question}: ${JSON.stringify(alone.answer)}`,
+		`with ${JSON.stringify(invented)}: ${said.slice(0, 400)}`,
+	];
+}
+
 /** @type {import('../env').Check[]} */
 module.exports = [
 	{
@@ -149,5 +238,11 @@ module.exports = [
 		id: 'tool-alone',
 		name: 'tool: the Assistant Tool runs alone in n8n with $fromAI values (the editor\'s "Execute step" on a tool)',
 		run: toolRunsAlone,
+	},
+	{
+		id: 'tool-defaults',
+		timeoutMs: 240_000,
+		name: 'tool: as added, the Assistant Tool tells the agent its own description, the conversation is optional, and an unknown one comes back in words the agent can act on',
+		run: toolDefaults,
 	},
 ];

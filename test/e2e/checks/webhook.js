@@ -119,11 +119,51 @@ async function streamToWebhookCaller(env) {
 	];
 }
 
+/**
+ * The same Webhook (response mode Streaming) in front of an Ask whose Stream option is off: the
+ * caller gets the whole answer in one chunk once it is complete, never an empty 200.
+ * @param {import('../env').E2eEnv} env
+ */
+async function streamOffToWebhookCaller(env) {
+	const { client } = env;
+	const workflow = structuredClone(env.examples['webhook-streaming']);
+	workflow.id = undefined;
+	workflow.name = 'Assistant: a streaming webhook in front of an Ask with Stream off';
+	const webhook = workflow.nodes.find(
+		(/** @type {any} */ node) => node.type === 'n8n-nodes-base.webhook',
+	);
+	webhook.webhookId = '9d3f6a21-4c8e-4b7a-a1f0-2e5c7b9d0a64';
+	webhook.parameters.path = 'assistant-stream-off';
+	const ask = workflow.nodes.find((/** @type {any} */ node) => node.name === 'Ask');
+	ask.parameters.options = { stream: false };
+	const saved = await client.importWorkflow(workflow);
+	await client.publishWorkflow(saved);
+	const question = 'Tell me about harbours';
+	const url = `${env.n8n.url}/webhook/${webhook.parameters.path}`;
+	const stream = await readStreamedWebhook(url, { question }, { timeoutMs: 60_000 });
+	assert.equal(stream.status, 200);
+	const items = itemLines(stream.lines);
+	assert.equal(items.length, 1, `one chunk expected, got ${items.length}`);
+	const [answer] = items.map((line) => line.json.content);
+	assert.ok(typeof answer === 'string' && answer.length > 0, 'the chunk is empty');
+	const execution = await client.lastExecution(saved.id);
+	assert.equal(execution.status, 'success', execution.error?.message ?? '');
+	const [output] = nodeOutput(execution.runData, 'Ask');
+	assert.equal(output.output, answer, "the chunk is the execution's answer, whole");
+	assert.match(answer, /Tell me about harbours/);
+	return [`one chunk, the whole answer (${answer.length} chars): ${JSON.stringify(answer)}`];
+}
+
 /** @type {import('../env').Check[]} */
 module.exports = [
 	{
 		id: 'webhook-streaming',
 		name: 'webhook "Assistant: stream an answer to a webhook caller": chunks arrive live, joined they are the answer',
 		run: streamToWebhookCaller,
+	},
+	{
+		id: 'webhook-stream-off',
+		name: 'webhook: a streaming Webhook in front of an Ask with Stream off gets the whole answer in one chunk, never an empty response',
+		run: streamOffToWebhookCaller,
 	},
 ];
