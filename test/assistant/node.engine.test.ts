@@ -750,7 +750,11 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 		const run = await inStreamingExecution({
 			input: 'Summarize',
 			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({ type: 'object', properties: { summary: { type: 'string' } } }),
+			jsonSchema: JSON.stringify({
+				type: 'object',
+				properties: { summary: { type: 'string' } },
+				required: ['summary'],
+			}),
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
 		expect(items).toHaveLength(1);
