@@ -575,6 +575,8 @@ describe('what n8nâ€™s Logs panel shows of each call (N8nLlmTracing, as for n8nâ
 				modelName: 'openai:gpt-5-mini',
 				persona: 'persona_pirate',
 				conversationId: output.metadata.conversationId,
+				// What the assistant did for the answer (docs/api.md#steps): nothing here.
+				steps: [],
 			},
 		});
 		expect(output.metadata.conversationId).toMatch(/\S/);
@@ -607,6 +609,7 @@ describe('what n8nâ€™s Logs panel shows of each call (N8nLlmTracing, as for n8nâ
 			modelName: 'openai:gpt-5-mini',
 			persona: 'persona_pirate',
 			conversationId: expect.stringMatching(/\S/),
+			steps: [],
 		});
 		expect(output.metadata).toMatchObject({
 			conversationId: (entry.generation.generationInfo as IDataObject).conversationId,
