@@ -300,6 +300,8 @@ async function logsPanel(env) {
 		.then(() => true)
 		.catch(() => false);
 	const inputFile = await editor.screenshot(page, 'logs-panel-chat-model-input');
+	// n8n keeps the choice for the next log details: show the output again.
+	await details.getByTestId('log-details-header').getByText('Output', { exact: true }).click();
 	return [
 		`options: ${JSON.stringify(options)}`,
 		`generationInfo: ${JSON.stringify(generation.generationInfo)}`,
@@ -340,7 +342,17 @@ async function failingChatModel(env) {
 	const file = await editor.screenshot(page, 'chat-model-error');
 	await row.click();
 	await page.waitForTimeout(1_000);
-	const details = (await page.getByTestId('log-details').innerText()).trim();
+	const detailsPane = page.getByTestId('log-details');
+	let details = (await detailsPane.innerText()).trim();
+	if (!details.includes('OUTPUT')) {
+		// The output was hidden (n8n keeps that choice between details): show it.
+		await detailsPane
+			.getByTestId('log-details-header')
+			.getByText('Output', { exact: true })
+			.click();
+		await page.waitForTimeout(1_000);
+		details = (await detailsPane.innerText()).trim();
+	}
 	const detailsFile = await editor.screenshot(page, 'chat-model-error-details');
 	// What README's "When something fails" says a user sees.
 	const message = 'The assistant service failed (HTTP 500): Internal server error';
