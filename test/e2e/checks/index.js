@@ -17,6 +17,7 @@ module.exports = [
 	...require('./webhook'),
 	...require('./tool'),
 	...require('./chat-model'),
+	...require('./chat-model-conversations'),
 	...require('./backend'),
 	...require('./usability'),
 	...require('./power-user'),

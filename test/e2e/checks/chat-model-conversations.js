@@ -1,0 +1,413 @@
+// @ts-check
+'use strict';
+
+/**
+ * The Assistant Chat Model's conversations and response format in the real n8n app: a Basic LLM
+ * Chain with a JSON Schema response format; a conversation an Assistant node's Ask started and
+ * the chat model continued (Options > Conversation ID); n8n's Simple Memory over two executions
+ * of an AI Agent (nothing sent twice, the bytes each execution sent); the Chat Hub example
+ * (published, listed among n8n Chat's workflow agents, answering a message sent as Chat Hub
+ * sends it); the connection hint in the editor, shown only while nothing is connected.
+ */
+
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+
+const editor = require('../editor');
+const { nodeOutput } = require('../n8n-client');
+const { asks, recording } = require('../env');
+
+const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
+const LANGCHAIN = '@n8n/n8n-nodes-langchain';
+
+const manualTrigger = {
+	id: 'trigger',
+	name: 'Run',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/**
+ * The Assistant Chat Model node with these parameters.
+ * @param {import('../env').E2eEnv} env
+ * @param {Record<string, unknown>} parameters
+ */
+function chatModel(env, parameters = {}) {
+	return {
+		id: 'model',
+		name: 'Assistant Chat Model',
+		type: CHAT_MODEL,
+		typeVersion: 1,
+		position: [300, 240],
+		parameters: {
+			model: { __rl: true, mode: 'list', value: '' },
+			persona: { __rl: true, mode: 'list', value: '' },
+			options: {},
+			...parameters,
+		},
+		credentials: { assistantApi: env.credential },
+	};
+}
+
+/** @param {string} text */
+function chainNode(text) {
+	return {
+		id: 'chain',
+		name: 'Basic LLM Chain',
+		type: `${LANGCHAIN}.chainLlm`,
+		typeVersion: 1.7,
+		position: [300, 0],
+		parameters: { promptType: 'define', text },
+	};
+}
+
+/**
+ * Imports and runs a workflow from its manual trigger; the run and the asks it sent.
+ * @param {import('../env').E2eEnv} env
+ * @param {any} workflow
+ */
+async function runOnce(env, workflow) {
+	const { result, requests } = await recording(env.emulator, () =>
+		env.client.runWorkflow(workflow, { timeoutMs: 90_000 }),
+	);
+	assert.equal(
+		result.status,
+		'success',
+		`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
+	);
+	return { result, asks: asks(requests) };
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function chainWithJsonSchema(env) {
+	const schema = {
+		type: 'object',
+		properties: {
+			name: { type: 'string' },
+			height_m: { type: 'number' },
+			active: { type: 'boolean' },
+		},
+		required: ['name', 'height_m', 'active'],
+	};
+	const chain = chainNode('Describe the tallest lighthouse of France.');
+	const model = chatModel(env, {
+		responseFormat: 'jsonSchema',
+		jsonSchema: JSON.stringify(schema),
+	});
+	const workflow = await env.client.importWorkflow({
+		id: 'asstChatModelRf1',
+		name: 'Chat model: Basic LLM Chain with a JSON Schema response format',
+		nodes: [manualTrigger, chain, model],
+		connections: {
+			[manualTrigger.name]: { main: [[{ node: chain.name, type: 'main', index: 0 }]] },
+			[model.name]: {
+				ai_languageModel: [[{ node: chain.name, type: 'ai_languageModel', index: 0 }]],
+			},
+		},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	});
+	const { result, asks: sent } = await runOnce(env, workflow);
+	assert.equal(sent.length, 1, 'one ask');
+	assert.deepEqual(sent[0].body.output_format, schema, 'the ask carries the schema');
+	const [item] = nodeOutput(result.runData, chain.name);
+	const text = String(item?.text);
+	/** @type {any} */
+	const answer = JSON.parse(text);
+	assert.equal(typeof answer.name, 'string', text);
+	assert.equal(typeof answer.height_m, 'number', text);
+	assert.equal(typeof answer.active, 'boolean', text);
+	return `the chain's text is the object's JSON: ${text}`;
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function continueAskConversation(env) {
+	const ask = {
+		id: 'ask',
+		name: 'Ask',
+		type: 'n8n-nodes-assistant.assistant',
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: {
+			operation: 'ask',
+			input: 'Hi! My name is Ada.',
+			model: { __rl: true, mode: 'list', value: '' },
+			persona: { __rl: true, mode: 'list', value: '' },
+			options: {},
+		},
+		credentials: { assistantApi: env.credential },
+	};
+	const chain = { ...chainNode('What is my name?'), position: [440, 0] };
+	const model = chatModel(env, {
+		options: { conversationId: "={{ $('Ask').item.json.conversation_id }}" },
+	});
+	const workflow = await env.client.importWorkflow({
+		id: 'asstChatModelCv1',
+		name: 'Chat model: continue the conversation an Ask started',
+		nodes: [manualTrigger, ask, chain, model],
+		connections: {
+			[manualTrigger.name]: { main: [[{ node: ask.name, type: 'main', index: 0 }]] },
+			[ask.name]: { main: [[{ node: chain.name, type: 'main', index: 0 }]] },
+			[model.name]: {
+				ai_languageModel: [[{ node: chain.name, type: 'ai_languageModel', index: 0 }]],
+			},
+		},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	});
+	const { result, asks: sent } = await runOnce(env, workflow);
+	const [asked] = nodeOutput(result.runData, ask.name);
+	assert.match(String(asked?.conversation_id), /\S/, 'the Ask started a conversation');
+	assert.equal(sent.length, 2, 'two asks: the Ask and the chain');
+	assert.deepEqual(
+		{ input: sent[1].body.input, conversation_id: sent[1].body.conversation_id },
+		{ input: 'What is my name?', conversation_id: asked.conversation_id },
+		'the chain continues the Ask conversation with its prompt alone',
+	);
+	const [item] = nodeOutput(result.runData, chain.name);
+	assert.match(String(item?.text), /\bAda\b/, `the conversation remembers: ${item?.text}`);
+	return [
+		`conversation ${asked.conversation_id}`,
+		`the chain's answer: ${JSON.stringify(item?.text)}`,
+	];
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function simpleMemoryTwice(env) {
+	const agent = {
+		id: 'agent',
+		name: 'AI Agent',
+		type: `${LANGCHAIN}.agent`,
+		typeVersion: 3.1,
+		position: [300, 0],
+		parameters: {
+			promptType: 'define',
+			text: '={{ $json.question }}',
+			options: { systemMessage: 'You are terse.' },
+		},
+	};
+	const memory = {
+		id: 'memory',
+		name: 'Simple Memory',
+		type: `${LANGCHAIN}.memoryBufferWindow`,
+		typeVersion: 1.3,
+		position: [460, 240],
+		parameters: { sessionIdType: 'customKey', sessionKey: 'e2e-memory-session' },
+	};
+	const calculator = {
+		id: 'calculator',
+		name: 'Calculator',
+		type: `${LANGCHAIN}.toolCalculator`,
+		typeVersion: 1,
+		position: [620, 240],
+		parameters: {},
+	};
+	const model = chatModel(env);
+	// Simple Memory keys its sessions by workflow: one workflow with two manual triggers, each
+	// setting its own question, run one after the other.
+	const first = 'Use the calculator to work out 6 * 7.';
+	const second = 'Thanks! And now say goodbye.';
+	/** @param {number} n @param {string} text */
+	const branch = (n, text) => [
+		{
+			id: `run${n}`,
+			name: `Run ${n}`,
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, n * 200],
+			parameters: {},
+		},
+		{
+			id: `question${n}`,
+			name: `Question ${n}`,
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [150, n * 200],
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ question: text }), options: {} },
+		},
+	];
+	const nodes = [...branch(1, first), ...branch(2, second), agent, model, memory, calculator];
+	/** @type {Record<string, any>} */
+	const connections = {
+		[model.name]: {
+			ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
+		},
+		[memory.name]: { ai_memory: [[{ node: agent.name, type: 'ai_memory', index: 0 }]] },
+		[calculator.name]: { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] },
+	};
+	for (const n of [1, 2]) {
+		connections[`Run ${n}`] = { main: [[{ node: `Question ${n}`, type: 'main', index: 0 }]] };
+		connections[`Question ${n}`] = { main: [[{ node: agent.name, type: 'main', index: 0 }]] };
+	}
+	const saved = await env.client.importWorkflow({
+		id: 'asstChatModelMm1',
+		name: 'Chat model: AI Agent with Simple Memory over two executions',
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+		active: false,
+	});
+	/** @param {string} trigger */
+	const runFrom = async (trigger) => {
+		const { result, requests } = await recording(env.emulator, async () => {
+			const started = await env.client.request('POST', `/rest/workflows/${saved.id}/run`, {
+				triggerToStartFrom: { name: trigger },
+			});
+			return await env.client.waitForExecution(started.executionId, 90_000);
+		});
+		assert.equal(
+			result.status,
+			'success',
+			`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
+		);
+		return { result, asks: asks(requests) };
+	};
+	const one = await runFrom('Run 1');
+	const two = await runFrom('Run 2');
+	const bytes = (/** @type {any[]} */ sent) =>
+		sent.reduce((sum, ask) => sum + Buffer.byteLength(JSON.stringify(ask.body)), 0);
+	assert.equal(one.asks.length, 2, 'first execution: the tool call, then the answer');
+	const conversation = one.asks[1].body.conversation_id;
+	assert.match(String(conversation), /\S/);
+	assert.equal(two.asks.length, 1, `second execution: one ask (${two.asks.length})`);
+	assert.equal(two.asks[0].body.conversation_id, conversation, 'the same conversation continues');
+	assert.equal(
+		two.asks[0].body.input,
+		second,
+		'the second execution sends the new user message alone (no tool result, answer, system message or catalogue again)',
+	);
+	const received = [...one.asks, ...two.asks].map((ask) => String(ask.body.input)).join('\n\n');
+	for (const text of [first, second, 'You are terse.', 'Tools you can use', 'Result of the tool']) {
+		assert.equal(received.split(text).length, 2, `"${text}" reached the conversation once`);
+	}
+	const [item] = nodeOutput(two.result.runData, agent.name);
+	return [
+		`first execution: ${one.asks.length} asks, ${bytes(one.asks)} bytes; second: ${two.asks.length} ask, ${bytes(two.asks)} bytes (input ${JSON.stringify(two.asks[0].body.input)})`,
+		`the second answer: ${JSON.stringify(item?.output)}`,
+	];
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function chatHubExample(env) {
+	const saved = (await env.workflows())['chat-hub-agent'];
+	assert.ok(saved, 'examples/chat-hub-agent.json was not imported');
+	await env.client.publishWorkflow(saved);
+	// Chat Hub is off on a new instance until an admin turns it on (Settings > Chat).
+	await env.client.request('PUT', '/rest/chat/enabled', { enabled: true });
+	const models = await env.client.request('POST', '/rest/chat/models', { credentials: {} });
+	const listed = (models?.n8n?.models ?? []).find(
+		(/** @type {any} */ entry) => entry.model?.workflowId === saved.id,
+	);
+	assert.ok(
+		listed,
+		`Chat Hub lists the workflow agent: ${JSON.stringify(models?.n8n ?? models).slice(0, 400)}`,
+	);
+	const sessionId = crypto.randomUUID();
+	/** The AI messages of the session, oldest first (Chat Hub keeps one per streamed reply). */
+	const aiMessages = async () => {
+		const conversation = await env.client.request('GET', `/rest/chat/conversations/${sessionId}`);
+		return /** @type {any[]} */ (Object.values(conversation?.conversation?.messages ?? {}))
+			.filter((message) => message.type === 'ai')
+			.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+	};
+	const { result: messages, requests } = await recording(env.emulator, async () => {
+		await env.client.request('POST', '/rest/chat/conversations/send', {
+			messageId: crypto.randomUUID(),
+			sessionId,
+			message: 'Use the calculator to work out 6 * 7',
+			model: { provider: 'n8n', workflowId: saved.id },
+			previousMessageId: null,
+			credentials: {},
+			attachments: [],
+			timeZone: 'UTC',
+		});
+		const deadline = Date.now() + 90_000;
+		for (;;) {
+			const found = await aiMessages();
+			const done = found.length > 0 && found.every((message) => message.status !== 'running');
+			if (
+				done &&
+				found.some((message) => /Calculator returned/.test(JSON.stringify(message.content)))
+			)
+				return found;
+			if (Date.now() > deadline)
+				throw new Error(`no answer in Chat Hub: ${JSON.stringify(found).slice(0, 1500)}`);
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+		}
+	});
+	const answer = messages.find((message) =>
+		/Calculator returned/.test(JSON.stringify(message.content)),
+	);
+	assert.equal(answer.status, 'success', JSON.stringify(answer).slice(0, 600));
+	assert.ok(asks(requests).length >= 2, 'the Assistant Chat Model asked (tool call, answer)');
+	return [
+		`listed in Chat Hub as ${JSON.stringify(listed.name)}`,
+		`Chat Hub's messages: ${messages.map((message) => JSON.stringify(message.content)).join(' | ')}`,
+	];
+}
+
+/** @param {import('../env').E2eEnv} env */
+async function connectionHint(env) {
+	const page = await env.page();
+	const alone = await env.client.importWorkflow({
+		id: 'asstChatModelHn1',
+		name: 'Chat model: alone',
+		nodes: [chatModel(env)],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	});
+	let ndv = await editor.openNode(page, env.n8n.url, alone.id, 'Assistant Chat Model');
+	await ndv.getByTestId('resource-locator-model').waitFor();
+	const hint = ndv.getByText('This node must be connected to an AI chain.');
+	await hint.waitFor({ timeout: 15_000 });
+	assert.ok(await ndv.getByText('Insert one').isVisible(), 'the hint has its Insert one link');
+	const shotAlone = await editor.screenshot(page, 'chat-model-hint-alone');
+	const workflow = (await env.workflows())['agent-tool'];
+	ndv = await editor.openNode(page, env.n8n.url, workflow.id, 'Assistant Chat Model');
+	await ndv.getByTestId('resource-locator-model').waitFor();
+	await page.waitForTimeout(500);
+	assert.equal(
+		await ndv.getByText('This node must be connected to an AI chain.').isVisible(),
+		false,
+		'connected to an agent, the hint is hidden',
+	);
+	const shotConnected = await editor.screenshot(page, 'chat-model-hint-connected');
+	return [
+		'alone: the hint and its Insert one link show; connected to the AI Agent: hidden',
+		`screenshots: ${shotAlone}, ${shotConnected}`,
+	];
+}
+
+/** @type {import('../env').Check[]} */
+module.exports = [
+	{
+		id: 'chat-model-response-format',
+		name: 'chat model: a Basic LLM Chain with a JSON Schema response format gets the object as JSON, the schema sent as output_format',
+		run: chainWithJsonSchema,
+	},
+	{
+		id: 'chat-model-conversation-id',
+		name: 'chat model: Options > Conversation ID continues a conversation an Ask node started, sending the prompt alone',
+		run: continueAskConversation,
+	},
+	{
+		id: 'chat-model-memory',
+		name: 'chat model: an AI Agent with Simple Memory over two executions sends the second one the new message alone, in the same conversation',
+		run: simpleMemoryTwice,
+	},
+	{
+		id: 'chat-model-chat-hub',
+		name: 'workflow "Assistant: your assistant in n8n Chat": published, listed in Chat Hub, answers a message sent there',
+		run: chatHubExample,
+		timeoutMs: 180_000,
+	},
+	{
+		id: 'chat-model-hint',
+		name: "editor: the Assistant Chat Model's connection hint shows only while nothing is connected, as on n8n's chat models",
+		browser: true,
+		run: connectionHint,
+	},
+];
