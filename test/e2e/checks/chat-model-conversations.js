@@ -15,6 +15,7 @@ const crypto = require('node:crypto');
 
 const editor = require('../editor');
 const { nodeOutput } = require('../n8n-client');
+const { readTranscript } = require('../../emulator/transcript');
 const { asks, recording } = require('../env');
 
 const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
@@ -161,9 +162,10 @@ async function continueAskConversation(env) {
 	const [asked] = nodeOutput(result.runData, ask.name);
 	assert.match(String(asked?.conversation_id), /\S/, 'the Ask started a conversation');
 	assert.equal(sent.length, 2, 'two asks: the Ask and the chain');
+	assert.equal(sent[1].body.conversation_id, asked.conversation_id, 'the Ask conversation');
 	assert.deepEqual(
-		{ input: sent[1].body.input, conversation_id: sent[1].body.conversation_id },
-		{ input: 'What is my name?', conversation_id: asked.conversation_id },
+		readTranscript(String(sent[1].body.input))?.messages,
+		[{ role: 'user', content: 'What is my name?' }],
 		'the chain continues the Ask conversation with its prompt alone',
 	);
 	const [item] = nodeOutput(result.runData, chain.name);
@@ -273,15 +275,29 @@ async function simpleMemoryTwice(env) {
 	assert.match(String(conversation), /\S/);
 	assert.equal(two.asks.length, 1, `second execution: one ask (${two.asks.length})`);
 	assert.equal(two.asks[0].body.conversation_id, conversation, 'the same conversation continues');
-	assert.equal(
-		two.asks[0].body.input,
-		second,
+	const sentSecond = readTranscript(String(two.asks[0].body.input));
+	assert.deepEqual(
+		{ messages: sentSecond?.messages, catalogue: sentSecond?.catalogue },
+		{ messages: [{ role: 'user', content: second }], catalogue: '' },
 		'the second execution sends the new user message alone (no tool result, answer, system message or catalogue again)',
 	);
-	const received = [...one.asks, ...two.asks].map((ask) => String(ask.body.input)).join('\n\n');
-	for (const text of [first, second, 'You are terse.', 'Tools you can use', 'Result of the tool']) {
-		assert.equal(received.split(text).length, 2, `"${text}" reached the conversation once`);
+	// Everything the conversation received: each message once, the tool catalogue once.
+	const received = [...one.asks, ...two.asks].flatMap(
+		(ask) => readTranscript(String(ask.body.input))?.messages ?? [],
+	);
+	const contents = received.map((message) => `${message.role}: ${message.content}`);
+	assert.equal(new Set(contents).size, contents.length, `a message sent twice: ${contents}`);
+	for (const text of [first, second, 'You are terse.']) {
+		assert.equal(
+			received.filter((message) => message.content === text).length,
+			1,
+			`"${text}" reached the conversation once`,
+		);
 	}
+	const catalogues = [...one.asks, ...two.asks].filter((ask) =>
+		String(ask.body.input).includes('Tools you can use'),
+	);
+	assert.equal(catalogues.length, 1, 'the tool catalogue went out once');
 	const [item] = nodeOutput(two.result.runData, agent.name);
 	return [
 		`first execution: ${one.asks.length} asks, ${bytes(one.asks)} bytes; second: ${two.asks.length} ask, ${bytes(two.asks)} bytes (input ${JSON.stringify(two.asks[0].body.input)})`,
