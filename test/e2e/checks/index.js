@@ -18,6 +18,7 @@ module.exports = [
 	...require('./tool'),
 	...require('./chat-model'),
 	...require('./chat-model-conversations'),
+	...require('./transcript'),
 	...require('./backend'),
 	...require('./usability'),
 	...require('./power-user'),
