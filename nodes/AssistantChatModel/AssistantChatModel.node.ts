@@ -22,6 +22,7 @@ import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './c
 import { chatModelProperties } from './description';
 import { showInLogs } from './logsPanel';
 import { loadAiNodeSdk } from './sdk';
+import { withStandardParts } from './standardParts';
 
 export class AssistantChatModel implements INodeType {
 	// Written out like the Assistant node's, not shared with it: n8n's community-node lint rules
@@ -67,7 +68,11 @@ export class AssistantChatModel implements INodeType {
 		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
 		const chatModel: ChatModel = model;
 		const supplied = sdk.supplyModel(this, chatModel);
-		return { ...supplied, response: showInLogs(supplied.response, model) };
+		// The AI Agent's images in a form the SDK's adapter hands on (standardParts.ts).
+		return {
+			...supplied,
+			response: withStandardParts(showInLogs(supplied.response, model)),
+		};
 	}
 }
 

@@ -29,8 +29,8 @@ export function noteOfProviderPart(role: TranscriptRole): string {
 
 /**
  * A message that reaches the node with no content at all. n8n's AI node SDK hands a message over
- * without the parts it cannot convert: the AI Agent's images (its "Automatically Passthrough
- * Binary Images" option, on by default) arrive as a user message with nothing in it.
+ * without the parts it cannot convert; the AI Agent's images are handed to it in a form it
+ * converts (standardParts.ts), so this is for any other part it drops.
  */
 export function noteOfEmptyMessage(role: TranscriptRole): string {
 	return role === 'user'
