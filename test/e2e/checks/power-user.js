@@ -126,11 +126,23 @@ async function nodesPanelEntries(env) {
 	// Tools are listed where the agent takes them: from the "+" of its Tool input.
 	const example = (await env.workflows())['agent-tool'];
 	await page.goto(`${env.n8n.url}/workflow/${example.id}`, { timeout: 60_000 });
-	await page
-		.locator(
-			'[data-test-id="canvas-node-input-handle"][data-connection-type="ai_tool"][data-node-name="AI Agent"] [data-test-id="canvas-handle-plus"]',
-		)
-		.click({ timeout: 60_000 });
+	// The handles sit close together: make sure the Tools panel is the one that opened.
+	const toolPlus = page.locator(
+		'[data-test-id="canvas-node-input-handle"][data-connection-type="ai_tool"][data-node-name="AI Agent"] [data-test-id="canvas-handle-plus"]',
+	);
+	for (let attempt = 1; ; attempt++) {
+		await toolPlus.click({ timeout: 60_000 });
+		const opened = await page
+			.getByText('Tools', { exact: true })
+			.first()
+			.waitFor({ timeout: 5_000 })
+			.then(() => true)
+			.catch(() => false);
+		if (opened) break;
+		if (attempt === 3) throw new Error("the Tool input's + did not open the Tools panel");
+		await page.keyboard.press('Escape');
+		await page.waitForTimeout(500);
+	}
 	const tools = await searchNodesPanel(page, 'assistant');
 	const toolFile = await editor.screenshot(page, 'nodes-panel-assistant-tool');
 	const tool = tools.find((entry) => entry.name === 'Assistant Tool');
