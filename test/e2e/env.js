@@ -143,12 +143,7 @@ async function completeEnv(started) {
 	const runExample = async (name) => {
 		const workflow = (await workflows())[name];
 		assert.ok(workflow, `example ${name} was not imported`);
-		const { result, requests } = await recording(emulator, () => client.runWorkflow(workflow));
-		assert.equal(
-			result.status,
-			'success',
-			`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
-		);
+		const { result, requests } = await succeeded(emulator, () => client.runWorkflow(workflow));
 		return { run: result, requests };
 	};
 	return { ...started, credential, workflows, runExample };
@@ -196,6 +191,48 @@ async function recording(emulator, fn) {
 }
 
 /**
+ * The API requests the emulator received while `run` ran an execution, which must succeed.
+ * @param {{stats: {requests: any[]}}} emulator
+ * @param {() => Promise<any>} run  starts an execution and waits for it (n8n's run record)
+ */
+async function succeeded(emulator, run) {
+	const { result, requests } = await recording(emulator, run);
+	assert.equal(
+		result.status,
+		'success',
+		`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
+	);
+	return { result, requests };
+}
+
+/**
+ * Imports a workflow and runs it from its manual trigger: the saved workflow, the run (which
+ * must succeed) and the asks it sent.
+ * @param {E2eEnv} env
+ * @param {any} workflow
+ */
+async function importAndRun(env, workflow) {
+	const saved = await env.client.importWorkflow(workflow);
+	const { result, requests } = await succeeded(env.emulator, () =>
+		env.client.runWorkflow(saved, { timeoutMs: 90_000 }),
+	);
+	return { saved, result, asks: asks(requests) };
+}
+
+/** The trigger of the AI workflows the checks build. */
+const manualTrigger = {
+	id: 'trigger',
+	name: 'Run',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/** n8n's AI nodes (chains, agents, memories) are types of this package. */
+const LANGCHAIN = '@n8n/n8n-nodes-langchain';
+
+/**
  * Ask requests among recorded ones.
  * @param {any[]} requests
  */
@@ -221,6 +258,10 @@ module.exports = {
 	emulatorGet,
 	emulatorAsk,
 	recording,
+	succeeded,
+	importAndRun,
 	asks,
+	manualTrigger,
+	LANGCHAIN,
 	missingLabels,
 };

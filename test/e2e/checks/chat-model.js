@@ -12,12 +12,11 @@ const assert = require('node:assert/strict');
 
 const editor = require('../editor');
 const { nodeOutput } = require('../n8n-client');
-const { asks, recording } = require('../env');
+const { LANGCHAIN, asks, importAndRun, manualTrigger, recording } = require('../env');
 const { readStreamedWebhook } = require('../streamed-webhook');
 const { readTranscript, plainText } = require('../../emulator/transcript');
 
 const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
-const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
  * A workflow with the Assistant Chat Model on `root`'s Model input, and `tools` on its Tool input.
@@ -60,15 +59,6 @@ function aiWorkflow(env, { id, name, trigger, root, tools = [] }) {
 
 // Workflow nodes spelled out as n8n exports them (a literal each, not built by a helper), so a
 // workflow here reads as the JSON n8n imports.
-const manualTrigger = {
-	id: 'trigger',
-	name: 'Run',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
-
 const calculatorTool = () => ({
 	id: 'calculator',
 	name: 'Calculator',
@@ -95,24 +85,6 @@ const assistantTool = () => ({
 		options: {},
 	},
 });
-
-/**
- * Imports and runs a workflow from its manual trigger; the run and the asks it sent.
- * @param {import('../env').E2eEnv} env
- * @param {any} workflow
- */
-async function importAndRun(env, workflow) {
-	const saved = await env.client.importWorkflow(workflow);
-	const { result, requests } = await recording(env.emulator, () =>
-		env.client.runWorkflow(saved, { timeoutMs: 90_000 }),
-	);
-	assert.equal(
-		result.status,
-		'success',
-		`execution ${result.executionId} ended "${result.status}": ${result.error?.message ?? ''} ${result.error?.description ?? ''}`,
-	);
-	return { saved, result, asks: asks(requests) };
-}
 
 /** @param {import('../env').E2eEnv} env */
 async function basicLlmChain(env) {

@@ -13,8 +13,7 @@ const assert = require('node:assert/strict');
 
 const editor = require('../editor');
 const { CREDENTIAL_TYPE, PUBLISHED_CHAT_MODEL_TYPE: CHAT_MODEL_TYPE } = require('../n8n-client');
-
-const LANGCHAIN = '@n8n/n8n-nodes-langchain';
+const { LANGCHAIN } = require('../env');
 
 /**
  * The agent example saved once more under another name, its chat model set as given.
