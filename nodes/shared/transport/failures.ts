@@ -1,6 +1,13 @@
 import { NodeApiError, type INode } from 'n8n-workflow';
 
-import { apiError, creditText, describeStatus, headline, sessionPoolText } from './errors';
+import {
+	apiError,
+	creditText,
+	describeStatus,
+	headline,
+	sessionPoolText,
+	type ErrorText,
+} from './errors';
 import type { RequestLifetime } from './lifetime';
 import type { ApiRequest, ResponseHeaders } from './request';
 import type { RetryCause } from './retryPolicy';
@@ -84,14 +91,7 @@ export function creditError(
 	status: number | undefined,
 	said: string,
 ): NodeApiError {
-	return apiError(
-		scope.node,
-		{
-			...creditText(status, said),
-			httpCode: status === undefined ? undefined : String(status),
-		},
-		scope.request.itemIndex,
-	);
+	return errorOfText(scope, status, creditText(status, said));
 }
 
 export function sessionPoolError(
@@ -99,12 +99,18 @@ export function sessionPoolError(
 	status: number | undefined,
 	said: string,
 ): NodeApiError {
+	return errorOfText(scope, status, sessionPoolText(status, said));
+}
+
+/** The item's error with this text, and the HTTP status when there was one. */
+function errorOfText(
+	scope: FailureScope,
+	status: number | undefined,
+	text: ErrorText,
+): NodeApiError {
 	return apiError(
 		scope.node,
-		{
-			...sessionPoolText(status, said),
-			httpCode: status === undefined ? undefined : String(status),
-		},
+		{ ...text, httpCode: status === undefined ? undefined : String(status) },
 		scope.request.itemIndex,
 	);
 }
