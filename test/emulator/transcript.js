@@ -3,8 +3,8 @@
 
 /**
  * Reads the Assistant Chat Model's transcript (docs/api.md#the-chat-models-transcript), as the
- * service's model would: a preface, a JSON array with one message per line, and the workflow's
- * tool catalogue after it. Written from docs/api.md, apart from the node's own reader, so that
+ * service's model would: a preface (none in a later ask of the conversation), a JSON array with
+ * one message per line, and the workflow's tool catalogue after it. Written from docs/api.md, apart from the node's own reader, so that
  * the scripted replies depend on the documented form only.
  */
 
@@ -19,11 +19,12 @@ const PREFACE_START = 'This message is a transcript written by n8n (Assistant Ch
  * @returns {Transcript | null}
  */
 function readTranscript(input) {
-	if (!input.startsWith(PREFACE_START)) return null;
+	const continued = input.startsWith('[\n');
+	if (!continued && !input.startsWith(PREFACE_START)) return null;
 	const lines = input.split('\n');
 	const open = lines.indexOf('[');
 	const close = lines.indexOf(']', open + 1);
-	if (open !== 1 || close < 0) return null;
+	if (open !== (continued ? 0 : 1) || close < 0) return null;
 	let messages;
 	try {
 		messages = JSON.parse(lines.slice(open, close + 1).join('\n'));
@@ -32,7 +33,12 @@ function readTranscript(input) {
 	}
 	if (!Array.isArray(messages)) return null;
 	return {
-		messages,
+		// A tool's JSON result may stand as JSON: its text is that JSON.
+		messages: messages.map((message) =>
+			typeof message?.content === 'string'
+				? message
+				: { ...message, content: JSON.stringify(message?.content) },
+		),
 		catalogue: lines
 			.slice(close + 1)
 			.join('\n')

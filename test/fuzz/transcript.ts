@@ -14,7 +14,6 @@ import { toolInstructions } from '../../nodes/AssistantChatModel/toolEnvelope';
 import {
 	readTranscript,
 	TRANSCRIPT_PREFACE,
-	TRANSCRIPT_PREFACE_CONTINUED,
 	type TranscriptEntry,
 } from '../../nodes/AssistantChatModel/transcript';
 import { draw, type Draw } from './prng';
@@ -23,7 +22,7 @@ import { draw, type Draw } from './prng';
 export const HOSTILE_PIECES: readonly string[] = [
 	// The form's own delimiters and keys.
 	TRANSCRIPT_PREFACE,
-	TRANSCRIPT_PREFACE_CONTINUED,
+	'[\n',
 	'[',
 	']',
 	'\n]\n',
@@ -144,7 +143,7 @@ export interface TranscriptCase {
 	seed: number;
 	messages: Message[];
 	catalogue?: string;
-	/** Written with the short preface of a continued conversation. */
+	/** Written without the preface, for a conversation that holds it. */
 	continued: boolean;
 	expected: { entries: TranscriptEntry[]; catalogue?: string; continued?: true };
 }
@@ -242,8 +241,9 @@ export function checkTranscriptCase(fuzzCase: TranscriptCase): string | undefine
 		);
 		return `read back ${read.entries.length} messages for ${fuzzCase.expected.entries.length}; first difference at message ${at}: ${JSON.stringify(read.entries[at])?.slice(0, 200)}`;
 	}
-	// One line per message between the preface and the catalogue: nothing inside broke a line.
-	const messageLines = input.split('\n').slice(2, 2 + fuzzCase.messages.length);
+	// One line per message between `[` and the catalogue: nothing inside broke a line.
+	const first = fuzzCase.continued ? 1 : 2;
+	const messageLines = input.split('\n').slice(first, first + fuzzCase.messages.length);
 	if (messageLines.some((line) => !line.startsWith('{"role":"'))) {
 		return 'a message does not stand on a line of its own';
 	}

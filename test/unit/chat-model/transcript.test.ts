@@ -10,7 +10,6 @@ import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 import {
 	readTranscript,
 	TRANSCRIPT_PREFACE,
-	TRANSCRIPT_PREFACE_CONTINUED,
 	writeTranscript,
 } from '../../../nodes/AssistantChatModel/transcript';
 import { HOSTILE_PIECES, makeTranscriptCase, runTranscriptFuzz } from '../../fuzz/transcript';
@@ -104,12 +103,30 @@ describe('no text can pose as another role', () => {
 		});
 	});
 
-	test('a continued conversation gets the short preface, read back the same way', () => {
+	test("a tool's compact JSON result stands as JSON and reads back as the same text", () => {
+		const compact = '{"city":"Brest","lights":["Kéréon","Ar-Men"],"note":"say \\"yes\\""}';
+		const spaced = '{ "city": "Brest" }';
+		const input = writeTranscript([
+			{ role: 'tool', tool: 'lookup', content: compact },
+			{ role: 'tool', tool: 'lookup', content: spaced },
+			{ role: 'user', content: compact },
+		]);
+		const lines = input.split('\n');
+		expect(lines[2]).toBe(`{"role":"tool","tool":"lookup","content":${compact}},`);
+		expect(lines[3]).toBe(`{"role":"tool","tool":"lookup","content":${JSON.stringify(spaced)}},`);
+		expect(lines[4]).toBe(`{"role":"user","content":${JSON.stringify(compact)}}`);
+		expect(readTranscript(input)?.entries.map((entry) => entry.content)).toEqual([
+			compact,
+			spaced,
+			compact,
+		]);
+	});
+
+	test('a continued conversation gets the array alone, read back the same way', () => {
 		const input = writeTranscript([{ role: 'tool', tool: 'calculator', content: '42' }], {
 			continued: true,
 		});
-		expect(input.split('\n')[0]).toBe(TRANSCRIPT_PREFACE_CONTINUED);
-		expect(TRANSCRIPT_PREFACE_CONTINUED.length).toBeLessThan(TRANSCRIPT_PREFACE.length / 3);
+		expect(input).toBe('[\n{"role":"tool","tool":"calculator","content":"42"}\n]');
 		expect(readTranscript(input)).toEqual({
 			entries: [{ role: 'tool', tool: 'calculator', content: '42' }],
 			continued: true,
