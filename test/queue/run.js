@@ -25,7 +25,7 @@ const path = require('node:path');
 
 const app = require('../e2e/app');
 const { N8nClient, OWNER, withCustomNodeType } = require('../e2e/n8n-client');
-const { ensureServices, startPostgres, startRedis } = require('./services');
+const { ensureServices, startPostgres, startRedis } = require('../e2e/services');
 const agent = require('./agent');
 const batch = require('./batch');
 
@@ -101,7 +101,7 @@ async function startCluster(extensionsDir) {
 	app.log(`emulator: ${emulator.baseUrl} (token generated for this run)`);
 
 	const [postgres, redis] = await Promise.all([
-		startPostgres(path.join(RUN_DIR, 'postgres')),
+		startPostgres(path.join(RUN_DIR, 'postgres'), 'n8n_queue'),
 		startRedis(path.join(RUN_DIR, 'redis')),
 	]);
 	app.log(

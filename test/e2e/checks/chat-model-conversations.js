@@ -4,16 +4,20 @@
 /**
  * The Assistant Chat Model's conversations and response format in the real n8n app: a Basic LLM
  * Chain with a JSON Schema response format; a conversation an Assistant node's Ask started and
- * the chat model continued (Options > Conversation ID); n8n's Simple Memory over two executions
- * of an AI Agent (nothing sent twice, the bytes each execution sent); the Chat Hub example
+ * the chat model continued (Options > Conversation ID); n8n's Simple Memory, Redis Chat Memory
+ * and Postgres Chat Memory (on servers started for the check), each over two executions of an
+ * AI Agent (nothing sent twice, the bytes each execution sent); the Chat Hub example
  * (published, listed among n8n Chat's workflow agents, answering a message sent as Chat Hub
  * sends it); the connection hint in the editor, shown only while nothing is connected.
  */
 
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
+const path = require('node:path');
 
+const app = require('../app');
 const editor = require('../editor');
+const services = require('../services');
 const { nodeOutput } = require('../n8n-client');
 const { readTranscript } = require('../../emulator/transcript');
 const { LANGCHAIN, asks, manualTrigger, recording, succeeded } = require('../env');
@@ -161,8 +165,15 @@ async function continueAskConversation(env) {
 	];
 }
 
-/** @param {import('../env').E2eEnv} env */
-async function simpleMemoryTwice(env) {
+/**
+ * An AI Agent on the Assistant Chat Model with the Calculator and this memory node, run twice
+ * (two manual triggers, each setting its question): the first execution calls the tool, the
+ * second must continue the same conversation with the new user message alone.
+ * @param {import('../env').E2eEnv} env
+ * @param {{workflowId: string, memory: Record<string, unknown>}} subject  the memory node: its
+ *   type, typeVersion, parameters and credentials (name, id and position are set here)
+ */
+async function memoryOverTwoExecutions(env, subject) {
 	const agent = {
 		id: 'agent',
 		name: 'AI Agent',
@@ -175,14 +186,7 @@ async function simpleMemoryTwice(env) {
 			options: { systemMessage: 'You are terse.' },
 		},
 	};
-	const memory = {
-		id: 'memory',
-		name: 'Simple Memory',
-		type: `${LANGCHAIN}.memoryBufferWindow`,
-		typeVersion: 1.3,
-		position: [460, 240],
-		parameters: { sessionIdType: 'customKey', sessionKey: 'e2e-memory-session' },
-	};
+	const memory = { id: 'memory', name: 'Memory', position: [460, 240], ...subject.memory };
 	const calculator = {
 		id: 'calculator',
 		name: 'Calculator',
@@ -193,7 +197,7 @@ async function simpleMemoryTwice(env) {
 	};
 	const model = chatModel(env);
 	// Simple Memory keys its sessions by workflow: one workflow with two manual triggers, each
-	// setting its own question, run one after the other.
+	// setting its own question, run one after the other (the same for every memory node).
 	const first = 'Use the calculator to work out 6 * 7.';
 	const second = 'Thanks! And now say goodbye.';
 	/** @param {number} n @param {string} text */
@@ -229,8 +233,8 @@ async function simpleMemoryTwice(env) {
 		connections[`Question ${n}`] = { main: [[{ node: agent.name, type: 'main', index: 0 }]] };
 	}
 	const saved = await env.client.importWorkflow({
-		id: 'asstChatModelMm1',
-		name: 'Chat model: AI Agent with Simple Memory over two executions',
+		id: subject.workflowId,
+		name: `Chat model: AI Agent with ${subject.memory.type} over two executions`,
 		nodes,
 		connections,
 		settings: { executionOrder: 'v1' },
@@ -283,6 +287,69 @@ async function simpleMemoryTwice(env) {
 		`first execution: ${one.asks.length} asks, ${bytes(one.asks)} bytes; second: ${two.asks.length} ask, ${bytes(two.asks)} bytes (input ${JSON.stringify(two.asks[0].body.input)})`,
 		`the second answer: ${JSON.stringify(item?.output)}`,
 	];
+}
+
+/** The session key every memory check uses (each memory stores it in its own place). */
+const SESSION = { sessionIdType: 'customKey', sessionKey: 'e2e-memory-session' };
+
+/** @param {import('../env').E2eEnv} env */
+async function simpleMemoryTwice(env) {
+	return await memoryOverTwoExecutions(env, {
+		workflowId: 'asstChatModelMm1',
+		memory: { type: `${LANGCHAIN}.memoryBufferWindow`, typeVersion: 1.3, parameters: SESSION },
+	});
+}
+
+/** n8n's Redis Chat Memory on a Redis server started for the check. @param {import('../env').E2eEnv} env */
+async function redisMemoryTwice(env) {
+	services.ensureServices();
+	const redis = await services.startRedis(path.join(app.CACHE_DIR, 'e2e', 'redis'));
+	const credential = await env.client.request('POST', '/rest/credentials', {
+		name: 'Redis for the memory check',
+		type: 'redis',
+		data: { host: '127.0.0.1', port: redis.port, database: 0, password: '', ssl: false },
+	});
+	const lines = await memoryOverTwoExecutions(env, {
+		workflowId: 'asstChatModelMr1',
+		memory: {
+			type: `${LANGCHAIN}.memoryRedisChat`,
+			typeVersion: 1.6,
+			parameters: SESSION,
+			credentials: { redis: { id: credential.id, name: credential.name } },
+		},
+	});
+	return [`Redis on port ${redis.port}`, ...lines];
+}
+
+/** n8n's Postgres Chat Memory on a PostgreSQL server started for the check. @param {import('../env').E2eEnv} env */
+async function postgresMemoryTwice(env) {
+	services.ensureServices();
+	const postgres = await services.startPostgres(
+		path.join(app.CACHE_DIR, 'e2e', 'postgres'),
+		'n8n_memory',
+	);
+	const credential = await env.client.request('POST', '/rest/credentials', {
+		name: 'PostgreSQL for the memory check',
+		type: 'postgres',
+		data: {
+			host: '127.0.0.1',
+			port: postgres.port,
+			database: postgres.database,
+			user: postgres.user,
+			password: '',
+			ssl: 'disable',
+		},
+	});
+	const lines = await memoryOverTwoExecutions(env, {
+		workflowId: 'asstChatModelMp1',
+		memory: {
+			type: `${LANGCHAIN}.memoryPostgresChat`,
+			typeVersion: 1.4,
+			parameters: SESSION,
+			credentials: { postgres: { id: credential.id, name: credential.name } },
+		},
+	});
+	return [`PostgreSQL on port ${postgres.port}`, ...lines];
 }
 
 /** @param {import('../env').E2eEnv} env */
@@ -393,6 +460,19 @@ module.exports = [
 		id: 'chat-model-memory',
 		name: 'chat model: an AI Agent with Simple Memory over two executions sends the second one the new message alone, in the same conversation',
 		run: simpleMemoryTwice,
+	},
+	{
+		id: 'chat-model-memory-redis',
+		name: "chat model: an AI Agent with n8n's Redis Chat Memory over two executions sends the second one the new message alone, in the same conversation",
+		run: redisMemoryTwice,
+		// Redis is installed with apt-get when missing.
+		timeoutMs: 300_000,
+	},
+	{
+		id: 'chat-model-memory-postgres',
+		name: "chat model: an AI Agent with n8n's Postgres Chat Memory over two executions sends the second one the new message alone, in the same conversation",
+		run: postgresMemoryTwice,
+		timeoutMs: 300_000,
 	},
 	{
 		id: 'chat-model-chat-hub',

@@ -2,7 +2,8 @@
 'use strict';
 
 /**
- * PostgreSQL and Redis for n8n's queue mode, as Debian packages them: installed with apt-get when
+ * PostgreSQL and Redis, as Debian packages them, for n8n's queue mode (test/queue) and for the
+ * checks of n8n's Redis and Postgres Chat Memory (checks/chat-model-conversations.js): installed with apt-get when
  * missing, started on free loopback ports with their data in a folder of the run (fresh every
  * time), each as a child process in its own process group, stopped by its process id.
  *
@@ -16,10 +17,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
-const app = require('../e2e/app');
+const app = require('./app');
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
-const DATABASE = 'n8n_queue';
 const DATABASE_USER = 'n8n';
 
 /**
@@ -57,7 +57,7 @@ function ensureServices() {
 		);
 	}
 	const started = Date.now();
-	app.log(`queue: apt-get install -y ${missing.join(' ')}`);
+	app.log(`services: apt-get install -y ${missing.join(' ')}`);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	for (const args of [
 		['update', '-qq'],
@@ -69,7 +69,7 @@ function ensureServices() {
 	if (!postgresBinDir() || !redisBin()) {
 		throw new Error(`apt-get installed ${missing.join(' and ')} but the binaries are missing`);
 	}
-	app.log(`queue: installed ${missing.join(' and ')} in ${app.seconds(started)}`);
+	app.log(`services: installed ${missing.join(' and ')} in ${app.seconds(started)}`);
 }
 
 /** The uid and gid PostgreSQL runs as: `postgres` when this is root, else this user. */
@@ -125,11 +125,12 @@ async function waitUntilReady(probe, options) {
 
 /**
  * A fresh PostgreSQL cluster (see clusterFolder; trust authentication on loopback, its own socket
- * folder, nothing else listens) with an empty database for n8n.
+ * folder, nothing else listens) with one empty database.
  * @param {string} preferredDir  under the repository's .cache/
+ * @param {string} database  the database to create
  * @returns {Promise<Service & {database: string, user: string}>}
  */
-async function startPostgres(preferredDir) {
+async function startPostgres(preferredDir, database) {
 	const bin = /** @type {string} */ (postgresBinDir());
 	const identity = postgresIdentity();
 	const dir = clusterFolder(preferredDir, identity);
@@ -177,7 +178,7 @@ async function startPostgres(preferredDir) {
 	);
 	const created = spawnSync(
 		path.join(bin, 'createdb'),
-		['-h', '127.0.0.1', '-p', String(port), '-U', DATABASE_USER, DATABASE],
+		['-h', '127.0.0.1', '-p', String(port), '-U', DATABASE_USER, database],
 		{ encoding: 'utf8' },
 	);
 	if (created.status !== 0) throw new Error(`createdb failed: ${created.stderr}`);
@@ -186,7 +187,7 @@ async function startPostgres(preferredDir) {
 		pid: /** @type {number} */ (server.child.pid),
 		logFile,
 		stop: server.stop,
-		database: DATABASE,
+		database,
 		user: DATABASE_USER,
 	};
 }
@@ -205,7 +206,7 @@ function clusterFolder(preferred, identity) {
 	fs.chownSync(preferred, identity.uid, /** @type {number} */ (identity.gid));
 	const reachable = spawnSync('test', ['-w', preferred], { ...identity }).status === 0;
 	if (reachable) return preferred;
-	const fallback = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-assistant-queue-pg-'));
+	const fallback = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-assistant-pg-'));
 	fs.chownSync(fallback, identity.uid, /** @type {number} */ (identity.gid));
 	app.registerCleanup(() => fs.rmSync(fallback, { recursive: true, force: true }));
 	app.log(`PostgreSQL: its user cannot reach ${preferred}; its data goes to ${fallback}`);
