@@ -101,18 +101,38 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 	);
 }
 
-/** The answer text passed on so far, so that none of it is passed on twice. */
+/**
+ * The answer text passed on so far, so that none of it is passed on twice. The stream being read
+ * knows what it passed on: no second copy of a long answer is kept while it streams.
+ */
 class LiveText {
-	sent = '';
-	readonly forward: ((delta: string) => void) | undefined;
+	/** What was passed on before the stream being read. */
+	private earlier = '';
+	private reading: StreamAnswer | undefined;
 
-	constructor(onText: ((delta: string) => void) | undefined) {
-		this.forward =
-			onText &&
-			((delta) => {
-				this.sent += delta;
-				onText(delta);
-			});
+	constructor(readonly forward: ((delta: string) => void) | undefined) {}
+
+	/** From now on text is passed on from `answer` (what came before stays passed on). */
+	reads(answer: StreamAnswer): void {
+		this.settle();
+		this.reading = answer;
+	}
+
+	/** Passes on the rest of an answer that was recovered instead of streamed. */
+	passOn(rest: string): void {
+		if (!this.forward || !rest) return;
+		this.settle();
+		this.earlier += rest;
+		this.forward(rest);
+	}
+
+	get sent(): string {
+		return this.earlier + (this.reading?.passedOn() ?? '');
+	}
+
+	private settle(): void {
+		if (this.reading) this.earlier += this.reading.passedOn();
+		this.reading = undefined;
 	}
 }
 
@@ -142,10 +162,7 @@ async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise
 			},
 			heard,
 		);
-		if (typeof output === 'string' && live.forward) {
-			const rest = unsentRest(live.sent, output);
-			if (rest) live.forward(rest);
-		}
+		if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
 		const result: AskResult = { output, conversationId, recovered: true };
 		if (steps) result.steps = steps;
 		return withFallback(result, heard.headers);
@@ -232,6 +249,7 @@ async function streamedAnswer(
 	}
 	const structured = call.request.output_format !== undefined;
 	const answer = new StreamAnswer({ structured, onText: live.forward, steps: call.steps });
+	live.reads(answer);
 	heard.answer = answer;
 	read: for await (const batch of opened.messages) {
 		for (const message of batch) if (!answer.accept(message)) break read;

@@ -74,6 +74,11 @@ export class StreamAnswer {
 		return this.collector?.steps();
 	}
 
+	/** The text given to `onText` so far (none for a structured ask). */
+	passedOn(): string {
+		return this.options.onText && !this.options.structured ? this.assembler.text() : '';
+	}
+
 	/** Whether any answer text has been taken. */
 	get hasText(): boolean {
 		return this.assembler.hasText;

@@ -1,4 +1,5 @@
 import type { StreamEvent } from './events';
+import { SegmentedText } from './segmentedText';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
@@ -36,11 +37,12 @@ interface Part {
  * Each newly taken piece goes to `onText` as it is taken.
  */
 export class AnswerAssembler {
-	/** Every piece taken, separators included, in order. */
-	private readonly pieces: string[] = [];
-	/** The texts of the earlier messages, without separators. */
-	private earlierText = '';
-	private messageText = '';
+	/** The turn's text taken so far, without separators: every message's, in order. */
+	private readonly turn = new SegmentedText();
+	/** Where in `turn` the current message begins. */
+	private messageStart = 0;
+	/** Where in `turn` a separator goes: each message after the first that added text. */
+	private readonly separators: number[] = [];
 	private parts = new Map<number, Part>();
 	private highestIndex = -1;
 	private partsView: View = freshView();
@@ -60,11 +62,18 @@ export class AnswerAssembler {
 	constructor(private readonly onText?: (delta: string) => void) {}
 
 	get hasText(): boolean {
-		return this.pieces.length > 0;
+		return this.turn.length > 0;
 	}
 
+	/** Every piece taken, separators included, in order. */
 	text(): string {
-		return this.pieces.join('');
+		let text = '';
+		let from = 0;
+		for (const at of this.separators) {
+			text += this.turn.slice(from, at) + MESSAGE_SEPARATOR;
+			from = at;
+		}
+		return text + this.turn.slice(from);
 	}
 
 	accept(event: TextEvent): void {
@@ -107,7 +116,7 @@ export class AnswerAssembler {
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
-		if (shrank || !continues(text, this.messageText)) this.beginMessage();
+		if (shrank || !this.continuesMessage(text)) this.beginMessage();
 		if (kinds.length > 0) {
 			this.snapshotKinds = kinds;
 			this.lastPartKind = kinds[kinds.length - 1];
@@ -151,6 +160,16 @@ export class AnswerAssembler {
 		}
 	}
 
+	private get messageLength(): number {
+		return this.turn.length - this.messageStart;
+	}
+
+	/** Either `text` or the current message's text is a beginning of the other: one is ahead. */
+	private continuesMessage(text: string): boolean {
+		const common = Math.min(text.length, this.messageLength);
+		return this.turn.holdsAt(this.messageStart, text.slice(0, common));
+	}
+
 	private isLastTextPart(index: number): boolean {
 		for (const [other, part] of this.parts) {
 			if (other > index && part.kind === 'text' && part.text) return false;
@@ -171,14 +190,13 @@ export class AnswerAssembler {
 		if (!this.contentAgrees) return;
 		const start = this.contentLength;
 		this.contentLength += added.length;
-		const lag = this.earlierText.length + this.messageText.length - start;
+		const lag = this.turn.length - start;
 		if (lag <= 0) {
 			this.contentAhead += added;
 			return;
 		}
 		const overlap = Math.min(added.length, lag);
-		const turn = this.earlierText + this.messageText;
-		if (turn.slice(start, start + overlap) !== added.slice(0, overlap)) {
+		if (!this.turn.holdsAt(start, added.slice(0, overlap))) {
 			this.contentAgrees = false;
 			return;
 		}
@@ -205,8 +223,8 @@ export class AnswerAssembler {
 		const start = view.text.length;
 		view.text += added;
 		if (!view.agrees || !added) return;
-		const overlap = Math.min(added.length, Math.max(0, this.messageText.length - start));
-		if (overlap > 0 && this.messageText.slice(start, start + overlap) !== added.slice(0, overlap)) {
+		const overlap = Math.min(added.length, Math.max(0, this.messageLength - start));
+		if (overlap > 0 && !this.turn.holdsAt(this.messageStart + start, added.slice(0, overlap))) {
 			view.agrees = false;
 			return;
 		}
@@ -220,17 +238,21 @@ export class AnswerAssembler {
 			return;
 		}
 		view.text = text;
-		view.agrees = continues(text, this.messageText);
-		if (view.agrees && text.length > this.messageText.length) {
-			this.take(text.slice(this.messageText.length));
+		view.agrees = this.continuesMessage(text);
+		if (view.agrees && text.length > this.messageLength) {
+			this.take(text.slice(this.messageLength));
 		}
 	}
 
 	private take(piece: string, fromContent = false): void {
+		if (!piece) return;
 		if (!fromContent && this.contentAhead) this.catchUpContent(piece);
-		if (!this.messageText && this.pieces.length > 0) this.emit(MESSAGE_SEPARATOR);
-		this.messageText += piece;
-		this.emit(piece);
+		if (this.messageLength === 0 && this.turn.length > 0) {
+			this.separators.push(this.turn.length);
+			this.onText?.(MESSAGE_SEPARATOR);
+		}
+		this.turn.append(piece);
+		this.onText?.(piece);
 	}
 
 	/** Another source took `piece`: the content deltas that were ahead must begin with it. */
@@ -244,16 +266,10 @@ export class AnswerAssembler {
 		this.contentAhead = this.contentAhead.slice(common);
 	}
 
-	private emit(piece: string): void {
-		this.pieces.push(piece);
-		this.onText?.(piece);
-	}
-
 	/** Part indexes start again at 0 in each model message: every message view starts afresh. */
 	private beginMessage(): void {
 		this.messageNumber++;
-		this.earlierText += this.messageText;
-		this.messageText = '';
+		this.messageStart = this.turn.length;
 		this.parts = new Map();
 		this.highestIndex = -1;
 		this.partsView = freshView();
@@ -265,11 +281,4 @@ export class AnswerAssembler {
 
 function freshView(): View {
 	return { text: '', agrees: true };
-}
-
-/** Either text is a beginning of the other: the same message, one of them ahead. */
-function continues(text: string, messageText: string): boolean {
-	return text.length >= messageText.length
-		? text.startsWith(messageText)
-		: messageText.startsWith(text);
 }
