@@ -16,6 +16,8 @@
 // First: sets up the process for n8n-core (user folder, loggers) before anything else loads.
 import { logSinks } from './engine-env';
 
+import { Writable } from 'node:stream';
+
 import {
 	CredentialTestContext,
 	ExecutionLifecycleHooks,
@@ -64,6 +66,13 @@ export interface RunOptions {
 	credentials?: EngineCredential[];
 	/** Runs with `streamingEnabled` and a `sendChunk` hook; chunks land in `RunResult.chunks`. */
 	streaming?: boolean;
+	/**
+	 * With `streaming`, false: each chunk is written as n8n writes it to a streaming response
+	 * (`JSON.stringify(chunk) + '\n'`, to a stream that discards it) and counted, so a long
+	 * stream's chunks are not kept alive, as in n8n (the bench's latency row);
+	 * `RunResult.chunks` stays empty.
+	 */
+	keepChunks?: boolean;
 	/** Aborting it cancels the execution (WorkflowExecute's PCancelable): status 'canceled'. */
 	signal?: AbortSignal;
 	/** Cancels the execution after this long, as n8n's execution timeout does. */
@@ -81,6 +90,8 @@ export interface RunResult {
 	nodeError(nodeName: string): unknown;
 	/** Streamed chunks (`sendChunk`), when `streaming`. */
 	chunks: Array<{ type: string; content?: unknown; metadata?: unknown }>;
+	/** How many chunks were sent, kept or not. */
+	chunkCount: number;
 	/** Every line the engine logged during the run: `[level] message {metadata as JSON}`. */
 	logs: string[];
 }
@@ -258,6 +269,7 @@ export async function runWorkflow(
 	});
 
 	const chunks: StructuredChunk[] = [];
+	let chunkCount = 0;
 	const logs: string[] = [];
 	let afterRun: IRun | undefined;
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
@@ -265,8 +277,13 @@ export async function runWorkflow(
 		afterRun = run;
 	});
 	if (options.streaming) {
+		const keep = options.keepChunks !== false;
+		// Where n8n would write the response: a stream that takes everything and keeps nothing.
+		const response = new Writable({ write: (_chunk, _encoding, done) => done() });
 		hooks.addHandler('sendChunk', (chunk) => {
-			chunks.push(chunk);
+			chunkCount++;
+			if (keep) chunks.push(chunk);
+			else response.write(`${JSON.stringify(chunk)}\n`);
 		});
 	}
 
@@ -301,7 +318,7 @@ export async function runWorkflow(
 			}, options.timeoutMs);
 		}
 		const returned = await execution;
-		return createResult(afterRun ?? returned, chunks, logs);
+		return createResult(afterRun ?? returned, chunks, chunkCount, logs);
 	} finally {
 		clearTimeout(timer);
 		if (onAbort) options.signal?.removeEventListener('abort', onAbort);
@@ -349,12 +366,18 @@ function withIssueDetails(error: unknown, workflowExecute: WorkflowExecute, work
 	return error;
 }
 
-function createResult(data: IRun, chunks: StructuredChunk[], logs: string[]): RunResult {
+function createResult(
+	data: IRun,
+	chunks: StructuredChunk[],
+	chunkCount: number,
+	logs: string[],
+): RunResult {
 	const { runData } = data.data.resultData;
 	const lastRun = (nodeName: string) => runData[nodeName]?.at(-1);
 	return {
 		data,
 		chunks,
+		chunkCount,
 		logs,
 		error: () => data.data.resultData.error,
 		nodeError: (nodeName) => lastRun(nodeName)?.error,
