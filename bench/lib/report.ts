@@ -103,10 +103,8 @@ export function markdownResults(rows: Row[], m: Machine, settings: string): stri
 	for (const row of rows) out.push(`| ${cells(row).map(escapeCell).join(' | ')} |`);
 	out.push('');
 	const notMet = rows.filter((r) => r.verdict === 'missed' || r.verdict === 'pending');
-	out.push(
-		notMet.length === 0 ? 'Every target was met in this run.' : 'Targets not met in this run:',
-	);
-	for (const row of notMet) out.push(`- **${row.name}** (${verdictText(row)}): ${row.why ?? ''}`);
+	out.push(notMet.length === 0 ? ALL_MET : NOT_MET);
+	for (const row of notMet) out.push(notMetLine(row));
 	out.push('');
 	out.push('#### Details of this run');
 	out.push('');
@@ -117,6 +115,13 @@ export function markdownResults(rows: Row[], m: Machine, settings: string): stri
 		out.push('');
 	}
 	return out.join('\n').trimEnd();
+}
+
+const ALL_MET = 'Every target was met in this run.';
+const NOT_MET = 'Targets not met in this run:';
+
+function notMetLine(row: Row): string {
+	return `- **${row.name}** (${verdictText(row)}): ${row.why ?? ''}`;
 }
 
 const START = '<!-- bench:results:start (written by npm run bench; edit outside these markers) -->';
@@ -180,8 +185,36 @@ export function mergeRowsIntoBenchmarksFile(file: string, rows: Row[], m: Machin
 			lines.push('', ...details);
 		}
 	}
+	refreshNotMet(lines, rows);
 	writeFileSync(file, `${current.slice(0, start)}${lines.join('\n')}${current.slice(end)}`);
 	return true;
+}
+
+/**
+ * The list of targets not met, from the table as it now stands: a merged row's verdict may have
+ * changed. A row the partial run did not measure keeps its line from the last run.
+ */
+function refreshNotMet(lines: string[], rows: Row[]): void {
+	const at = lines.findIndex((line) => line === NOT_MET || line === ALL_MET);
+	if (at < 0) return;
+	let to = at + 1;
+	const earlier = new Map<string, string>();
+	for (; lines[to]?.startsWith('- **'); to++) {
+		const name = /^- \*\*(.+?)\*\*/.exec(lines[to])?.[1];
+		if (name) earlier.set(name, lines[to]);
+	}
+	const notMet: string[] = [];
+	for (const line of lines) {
+		if (!line.startsWith('| ') || line.startsWith(`| ${HEADERS[0]} |`)) continue;
+		const verdict = line.slice(line.lastIndexOf(' | ') + 3, -2).trim();
+		if (verdict !== 'MISSED' && verdict !== 'PENDING') continue;
+		const name = line.slice(2, line.indexOf(': '));
+		const measured = rows.find((row) => row.name === name);
+		notMet.push(
+			measured ? notMetLine(measured) : (earlier.get(name) ?? `- **${name}** (${verdict})`),
+		);
+	}
+	lines.splice(at, to - at, notMet.length === 0 ? ALL_MET : NOT_MET, ...notMet);
 }
 
 interface CpuSnapshot {
