@@ -15,16 +15,18 @@ export const MESSAGE_SEPARATOR = '\n\n';
 
 /**
  * One source's view of the current message's text. `agrees` holds while the view and the text
- * taken so far agree on their common length; a view that went its own way adds nothing more.
+ * taken so far agree on their common length; a view that went its own way adds nothing more
+ * until it is replaced whole. A view that agrees reads as the message's text up to its length
+ * (what it had beyond that was taken), so only its length is kept.
  */
 interface View {
-	text: string;
+	length: number;
 	agrees: boolean;
 }
 
 interface Part {
 	kind: string;
-	text: string;
+	text: SegmentedText;
 }
 
 /**
@@ -134,7 +136,7 @@ export class AnswerAssembler {
 			return;
 		}
 		// The common case, one growing part: only the new piece is compared, never the whole text.
-		part.text += text;
+		part.text.append(text);
 		if (this.isLastTextPart(index)) this.append(this.partsView, text);
 		else this.replace(this.partsView, this.partsText());
 	}
@@ -149,11 +151,12 @@ export class AnswerAssembler {
 	/** Part `index` now reads `text`: the Part events' view is its text parts in index order. */
 	private setPart(index: number, kind: string, text: string): void {
 		const old = this.parts.get(index);
-		const before = old?.kind === 'text' ? old.text : '';
+		const before = old?.kind === 'text' ? old.text : new SegmentedText();
 		const after = kind === 'text' ? text : '';
-		this.parts.set(index, { kind, text: after });
-		if (after === before) return;
-		if (this.isLastTextPart(index) && after.startsWith(before)) {
+		this.parts.set(index, { kind, text: segmented(after) });
+		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
+		if (grows && after.length === before.length) return;
+		if (grows && this.isLastTextPart(index)) {
 			this.append(this.partsView, after.slice(before.length));
 		} else {
 			this.replace(this.partsView, this.partsText());
@@ -172,7 +175,7 @@ export class AnswerAssembler {
 
 	private isLastTextPart(index: number): boolean {
 		for (const [other, part] of this.parts) {
-			if (other > index && part.kind === 'text' && part.text) return false;
+			if (other > index && part.kind === 'text' && part.text.length > 0) return false;
 		}
 		return true;
 	}
@@ -181,7 +184,7 @@ export class AnswerAssembler {
 		return [...this.parts.entries()]
 			.filter(([, part]) => part.kind === 'text')
 			.sort(([a], [b]) => a - b)
-			.map(([, part]) => part.text)
+			.map(([, part]) => part.text.toString())
 			.join('');
 	}
 
@@ -220,8 +223,8 @@ export class AnswerAssembler {
 
 	/** The view grew by `added` at its end; whatever goes beyond the text taken is taken. */
 	private append(view: View, added: string): void {
-		const start = view.text.length;
-		view.text += added;
+		const start = view.length;
+		view.length += added.length;
 		if (!view.agrees || !added) return;
 		const overlap = Math.min(added.length, Math.max(0, this.messageLength - start));
 		if (overlap > 0 && !this.turn.holdsAt(this.messageStart + start, added.slice(0, overlap))) {
@@ -233,11 +236,7 @@ export class AnswerAssembler {
 
 	/** The view now reads `text`, as a whole. */
 	private replace(view: View, text: string): void {
-		if (view.agrees && text.length > view.text.length && text.startsWith(view.text)) {
-			this.append(view, text.slice(view.text.length));
-			return;
-		}
-		view.text = text;
+		view.length = text.length;
 		view.agrees = this.continuesMessage(text);
 		if (view.agrees && text.length > this.messageLength) {
 			this.take(text.slice(this.messageLength));
@@ -280,5 +279,11 @@ export class AnswerAssembler {
 }
 
 function freshView(): View {
-	return { text: '', agrees: true };
+	return { length: 0, agrees: true };
+}
+
+function segmented(text: string): SegmentedText {
+	const kept = new SegmentedText();
+	kept.append(text);
+	return kept;
 }

@@ -49,8 +49,15 @@ export class SegmentedText {
 			}
 		}
 		if (to > this.pendingFrom) {
+			const first = lastAtOrBefore(this.pendingStarts, from);
+			const firstStart = this.pendingStarts[first];
+			const firstPiece = this.pending[first];
+			// The usual slice: within one recent piece (another source's copy of what was taken).
+			if (!text && from >= firstStart && to <= firstStart + firstPiece.length) {
+				return firstPiece.slice(from - firstStart, to - firstStart);
+			}
 			const parts: string[] = [];
-			for (let i = lastAtOrBefore(this.pendingStarts, from); i < this.pending.length; i++) {
+			for (let i = first; i < this.pending.length; i++) {
 				const pieceStart = this.pendingStarts[i];
 				if (pieceStart >= to) break;
 				parts.push(this.pending[i].slice(Math.max(0, from - pieceStart), to - pieceStart));
