@@ -28,9 +28,16 @@ export const SEQ_WIDTH = 7;
  */
 /**
  * With `toolEvery`, a `FunctionToolCallEvent` and its `FunctionToolResultEvent` after every
- * `toolEvery` text events (docs/api.md#steps): steps to collect, nothing for the answer.
+ * `toolEvery` text events (docs/api.md#steps): steps to collect, nothing for the answer. With
+ * `partsToo`, every piece is also told as a `PartDeltaEvent` of one text part, just before its
+ * FrontendModelResponse (docs/api.md#assembling-the-answer: two sources of the same text).
  */
-export function buildStream(events: number, answerChars: number, toolEvery = 0): BuiltStream {
+export function buildStream(
+	events: number,
+	answerChars: number,
+	toolEvery = 0,
+	partsToo = false,
+): BuiltStream {
 	const per = answerChars / events;
 	if (!Number.isInteger(per) || per < SEQ_WIDTH + 2)
 		throw new Error('answerChars must split evenly, ≥ 9 per event');
@@ -42,10 +49,21 @@ export function buildStream(events: number, answerChars: number, toolEvery = 0):
 	const eventEnds = new Float64Array(events);
 	let offset = 0;
 	let toolCalls = 0;
+	if (partsToo) {
+		const start = { index: 0, part: { part_kind: 'text', content: '' } };
+		parts.push(`event: PartStartEvent\ndata: ${JSON.stringify(start)}\n\n`);
+		offset += parts[0].length;
+	}
 	for (let i = 0; i < events; i++) {
 		const head = `#${String(i).padStart(SEQ_WIDTH - 1, '0')} `;
 		const content = head + filler.slice(0, per - head.length);
 		contents.push(content);
+		if (partsToo) {
+			const delta = { index: 0, delta: { part_delta_kind: 'text', content_delta: content } };
+			const told = `event: PartDeltaEvent\ndata: ${JSON.stringify(delta)}\n\n`;
+			parts.push(told);
+			offset += told.length;
+		}
 		const event = `event: FrontendModelResponse\ndata: ${JSON.stringify({ content })}\n\n`;
 		parts.push(event);
 		offset += event.length; // ASCII: characters are bytes

@@ -47,6 +47,8 @@ import {
 const TIME_TARGET = 1.5;
 /** Row 3e: the same stream with a tool call every few hundred events, steps on against off. */
 const STEPS_TARGET = 1.2;
+/** Twice the events to read: a little over twice the time of one source. */
+const SOURCES_TARGET = 2.5;
 const TOOL_EVERY = 300;
 const MEMORY_TARGET = 3;
 const LATENCY_TARGET_MS = 5;
@@ -151,6 +153,27 @@ function nodeDecoderSync(input: Uint8Array[], memory: PeakMemory): string {
 	return answer.result().output as string;
 }
 
+type Variant = [string, (memory: PeakMemory) => Promise<string> | string];
+
+/**
+ * Each variant once to warm up, then `runs` rounds, the order reversed every other round; each
+ * result checked against what `expectedFor` its name gives (nothing to check: undefined).
+ */
+async function sideBySide(
+	variants: Variant[],
+	expectedFor: (name: string) => string | undefined,
+	runs: number,
+): Promise<Map<string, Sample[]>> {
+	const samples = new Map<string, Sample[]>(variants.map(([name]) => [name, []]));
+	for (const [name, run] of variants) await measure(run, expectedFor(name), name);
+	for (let i = 0; i < runs; i++) {
+		const order = i % 2 === 0 ? variants : [...variants].reverse();
+		for (const [name, run] of order)
+			samples.get(name)?.push(await measure(run, expectedFor(name), name));
+	}
+	return samples;
+}
+
 async function measure(
 	run: (memory: PeakMemory) => Promise<string> | string,
 	expected: string | undefined,
@@ -178,7 +201,7 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 	const streamDesc = `${options.events.toLocaleString('en')} FrontendModelResponse events + End, ${streamMb} of SSE, answer ${fmtMb(answerBytes)} (ASCII), in ${input.length} pieces of ${options.pieceBytes / 1024} KiB`;
 
 	// ---- 3a/3b: module side by side
-	const variants: Array<[string, (m: PeakMemory) => Promise<string> | string]> = [
+	const variants: Variant[] = [
 		['node module', (m) => nodeModule(input, m)],
 		['parser alone', (m) => parserAlone(input, m)],
 		['parser + JSON.parse', (m) => parserWithJson(input, m)],
@@ -186,13 +209,7 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 	];
 	// eventsource-parser alone keeps the events' raw data, not the answer: nothing to compare.
 	const expectedFor = (name: string) => (name === 'parser alone' ? undefined : stream.answer);
-	const samples = new Map<string, Sample[]>(variants.map(([name]) => [name, []]));
-	for (const [name, run] of variants) await measure(run, expectedFor(name), name); // warm-up
-	for (let i = 0; i < options.runs; i++) {
-		const order = i % 2 === 0 ? variants : [...variants].reverse();
-		for (const [name, run] of order)
-			samples.get(name)?.push(await measure(run, expectedFor(name), name));
-	}
+	const samples = await sideBySide(variants, expectedFor, options.runs);
 	const time = (name: string) => spread((samples.get(name) ?? []).map((s) => s.ms));
 	const peak = (name: string) => spread((samples.get(name) ?? []).map((s) => s.peak));
 	const moduleTime = time('node module');
@@ -205,17 +222,11 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 	const toolStream = buildStream(options.events, options.answerChars, TOOL_EVERY);
 	const toolInput = pieces(toolStream.bytes, options.pieceBytes);
 	let stepsSeen = -1;
-	const stepVariants: Array<[string, (m: PeakMemory) => Promise<string>]> = [
+	const stepVariants: Variant[] = [
 		['steps off', (m) => nodeModule(toolInput, m)],
 		['steps on', (m) => nodeModule(toolInput, m, (count) => (stepsSeen = count))],
 	];
-	const stepSamples = new Map<string, Sample[]>(stepVariants.map(([name]) => [name, []]));
-	for (const [name, run] of stepVariants) await measure(run, toolStream.answer, name); // warm-up
-	for (let i = 0; i < options.runs; i++) {
-		const order = i % 2 === 0 ? stepVariants : [...stepVariants].reverse();
-		for (const [name, run] of order)
-			stepSamples.get(name)?.push(await measure(run, toolStream.answer, name));
-	}
+	const stepSamples = await sideBySide(stepVariants, () => toolStream.answer, options.runs);
 	// Each tool call is a call step and a result step, each exactly once.
 	if (stepsSeen !== 2 * toolStream.toolCalls) {
 		throw new Error(`steps: ${stepsSeen} collected, ${2 * toolStream.toolCalls} expected`);
@@ -224,6 +235,22 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 	const stepsOn = stepsTime('steps on');
 	const stepsOff = stepsTime('steps off');
 	const stepsRatio = stepsOn.median / stepsOff.median;
+
+	// ---- 3f: the same answer told by two sources, Part deltas and content deltas
+	const twoSourceStream = buildStream(options.events, options.answerChars, 0, true);
+	const twoSourceInput = pieces(twoSourceStream.bytes, options.pieceBytes);
+	const sourceSamples = await sideBySide(
+		[
+			['one source', (m) => nodeModule(input, m)],
+			['two sources', (m) => nodeModule(twoSourceInput, m)],
+		],
+		() => stream.answer,
+		options.runs,
+	);
+	const sourcesTime = (name: string) => spread((sourceSamples.get(name) ?? []).map((s) => s.ms));
+	const twoSources = sourcesTime('two sources');
+	const oneSource = sourcesTime('one source');
+	const sourcesRatio = twoSources.median / oneSource.median;
 
 	// ---- 3c/3d: engine, against a server writing the same bytes
 	const server = await startSseServer(stream, options.pieceBytes);
@@ -384,6 +411,25 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 				`Stream: 3a's stream with a \`FunctionToolCallEvent\` and its \`FunctionToolResultEvent\` after every ${TOOL_EVERY} text events (${toolStream.toolCalls.toLocaleString('en')} tool calls, ${fmtMb(toolStream.bytes.length)} of SSE), fed from memory as in 3a, ${options.runs} runs each, order alternated, full GC before each.`,
 				`Node: the module as in 3a, \`StreamAnswer\` with \`steps\` (Ask's Include Steps) against without; the answer checked equal to the expected string, and ${(2 * toolStream.toolCalls).toLocaleString('en')} steps (each call and each result once) checked.`,
 				`Per run (ms): steps on ${(stepSamples.get('steps on') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; steps off ${(stepSamples.get('steps off') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,
+			],
+		});
+		const sourcesVerdict = sourcesRatio <= SOURCES_TARGET ? 'met' : 'missed';
+		rows.push({
+			name: '3f. Streaming, two sources',
+			measure: "every piece of 3a's answer told twice, as a Part delta and as a content delta",
+			figure: fmtSpreadMs(twoSources),
+			baseline: `${fmtSpreadMs(oneSource)} (3a's stream, one source)`,
+			ratio: fmtRatio(sourcesRatio),
+			target: `≤ ${SOURCES_TARGET}×`,
+			verdict: sourcesVerdict,
+			why:
+				sourcesVerdict === 'missed'
+					? `the same answer told by two sources takes ${fmtRatio(sourcesRatio)} the time of one; see "Targets missed"`
+					: undefined,
+			details: [
+				`Stream: a \`PartStartEvent\` of one text part, then each of 3a's ${options.events.toLocaleString('en')} pieces as a \`PartDeltaEvent\` followed by its FrontendModelResponse \`content\` (${fmtMb(twoSourceStream.bytes.length)} of SSE), fed from memory in ${twoSourceInput.length} pieces of ${options.pieceBytes / 1024} KiB, ${options.runs} runs each, order alternated, full GC before each.`,
+				"Node: the module as in 3a; each piece is taken once from the Part deltas and only compared when its content delta follows (docs/api.md#assembling-the-answer). The answer checked equal to 3a's. Twice the events, so about twice the time is the least to expect; a comparison that copied the text taken so far would grow with the square of the answer.",
+				`Per run (ms): two sources ${(sourceSamples.get('two sources') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; one source ${(sourceSamples.get('one source') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,
 			],
 		});
 	} finally {
