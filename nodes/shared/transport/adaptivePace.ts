@@ -217,8 +217,14 @@ export class AdaptivePace {
 
 	private wakeAtPauseEnd(): void {
 		if (this.wakeAt >= this.pausedUntil) return;
-		this.wakeAt = this.pausedUntil;
-		void this.clock.sleep(this.pausedUntil - this.clock.now()).then(() => this.pump());
+		const target = this.pausedUntil;
+		this.wakeAt = target;
+		void this.clock.sleep(target - this.clock.now()).then(() => {
+			// A timer may fire a millisecond before `now()` reaches its end (they read different
+			// clocks): the wake is over, so a pause still running gets the next one, not a hang.
+			if (this.wakeAt === target) this.wakeAt = 0;
+			this.pump();
+		});
 	}
 }
 

@@ -253,6 +253,28 @@ describe('a busy ask waits before its next attempt', () => {
 		expect(await isSettled(clock, fresh)).toBe(true);
 	});
 
+	it('a timer that fires a millisecond before now() reaches its end still ends the pause', async () => {
+		// n8n's timers and Date.now() read different clocks: a 1 ms pause can wake up early.
+		class EarlyClock extends FakeClock {
+			override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+				return super.sleep(Math.max(ms - 1, 1), signal);
+			}
+		}
+		const clock = new EarlyClock();
+		const pace = new AdaptivePace(2, clock);
+		const [refused] = await startLanes(pace, 1);
+		refused.release('busy', 5);
+		// The next item's ask comes while the pause runs: both wait for the pause's end.
+		const next = pace.lane(1).acquire(never);
+		const again = refused.acquire(never);
+		await clock.advance(10);
+		// One ask at a time after the refusal, the earlier item first; then the next one.
+		expect(await isSettled(clock, again)).toBe(true);
+		expect(await isSettled(clock, next)).toBe(false);
+		refused.release('ok');
+		expect(await isSettled(clock, next)).toBe(true);
+	});
+
 	it('an account refusing everything for 10 s is not flooded meanwhile', async () => {
 		const run = await simulate(100, 16, {
 			capacity: (now) => (now < 10_000 ? 0 : 4),
