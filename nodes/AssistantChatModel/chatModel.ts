@@ -108,9 +108,11 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
 		const plan = this.plan(messages);
 		const answer = await this.ask(this.request(plan.input, plan.conversationId));
-		return this.described(
-			textResult(answerText(answer.output), answer, messages.length, plan.leftOut),
+		return textResult(
+			answerText(answer.output),
 			answer,
+			messages.length,
+			this.metadata(answer, plan.leftOut),
 		);
 	}
 
@@ -142,10 +144,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		this.noteFallback(step.value);
 		// A service that sends the answer only in its End event: it goes out whole.
 		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
-		const providerMetadata = {
-			...metadataOf(step.value, plan.leftOut),
-			...this.answerDetails(step.value),
-		};
+		const providerMetadata = this.metadata(step.value, plan.leftOut);
 		noteStreamedAnswer(callOptions, providerMetadata);
 		yield { type: 'finish', finishReason: 'stop', providerMetadata };
 	}
@@ -168,7 +167,16 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 				: withCatalogue(plan.input, toolInstructions(tools));
 		const structured = this.settings.outputFormat !== undefined;
 		let answer = await this.ask(this.request(input, plan.conversationId, tools));
-		let outcome = interpret(answer, tools, messages.length, catalogue, structured, plan.leftOut);
+		const interpreted = (reply: AskResult) =>
+			interpret(
+				reply,
+				tools,
+				messages.length,
+				catalogue,
+				structured,
+				this.metadata(reply, plan.leftOut),
+			);
+		let outcome = interpreted(answer);
 		if ('problem' in outcome) {
 			const retry = this.request(
 				correctionRequest(outcome.problem),
@@ -179,7 +187,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 			// after the transcript's messages like the catalogue.
 			if (!answer.conversationId) retry.input = withCatalogue(input, retry.input);
 			answer = await this.ask(retry);
-			outcome = interpret(answer, tools, messages.length, catalogue, structured, plan.leftOut);
+			outcome = interpreted(answer);
 		}
 		if ('problem' in outcome) {
 			throw new NodeOperationError(
@@ -191,26 +199,24 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 				},
 			);
 		}
-		return this.described(outcome.result, answer);
+		return outcome.result;
 	}
 
 	/**
-	 * The answer's details beside its conversation (metadataOf), in the AI message's metadata and
-	 * the Logs panel: the model that answered (the one the service fell back to, else the one its
-	 * stream names, else the chosen one) and the persona.
+	 * The AI message's response metadata, also shown in the Logs panel: the conversation the answer
+	 * belongs to, the model that answered (the one the service fell back to, else the one its
+	 * stream names, else the chosen one), the persona, what the assistant did (docs/api.md#steps)
+	 * and, in `leftOut`, the notes of what could not be sent.
 	 */
-	private answerDetails(answer: AskResult): LogDetails {
+	private metadata(answer: AskResult, leftOut: string[]): LogDetails {
 		return {
+			conversationId: answer.conversationId,
+			...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
+			...(answer.steps ? { steps: answer.steps } : {}),
+			...(leftOut.length > 0 ? { leftOut } : {}),
 			modelName:
 				answer.modelFallback ?? answer.streamModel ?? this.settings.modelName ?? DEFAULT_MODEL,
 			persona: this.settings.personaId ?? ACTIVE_PERSONA,
-		};
-	}
-
-	private described(result: GenerateResult, answer: AskResult): GenerateResult {
-		return {
-			...result,
-			providerMetadata: { ...result.providerMetadata, ...this.answerDetails(answer) },
 		};
 	}
 
@@ -288,12 +294,12 @@ function interpret(
 	turn: number,
 	catalogue: string,
 	structured: boolean,
-	leftOut: string[],
+	metadata: Record<string, unknown>,
 ): Outcome {
 	const reply = readEnvelope(answer.output, tools, structured);
 	if (reply.action === 'invalid') return { problem: reply.problem };
 	if (reply.action === 'final_answer') {
-		return { result: textResult(reply.answer, answer, turn, leftOut, catalogue) };
+		return { result: textResult(reply.answer, answer, turn, metadata, catalogue) };
 	}
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
 	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
@@ -303,7 +309,7 @@ function interpret(
 	return {
 		result: {
 			finishReason: 'tool-calls',
-			providerMetadata: metadataOf(answer, leftOut),
+			providerMetadata: metadata,
 			message: {
 				role: 'assistant',
 				id,
@@ -324,28 +330,17 @@ function textResult(
 	text: string,
 	answer: AskResult,
 	turn: number,
-	leftOut: string[],
+	metadata: Record<string, unknown>,
 	catalogue?: string,
 ): GenerateResult {
 	return {
 		finishReason: 'stop',
-		providerMetadata: metadataOf(answer, leftOut),
+		providerMetadata: metadata,
 		message: {
 			role: 'assistant',
 			id: answerId(answer.conversationId, turn, catalogue),
 			content: [{ type: 'text', text }],
 		},
-	};
-}
-
-/** Shown in the AI message's response metadata; `leftOut`: the notes of what was not sent. */
-function metadataOf(answer: AskResult, leftOut: string[]): Record<string, unknown> {
-	return {
-		conversationId: answer.conversationId,
-		...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
-		// What the assistant did for this answer (docs/api.md#steps), for n8n's log view.
-		...(answer.steps ? { steps: answer.steps } : {}),
-		...(leftOut.length > 0 ? { leftOut } : {}),
 	};
 }
 
