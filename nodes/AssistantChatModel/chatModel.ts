@@ -2,6 +2,7 @@ import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
+import { answeringModel } from '../shared/askAssistant';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
@@ -214,8 +215,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 			...(answer.modelFallback ? { modelFallback: answer.modelFallback } : {}),
 			...(answer.steps ? { steps: answer.steps } : {}),
 			...(leftOut.length > 0 ? { leftOut } : {}),
-			modelName:
-				answer.modelFallback ?? answer.streamModel ?? this.settings.modelName ?? DEFAULT_MODEL,
+			modelName: answeringModel(answer, this.settings.modelName) ?? DEFAULT_MODEL,
 			persona: this.settings.personaId ?? ACTIVE_PERSONA,
 		};
 	}

@@ -73,6 +73,14 @@ export interface AskResult {
 }
 
 /**
+ * The model that answered: the one the service fell back to, else the one its stream names, else
+ * the one asked for; undefined when none of them says (the account's default model answered).
+ */
+export function answeringModel(result: AskResult, asked: string | undefined): string | undefined {
+	return result.modelFallback ?? result.streamModel ?? asked;
+}
+
+/**
  * Asks the assistant, with retries: the answer, or a NodeApiError for every failure. The ask
  * always goes on the wire in streamed form, so that its conversation id (`x-conversation-id`)
  * is known before anything can go wrong (docs/api.md#exactly-once); a streamed ask returns what

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AskRequest } from '../../shared/api';
-import { askAssistant, type AskResult } from '../../shared/askAssistant';
+import { answeringModel, askAssistant, type AskResult } from '../../shared/askAssistant';
 import type { AttemptPace } from '../../shared/transport/pace';
 import { LiveChunks } from './liveChunks';
 import { noteModelFallback } from './modelFallback';
@@ -131,13 +131,10 @@ async function askOutput(
 	};
 }
 
-/**
- * The steps, and the model that answered: the one the service fell back to, else the one its
- * stream names, else the one asked for; null when none of them says (the account's default).
- */
+/** The steps, and the model that answered (answeringModel); null for the account's default. */
 function stepsOutput(request: AskRequest, result: AskResult): Pick<AskOutput, 'steps' | 'model'> {
 	return {
 		steps: (result.steps ?? []) as IDataObject[],
-		model: result.modelFallback ?? result.streamModel ?? request.model_name ?? null,
+		model: answeringModel(result, request.model_name) ?? null,
 	};
 }
