@@ -8,6 +8,8 @@
  * a message without such parts, or an adapter without these methods, passes as it is.
  */
 
+import { isObject } from '../shared/json';
+
 type Call = (...args: unknown[]) => unknown;
 
 export function withStandardParts<T>(model: T): T {
@@ -54,8 +56,4 @@ function isOlderPart(part: unknown): boolean {
 		isObject(part) &&
 		(part.type === 'image_url' || part.type === 'input_audio' || 'source_type' in part)
 	);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null;
 }

@@ -1,3 +1,5 @@
+import { isObject } from '../shared/json';
+
 /**
  * The form of every ask the chat model sends (docs/api.md#the-chat-models-transcript): a fixed
  * preface (none when the conversation holds it already), then the messages as a JSON array with
@@ -189,8 +191,4 @@ function entryOf(value: unknown): TranscriptEntry | undefined {
 		entry.toolCalls = toolCalls;
 	}
 	return entry;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -24,6 +24,7 @@ import {
 import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
 import type { Attempt } from './transport/send';
 import { openStream } from './transport/streamCall';
+import { isObject } from './json';
 
 /** What one attempt of an ask came to: its answer, or its failure and what it heard before. */
 export type AttemptOutcome =
@@ -63,7 +64,7 @@ export async function attemptAsk(
 			conversationId: conversationIdOf(opened.headers) ?? heard.conversationId,
 		};
 		if (opened.kind === 'json') {
-			const body = (isRecord(opened.body) ? opened.body : {}) as Partial<AskResponse>;
+			const body = (isObject(opened.body) ? opened.body : {}) as Partial<AskResponse>;
 			const named = nonEmpty(body.conversation_id);
 			heard.conversationId ||= named;
 			return { answered: true, result: resultOfJson(attempt.scope, call, body, opened.headers) };
@@ -124,7 +125,7 @@ function resultOfJson(
 function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
 	const structured = call.request.output_format !== undefined;
 	const object = typeof output === 'string' && structured ? jsonObject(output) : output;
-	if (isRecord(object)) return object;
+	if (isObject(object)) return object;
 	if (!structured && typeof output === 'string' && output) return output;
 	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
 	const what =
@@ -213,8 +214,4 @@ export function withFallback(result: AskResult, headers: ResponseHeaders): AskRe
 
 function nonEmpty(value: unknown): string | undefined {
 	return typeof value === 'string' && value ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isObject } from '../json';
+
 /**
  * The grammar of `output_format` the service accepts (docs/api.md#ask-request), checked whole
  * before anything is sent: the root and every nested object have `type`, `properties` and
@@ -281,8 +283,4 @@ function found(value: unknown): string {
 
 function isSchemaType(value: unknown): value is SchemaType {
 	return typeof value === 'string' && (TYPES as readonly string[]).includes(value);
-}
-
-function isObject(value: unknown): value is Json {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

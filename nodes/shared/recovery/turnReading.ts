@@ -1,5 +1,6 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { jsonObject } from '../stream/answer';
+import { isObject } from '../json';
 
 /**
  * What a conversation says about one ask, once it is no longer running
@@ -92,8 +93,4 @@ function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 
 function normalized(text: string): string {
 	return text.replace(/\r\n?/g, '\n').trim();
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@ import type {
 	Unchecked,
 } from '../api';
 import type { SseMessage } from './decode';
+import { isObject } from '../json';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -288,10 +289,6 @@ function parseObject<T>(text: string): (Unchecked<T> & Json) | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-function isObject(value: unknown): value is Json {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isIndex(value: unknown): value is number {

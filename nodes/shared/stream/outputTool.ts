@@ -1,3 +1,5 @@
+import { isObject } from '../json';
+
 /**
  * pydantic-ai's output tool (docs/api.md#structured-output-in-a-stream): with a structured output,
  * the framework may have the model call a tool named `final_result` (or `final_result_<Name>`)
@@ -80,8 +82,4 @@ function objectOf(args: unknown): Json | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-function isObject(value: unknown): value is Json {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

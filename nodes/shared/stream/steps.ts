@@ -1,4 +1,5 @@
 import { isOutputTool } from './outputTool';
+import { isObject } from '../json';
 
 /**
  * What the assistant did on the way to its answer, from its stream (docs/api.md#steps): each
@@ -325,8 +326,4 @@ function invalidArgs(value: unknown): Record<string, unknown> | undefined {
 
 function kindOf(kind: unknown): StepKind | undefined {
 	return typeof kind === 'string' ? KINDS[kind] : undefined;
-}
-
-function isObject(value: unknown): value is Json {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -81,7 +81,11 @@ export function serviceFailure(
 		(through.via === 'error-event' && !through.afterText);
 	if (poolMayClear && isSessionPoolMessage(said)) {
 		// A stream's headers may carry the server's Retry-After too.
-		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), through.headers);
+		return new RetryableFailure(
+			'session-pool',
+			sessionPoolError(scope, status, said),
+			through.headers,
+		);
 	}
 	const shown = (text: ErrorText, httpStatus = status) => errorOfText(scope, httpStatus, text);
 	switch (through.via) {
