@@ -190,13 +190,17 @@ async function screenshot(page, name) {
  * changes no committed file.
  * @param {Page} target  the page, or a locator (only that element is taken)
  * @param {string} name  file name without extension
+ * @param {{hide?: string[]}} [options]  data-test-ids of elements to leave out of the picture
  * @returns {Promise<string | undefined>} the file's path, when written
  */
-async function docImage(target, name) {
+async function docImage(target, name, options = {}) {
 	if (process.env.E2E_DOC_IMAGES !== '1') return undefined;
 	fs.mkdirSync(DOC_IMAGES_DIR, { recursive: true });
 	const file = path.join(DOC_IMAGES_DIR, `${name}.png`);
-	await target.screenshot({ path: file, animations: 'disabled' });
+	const style = (options.hide ?? [])
+		.map((id) => `[data-test-id="${id}"] { visibility: hidden; }`)
+		.join('\n');
+	await target.screenshot({ path: file, animations: 'disabled', style });
 	return file;
 }
 
