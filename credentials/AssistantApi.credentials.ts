@@ -19,9 +19,9 @@ export class AssistantApi implements ICredentialType {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'https://assistant.example.com/api',
+			placeholder: "https://… (the API's address, from the service's API documentation)",
 			description:
-				"The address of your assistant's API, as its API documentation gives it (not the address of the web app you chat in), e.g. https://assistant.example.com/api. Test the credential: it says what answered if this is another address.",
+				"The address of the assistant service's API, as its API documentation gives it: not the address of the web app you chat in. Saving the credential tests it, and says what answered if this is another address.",
 		},
 		{
 			displayName: 'Access Token',
@@ -31,7 +31,7 @@ export class AssistantApi implements ICredentialType {
 			required: true,
 			default: '',
 			description:
-				'Create it in the assistant app under Settings > Advanced. It is shown once at creation and grants full access to your assistant: keep it secret.',
+				'Create it in the assistant app under Settings > Advanced. It is shown once, when you create it, and grants full access to your assistant: keep it secret.',
 		},
 	];
 

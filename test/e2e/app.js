@@ -19,8 +19,11 @@
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
+
+const { assertOnlyThePackage, installArgsFor, readmeInstallArgs } = require('./readmeInstall');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const CACHE_DIR = path.join(REPO_ROOT, '.cache');
@@ -272,13 +275,18 @@ function stageExtension(root) {
 }
 
 /**
- * Installs the package as users do, into `<userFolder>/.n8n/nodes` (where n8n loads community
- * packages from): `npm pack`, then `npm install` of that tarball. n8n then names its types
- * `n8n-nodes-assistant.*`, as in examples/, and finds the node that tests the credential
- * (a package from N8N_CUSTOM_EXTENSIONS has no such link, so its credential test would say
- * "No testing function found"). Peer dependencies are not installed but linked to n8n's own
- * copies (n8n-workflow, the AI node SDK), as n8n does when it installs a community package.
+ * Installs the package as users do: `npm pack`, then README.md's manual install command run as
+ * written (test/e2e/readmeInstall.js) with the tarball, into `<userFolder>/.n8n/nodes`, where
+ * n8n loads community packages from; then checks that the folder holds the package alone. n8n
+ * then names its types `n8n-nodes-assistant.*`, as in examples/, and finds the node that tests
+ * the credential (a package from N8N_CUSTOM_EXTENSIONS has no such link, so its credential test
+ * would say "No testing function found"). Nothing is linked: the package finds n8n-workflow and
+ * the AI node SDK as it does on a user's machine, through the module paths n8n gives its
+ * community packages. For that, the nodes folder lives outside the repository (a link to a
+ * folder in the system's temporary folder), as ~/.n8n/nodes does: inside it, Node would find
+ * the repository's dev copies first.
  * @param {string} userFolder  n8n's N8N_USER_FOLDER
+ * @returns {string} what the install left in the nodes folder, for the log
  */
 function installPackage(userFolder) {
 	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Assistant', 'Assistant.node.js'))) {
@@ -286,38 +294,25 @@ function installPackage(userFolder) {
 	}
 	const packDir = path.join(userFolder, 'pack');
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	for (const dir of [packDir, nodesDir]) {
-		fs.rmSync(dir, { recursive: true, force: true });
-		fs.mkdirSync(dir, { recursive: true });
-	}
+	fs.rmSync(packDir, { recursive: true, force: true });
+	fs.mkdirSync(packDir, { recursive: true });
+	fs.rmSync(nodesDir, { recursive: true, force: true });
+	fs.mkdirSync(path.dirname(nodesDir), { recursive: true });
+	const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-assistant-nodes-'));
+	registerCleanup(() => fs.rmSync(outside, { recursive: true, force: true }));
+	fs.symlinkSync(outside, nodesDir, 'dir');
 	const { info } = require('../../scripts/pack.js').packInto(packDir);
-	fs.writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		`${JSON.stringify({ name: 'installed-nodes', private: true }, null, '\t')}\n`,
-	);
-	run(
-		'npm',
-		[
-			'install',
-			path.join(packDir, info.filename),
-			'--omit=peer',
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--no-package-lock',
-			'--loglevel=error',
-		],
-		{ cwd: nodesDir, env: { ...cleanEnv(), npm_config_update_notifier: 'false' } },
-	);
-	// n8n strips a community package's peers and gives it its own copies: link them likewise.
-	const { peerDependencies = {} } = JSON.parse(
-		fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'),
-	);
-	for (const peer of Object.keys(peerDependencies)) {
-		const link = path.join(nodesDir, 'node_modules', peer);
-		fs.mkdirSync(path.dirname(link), { recursive: true });
-		fs.symlinkSync(path.join(APP_DIR, 'node_modules', peer), link, 'dir');
-	}
+	const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+	const args = installArgsFor(readmeInstallArgs(readme), {
+		nodesDir,
+		tarball: path.join(packDir, info.filename),
+	});
+	log(`installing as README.md says: npm ${args.join(' ')}`);
+	run('npm', args, {
+		cwd: userFolder,
+		env: { ...cleanEnv(), npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+	});
+	return assertOnlyThePackage(outside);
 }
 
 /**

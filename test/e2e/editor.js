@@ -9,7 +9,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { ARTIFACTS_DIR, playwright, registerCleanup } = require('./app');
+const { ARTIFACTS_DIR, REPO_ROOT, playwright, registerCleanup } = require('./app');
+
+/** The screenshots README.md and docs/ show, written only with --doc-images. */
+const DOC_IMAGES_DIR = path.join(REPO_ROOT, 'docs', 'images');
 
 /**
  * playwright-core is installed with the n8n app, not in the repository: its types are not at
@@ -181,7 +184,28 @@ async function screenshot(page, name) {
 	return file;
 }
 
+/**
+ * Writes docs/images/<name>.png from the real app, so the documentation's pictures stay current:
+ * only when the run was started with --doc-images (E2E_DOC_IMAGES=1), so that an ordinary run
+ * changes no committed file.
+ * @param {Page} target  the page, or a locator (only that element is taken)
+ * @param {string} name  file name without extension
+ * @param {{hide?: string[]}} [options]  data-test-ids of elements to leave out of the picture
+ * @returns {Promise<string | undefined>} the file's path, when written
+ */
+async function docImage(target, name, options = {}) {
+	if (process.env.E2E_DOC_IMAGES !== '1') return undefined;
+	fs.mkdirSync(DOC_IMAGES_DIR, { recursive: true });
+	const file = path.join(DOC_IMAGES_DIR, `${name}.png`);
+	const style = (options.hide ?? [])
+		.map((id) => `[data-test-id="${id}"] { visibility: hidden; }`)
+		.join('\n');
+	await target.screenshot({ path: file, animations: 'disabled', style });
+	return file;
+}
+
 module.exports = {
+	docImage,
 	launchEditorBrowser,
 	setUpOwnerInEditor,
 	openNode,

@@ -65,7 +65,7 @@ async function startEnv(options) {
 	fs.rmSync(RUN_DIR, { recursive: true, force: true });
 	fs.rmSync(app.ARTIFACTS_DIR, { recursive: true, force: true });
 	const userFolder = path.join(RUN_DIR, 'n8n-user');
-	app.installPackage(userFolder);
+	app.log(`n8n nodes folder: ${app.installPackage(userFolder)}`);
 
 	const { startEmulator } = require('../emulator/server.js');
 	const token = `e2e-${crypto.randomBytes(12).toString('hex')}`;

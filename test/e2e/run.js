@@ -13,6 +13,7 @@
  *                                  need come along)
  *   --no-browser                   skip the checks that need the browser (reported as SKIP)
  *   --list                         print the checks' ids and names, start nothing
+ *   --doc-images                   also write the documentation's screenshots (docs/images/)
  */
 
 const app = require('./app');
@@ -55,8 +56,12 @@ function parseArgs(argv) {
 			only.push(value);
 		} else if (argv[i].startsWith('--only=')) {
 			only.push(argv[i].slice('--only='.length));
+		} else if (argv[i] === '--doc-images') {
+			process.env.E2E_DOC_IMAGES = '1';
 		} else if (!['--no-browser', '--list'].includes(argv[i])) {
-			throw new Error(`unknown option ${argv[i]} (options: --only <check>, --no-browser, --list)`);
+			throw new Error(
+				`unknown option ${argv[i]} (options: --only <check>, --no-browser, --list, --doc-images)`,
+			);
 		}
 	}
 	return { only, withBrowser: !argv.includes('--no-browser'), list: argv.includes('--list') };

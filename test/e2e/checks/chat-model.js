@@ -361,6 +361,7 @@ async function agentModelSlotInEditor(env) {
 	await edge.first().waitFor({ state: 'attached', timeout: 15_000 });
 	await page.waitForTimeout(800);
 	const canvas = await editor.screenshot(page, 'chat-model-in-agent');
+	await editor.docImage(page, 'chat-model-agent', { hide: ['workflow-chat-button'] });
 	const ndv = await editor.openNode(page, env.n8n.url, workflow.id, 'Assistant Chat Model');
 	await ndv.getByTestId('resource-locator-model').waitFor();
 	const panel = await editor.screenshot(page, 'chat-model-panel');

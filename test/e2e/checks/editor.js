@@ -60,7 +60,11 @@ async function runNodeInEditor(env) {
 	assert.equal(ask.body.model_name, chosen.model_name, 'the picked model was sent');
 	assert.match(text, /conversation_id/, 'the output panel shows the item');
 	const file = await editor.screenshot(page, 'output-panel');
-	return [`asked ${chosen.model_name}; the output panel shows the answer`, `screenshot: ${file}`];
+	const docFile = await editor.docImage(page.getByTestId('ndv'), 'ask-output');
+	return [
+		`asked ${chosen.model_name}; the output panel shows the answer`,
+		`screenshot: ${file}${docFile ? `, ${docFile}` : ''}`,
+	];
 }
 
 /** @type {import('../env').Check[]} */

@@ -397,6 +397,7 @@ async function credentialDialogSuccess(env) {
 	await success.waitFor({ timeout: 60_000 });
 	const sentence = (await success.innerText()).trim();
 	const file = await editor.screenshot(page, 'credential-test-ok');
+	await editor.docImage(dialog, 'credential');
 	await page.keyboard.press('Escape');
 	assert.equal(sentence, 'Connection tested successfully');
 	return [`"${sentence}"`, `screenshot: ${file}`];
