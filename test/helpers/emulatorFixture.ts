@@ -38,7 +38,10 @@ import {
 	type RunResult,
 } from './engine';
 
-export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
+export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]> & {
+	/** The credential's base URL ends in '/', as users often paste it (it must work as well). */
+	trailingSlash?: boolean;
+};
 
 /** One request the emulator received (test/emulator/server.js `RecordedRequest`). */
 export type RecordedRequest = Emulator['stats']['requests'][number];
@@ -80,7 +83,10 @@ export interface EmulatorFixture {
 	/** An Assistant node (for `then`, or an agent's tool); `extra` sets node-level fields. */
 	node(name: string, parameters: INodeParameters, extra?: Partial<INode>): INode;
 	/** Runs an Assistant node in the engine (above). */
-	run(parameters: INodeParameters, options?: AssistantRunOptions): Promise<AssistantRun>;
+	run(
+		parameters: INodeParameters | IDataObject,
+		options?: AssistantRunOptions,
+	): Promise<AssistantRun>;
 	/** The asks (`POST /assistant/ask`) the emulator received since the last reset. */
 	askRequests(): RecordedRequest[];
 }
@@ -90,7 +96,9 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 	let pkg: LoadedPackage | undefined;
 
 	beforeAll(async () => {
-		emulator = await startEmulator(options);
+		const emulatorOptions: EmulatorOptions = { ...options };
+		delete emulatorOptions.trailingSlash;
+		emulator = await startEmulator(emulatorOptions);
 		pkg = await assistantPackage();
 	});
 	afterAll(async () => await emulator?.close());
@@ -110,7 +118,8 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 			return started();
 		},
 		get credential() {
-			return emulatorCredential(started().baseUrl, started().token);
+			const { baseUrl, token } = started();
+			return emulatorCredential(options.trailingSlash ? `${baseUrl}/` : baseUrl, token);
 		},
 		get pkg() {
 			return loaded();
@@ -118,20 +127,26 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 		node: (name, parameters, extra = {}) => assistantNode(loaded(), name, parameters, extra),
 		async run(parameters, runOptions = {}) {
 			const { items = [{}], name = 'Ask', node = {}, then = [], ...engineOptions } = runOptions;
-			const ask = fixture.node(name, { operation: 'ask', ...parameters }, node);
+			const ask = fixture.node(name, { operation: 'ask', ...parameters } as INodeParameters, node);
 			const workflow = chain(manualTrigger(), itemsNode(items), ask, ...then);
 			const result = await runWorkflow(loaded(), workflow, {
 				credentials: [fixture.credential],
 				...engineOptions,
 			});
 			const failure = result.error() as unknown as RunFailure | undefined;
-			return Object.assign(result, {
-				json: failure ? {} : (result.outputs(name)[0]?.json ?? {}),
-				failure,
-			});
+			return Object.assign(result, { json: failure ? {} : firstJson(result, name), failure });
 		},
 		askRequests: () =>
 			started().stats.requests.filter((request) => request.path === '/assistant/ask'),
 	};
 	return fixture;
+}
+
+/** The node's first output item's JSON; `{}` when it has none (a node that did not run). */
+function firstJson(result: RunResult, name: string): IDataObject {
+	try {
+		return result.outputs(name)[0]?.json ?? {};
+	} catch {
+		return {};
+	}
 }
