@@ -21,7 +21,8 @@
  * 'ask' unless they say another) → `options.then` (more nodes, made with `node()`), in n8n-core's
  * engine with the emulator's credential (unless `options.credentials` gives others). The result
  * is the engine's (test/helpers/engine.ts `RunResult`) plus `json`, the node's first output item,
- * and `failure`, the run's error as the user reads it.
+ * `failure`, the run's error as the user reads it, and `ms`, how long it took (tests assert no
+ * upper bound on it below 2 s: speed is measured in bench/, not asserted).
  */
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
@@ -71,6 +72,8 @@ export interface AssistantRun extends RunResult {
 	json: IDataObject;
 	/** The run's error, if any. */
 	failure: RunFailure | undefined;
+	/** How long the run took, wall clock: for a wait that must happen (a lower bound) only. */
+	ms: number;
 }
 
 export interface EmulatorFixture {
@@ -89,11 +92,14 @@ export interface EmulatorFixture {
 	): Promise<AssistantRun>;
 	/** The asks (`POST /assistant/ask`) the emulator received since the last reset. */
 	askRequests(): RecordedRequest[];
+	/** Every run of the suite so far, oldest first (for checks over them all, e.g. no token). */
+	readonly runs: AssistantRun[];
 }
 
 export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 	let emulator: Emulator | undefined;
 	let pkg: LoadedPackage | undefined;
+	const runs: AssistantRun[] = [];
 
 	beforeAll(async () => {
 		const emulatorOptions: EmulatorOptions = { ...options };
@@ -129,15 +135,21 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 			const { items = [{}], name = 'Ask', node = {}, then = [], ...engineOptions } = runOptions;
 			const ask = fixture.node(name, { operation: 'ask', ...parameters } as INodeParameters, node);
 			const workflow = chain(manualTrigger(), itemsNode(items), ask, ...then);
+			const startedAt = Date.now();
 			const result = await runWorkflow(loaded(), workflow, {
 				credentials: [fixture.credential],
 				...engineOptions,
 			});
 			const failure = result.error() as unknown as RunFailure | undefined;
-			return Object.assign(result, { json: failure ? {} : firstJson(result, name), failure });
+			const ms = Date.now() - startedAt;
+			const json = failure ? {} : firstJson(result, name);
+			const run = Object.assign(result, { json, failure, ms });
+			runs.push(run);
+			return run;
 		},
 		askRequests: () =>
 			started().stats.requests.filter((request) => request.path === '/assistant/ask'),
+		runs,
 	};
 	return fixture;
 }
