@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { prng } from '../fuzz/prng';
 import { answeredConversation } from '../helpers/conversations';
-import { useEmulator } from '../helpers/emulatorFixture';
+import { useEmulator, type RunFailure } from '../helpers/emulatorFixture';
 
 const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
 
@@ -392,7 +392,7 @@ describe('the access token appears in no output, error or log line (docs/api.md#
 	test('across every run above, the token is in no output, error, description, stack or log line', () => {
 		expect(assistant.runs.length).toBeGreaterThan(25);
 		for (const result of assistant.runs) {
-			const error = result.failure;
+			const error = result.error() as unknown as RunFailure | undefined;
 			const seen = JSON.stringify({
 				data: result.data,
 				message: error?.message,

@@ -92,14 +92,17 @@ export interface EmulatorFixture {
 	): Promise<AssistantRun>;
 	/** The asks (`POST /assistant/ask`) the emulator received since the last reset. */
 	askRequests(): RecordedRequest[];
-	/** Every run of the suite so far, oldest first (for checks over them all, e.g. no token). */
-	readonly runs: AssistantRun[];
+	/**
+	 * Every run of the suite so far, oldest first, for checks over them all (no token anywhere);
+	 * a test adds the runs it makes otherwise (an agent's, say).
+	 */
+	readonly runs: RunResult[];
 }
 
 export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 	let emulator: Emulator | undefined;
 	let pkg: LoadedPackage | undefined;
-	const runs: AssistantRun[] = [];
+	const runs: RunResult[] = [];
 
 	beforeAll(async () => {
 		const emulatorOptions: EmulatorOptions = { ...options };
