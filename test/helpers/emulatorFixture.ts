@@ -22,12 +22,14 @@
  * engine with the emulator's credential (unless `options.credentials` gives others). The result
  * is the engine's (test/helpers/engine.ts `RunResult`) plus `json`, the node's first output item,
  * `failure`, the run's error as the user reads it, and `ms`, how long it took (tests assert no
- * upper bound on it below 2 s: speed is measured in bench/, not asserted).
+ * upper bound on it below 2 s: speed is measured in bench/, not asserted). `chat(...)` runs the
+ * Assistant Chat Model the same way, under a LangChain consumer.
  */
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential } from './assistant';
+import type { ChatModelRunOptions, Scenario, ScriptMessage } from './chat-model';
 import {
 	chain,
 	itemsNode,
@@ -90,6 +92,16 @@ export interface EmulatorFixture {
 		parameters: INodeParameters | IDataObject,
 		options?: AssistantRunOptions,
 	): Promise<AssistantRun>;
+	/**
+	 * Runs the Assistant Chat Model under a LangChain consumer (test/helpers/chat-model.ts
+	 * `runChatModel`: invoke, stream, a tool loop, an agent…) with the emulator's credential.
+	 */
+	chat(
+		scenario: Scenario,
+		messages: ScriptMessage[],
+		modelParameters?: IDataObject,
+		options?: ChatModelRunOptions,
+	): Promise<RunResult>;
 	/** The asks (`POST /assistant/ask`) the emulator received since the last reset. */
 	askRequests(): RecordedRequest[];
 	/**
@@ -147,6 +159,19 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 			const ms = Date.now() - startedAt;
 			const json = failure ? {} : firstJson(result, name);
 			const run = Object.assign(result, { json, failure, ms });
+			runs.push(run);
+			return run;
+		},
+		async chat(scenario, messages, modelParameters = {}, chatOptions = {}) {
+			// Loaded when a suite runs the chat model: LangChain stays out of the other suites.
+			const { runChatModel } = await import('./chat-model');
+			const run = await runChatModel(
+				loaded(),
+				scenario,
+				messages,
+				modelParameters as INodeParameters,
+				{ credentials: [fixture.credential], ...chatOptions },
+			);
 			runs.push(run);
 			return run;
 		},
