@@ -14,6 +14,15 @@ import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 const TOKEN = 'secret-token-for-engine-tests-42';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 const DEFAULT_PERSONA = 'persona_general';
+/** Response Format: JSON Schema, an object with a summary. */
+const SUMMARY_FORMAT = {
+	responseFormat: 'jsonSchema',
+	jsonSchema: JSON.stringify({
+		type: 'object',
+		properties: { summary: { type: 'string' } },
+		required: ['summary'],
+	}),
+};
 
 // A trailing slash must work as well as none.
 const assistant = useEmulator({ token: TOKEN, trailingSlash: true });
@@ -232,12 +241,7 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 	test('structured output arrives in End', async () => {
 		const run = await assistant.run({
 			input: 'Summarize streamed',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 			options: { stream: true },
 		});
 		expect(run.outputs('Ask')[0].json.output).toEqual({ summary: expect.any(String) });
@@ -689,12 +693,7 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	test('structured output is sent once, whole, at the end', async () => {
 		const run = await inStreamingExecution({
 			input: 'Summarize',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 			options: { stream: true },
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
@@ -714,12 +713,7 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	test('with Stream off a JSON Schema answer goes as one chunk, the object whole', async () => {
 		const run = await inStreamingExecution({
 			input: 'Summarize',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
 		expect(items).toHaveLength(1);
