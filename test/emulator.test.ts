@@ -821,9 +821,15 @@ describe('delays, queued faults and statistics', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(
 			290 + 20 * (contentText(events).split(' ').length - 1),
 		);
-		started = Date.now();
-		await askJson({ input: 'quick #delay=0' }, slow);
-		expect(Date.now() - started).toBeLessThan(250);
+		// #delay=0 overrides answerDelayMs: asked after a slow ask, it is answered first.
+		const finished: string[] = [];
+		await Promise.all(
+			['a b c d', 'quick #delay=0'].map(async (input) => {
+				await askJson({ input }, slow);
+				finished.push(input);
+			}),
+		);
+		expect(finished).toEqual(['quick #delay=0', 'a b c d']);
 	});
 
 	it('queued faults hit the next matching requests in order, before auth, on their path only', async () => {
@@ -898,7 +904,8 @@ describe('the emulator keeps running, and stops at once', () => {
 		await pause(100);
 		const started = Date.now();
 		await other.close();
-		expect(Date.now() - started).toBeLessThan(1000);
+		// The answer had a minute to go: only a close that waited for it fails this bound.
+		expect(Date.now() - started).toBeLessThan(10_000);
 		expect((await reading).error).not.toBeNull();
 		expect(await pending).toBe('failed');
 	});

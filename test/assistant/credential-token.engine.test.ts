@@ -8,13 +8,8 @@
  * same suite runs against n8n 1.x with `npm run test:n8n1`). The emulator answers 401 to
  * `Bearer Bearer …` and records whether the header was exactly `Bearer <token>`.
  */
-import { startEmulator, type Emulator } from '../emulator/server';
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	runWithItems,
-} from '../helpers/assistant';
+import { emulatorCredential } from '../helpers/assistant';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { testCredential } from '../helpers/engine';
 
 const TOKEN = 'zo_sk_token-forms-test-41';
@@ -29,32 +24,26 @@ const PASTED = [
 	` Bearer ${TOKEN} `,
 ];
 
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
 
 function sentOncePrefixed() {
-	expect(emulator.stats.requests.length).toBeGreaterThan(0);
-	for (const request of emulator.stats.requests) {
+	expect(assistant.emulator.stats.requests.length).toBeGreaterThan(0);
+	for (const request of assistant.emulator.stats.requests) {
 		expect(request.authorizationForm).toBe('Bearer <token>');
 		expect(request.status).toBe(200);
 	}
 }
 
 describe.each(PASTED)('a token stored as %j', (stored) => {
-	const credential = () => emulatorCredential(emulator.baseUrl, stored);
+	const credential = () => emulatorCredential(assistant.emulator.baseUrl, stored);
 
 	test.each([
 		['Ask', { operation: 'ask', input: 'Hello' }],
 		['List Models', { operation: 'listModels' }],
 		['List Personas', { operation: 'listPersonas' }],
 	])('%s sends it once-prefixed and succeeds', async (_name, parameters) => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems([{}], [assistantNode(pkg, 'Assistant', parameters)], {
+		const run = await assistant.run(parameters, {
+			name: 'Assistant',
 			credentials: [credential()],
 		});
 		expect(run.error()).toBeUndefined();
@@ -63,9 +52,9 @@ describe.each(PASTED)('a token stored as %j', (stored) => {
 	});
 
 	test('the credential test passes with it', async () => {
-		const pkg = await assistantPackage();
+		const { pkg } = assistant;
 		const result = await testCredential(pkg, 'assistantApi', {
-			baseUrl: emulator.baseUrl,
+			baseUrl: assistant.emulator.baseUrl,
 			accessToken: stored,
 		});
 		expect(result.status).toBe('OK');
@@ -74,14 +63,14 @@ describe.each(PASTED)('a token stored as %j', (stored) => {
 });
 
 test('a token that is only the prefix is an empty token to the credential test, not "Bearer Bearer"', async () => {
-	const pkg = await assistantPackage();
+	const { pkg } = assistant;
 	const result = await testCredential(pkg, 'assistantApi', {
-		baseUrl: emulator.baseUrl,
+		baseUrl: assistant.emulator.baseUrl,
 		accessToken: ' Bearer ',
 	});
 	expect(result).toEqual({
 		status: 'Error',
 		message: expect.stringMatching(/^The access token is empty/),
 	});
-	expect(emulator.stats.requests).toHaveLength(0);
+	expect(assistant.emulator.stats.requests).toHaveLength(0);
 });

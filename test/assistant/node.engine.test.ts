@@ -6,46 +6,28 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
 import { PREFIXED_MODEL_IDS } from '../emulator/data';
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	jsonOf,
-	rl,
-	runWithItems,
-} from '../helpers/assistant';
-import { callListSearch, testCredential, type EngineCredential } from '../helpers/engine';
+import { emulatorCredential, jsonOf, rl } from '../helpers/assistant';
+import { callListSearch, testCredential } from '../helpers/engine';
+import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 
 const TOKEN = 'secret-token-for-engine-tests-42';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 const DEFAULT_PERSONA = 'persona_general';
+/** Response Format: JSON Schema, an object with a summary. */
+const SUMMARY_FORMAT = {
+	responseFormat: 'jsonSchema',
+	jsonSchema: JSON.stringify({
+		type: 'object',
+		properties: { summary: { type: 'string' } },
+		required: ['summary'],
+	}),
+};
 
-let emulator: Emulator;
-let credential: EngineCredential;
+// A trailing slash must work as well as none.
+const assistant = useEmulator({ token: TOKEN, trailingSlash: true });
 
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
-	// A trailing slash must work as well as none.
-	credential = emulatorCredential(`${emulator.baseUrl}/`, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
-
-async function ask(parameters: IDataObject, items: IDataObject[] = [{}]) {
-	const pkg = await assistantPackage();
-	const run = await runWithItems(
-		items,
-		[assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters })],
-		{
-			credentials: [credential],
-		},
-	);
-	return run;
-}
-
-function hintsOf(run: Awaited<ReturnType<typeof ask>>, nodeName: string): string[] {
+function hintsOf(run: AssistantRun, nodeName: string): string[] {
 	const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as {
 		hints?: Array<{ message: string }>;
 	};
@@ -58,14 +40,14 @@ function expectNoToken(value: unknown) {
 
 describe('Ask: the request the service receives and the answer it gives (docs/api.md#ask-request)', () => {
 	test('text answer with a new conversation id, paired to its item', async () => {
-		const run = await ask({ input: 'Hello there' });
+		const run = await assistant.run({ input: 'Hello there' });
 		const [item] = run.outputs('Ask');
 		expect(item.json).toEqual({
 			output: `[model=${DEFAULT_MODEL} persona=${DEFAULT_PERSONA}] You said: "Hello there".`,
 			conversation_id: expect.stringMatching(/\S+/),
 		});
 		expect(item.pairedItem).toEqual({ item: 0 });
-		const [request] = emulator.stats.requests;
+		const [request] = assistant.emulator.stats.requests;
 		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
 		// Empty optional fields are not sent at all; every ask goes in streamed form
 		// (docs/api.md#exactly-once).
@@ -75,15 +57,17 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 	test.each(PREFIXED_MODEL_IDS)(
 		'a model id with the prefix public clients meet (%s) is sent as typed',
 		async (modelId) => {
-			const run = await ask({ input: 'Hi', model: rl(modelId) });
+			const run = await assistant.run({ input: 'Hi', model: rl(modelId) });
 			expect(run.error()).toBeUndefined();
 			expect(run.outputs('Ask')[0].json.output).toContain(`[model=${modelId} `);
-			expect((emulator.stats.requests.at(-1)?.body as IDataObject).model_name).toBe(modelId);
+			expect((assistant.emulator.stats.requests.at(-1)?.body as IDataObject).model_name).toBe(
+				modelId,
+			);
 		},
 	);
 
 	test('model and persona overrides, from list mode and id mode, reach the service', async () => {
-		const run = await ask({
+		const run = await assistant.run({
 			input: 'Which model?',
 			model: rl('openai:gpt-5-mini', 'list'),
 			persona: rl('persona_pirate', 'id'),
@@ -95,9 +79,9 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 
 	test('input from an expression, one answer per item, in order', async () => {
 		const questions = ['one', 'two', 'three'];
-		const run = await ask(
+		const run = await assistant.run(
 			{ input: '={{ $json.q }}' },
-			questions.map((q) => ({ q })),
+			{ items: questions.map((q) => ({ q })) },
 		);
 		const outputs = run.outputs('Ask');
 		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
@@ -117,7 +101,7 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 			},
 			required: ['summary', 'sentiment'],
 		};
-		const run = await ask({
+		const run = await assistant.run({
 			input: 'Summarize: all good',
 			responseFormat: 'jsonSchema',
 			jsonSchema: JSON.stringify(schema),
@@ -133,12 +117,14 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 			score: expect.any(Number),
 			topics: [expect.any(String)],
 		});
-		expect((emulator.stats.requests[0].body as IDataObject).output_format).toEqual(schema);
+		expect((assistant.emulator.stats.requests[0].body as IDataObject).output_format).toEqual(
+			schema,
+		);
 	});
 
 	test('a JSON example gives the object: its schema is derived inside the service subset and shown', async () => {
 		const example = { summary: 'One sentence', score: 0.5, done: true, topics: ['release'] };
-		const run = await ask({
+		const run = await assistant.run({
 			input: 'Summarize: all good',
 			responseFormat: 'jsonExample',
 			jsonExample: JSON.stringify(example),
@@ -159,7 +145,9 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 			},
 			required: ['summary', 'score', 'done', 'topics'],
 		};
-		expect((emulator.stats.requests[0].body as IDataObject).output_format).toEqual(derived);
+		expect((assistant.emulator.stats.requests[0].body as IDataObject).output_format).toEqual(
+			derived,
+		);
 		expect(hintsOf(run, 'Ask')).toContainEqual(
 			expect.stringContaining(
 				`Schema derived from the JSON Example: <code>${JSON.stringify(derived)}`,
@@ -170,36 +158,38 @@ describe('Ask: the request the service receives and the answer it gives (docs/ap
 
 describe('Ask: memory and conversations (docs/api.md#memory-mode, docs/api.md#ask-answer)', () => {
 	test('Memory off sends memory_mode "off"; by default nothing is sent (docs/api.md#memory-mode)', async () => {
-		await ask({ input: 'Without memory', options: { memory: false } });
-		await ask({ input: 'With memory', options: { memory: true } });
-		const [off, on] = emulator.stats.requests.map((request) => request.body as IDataObject);
+		await assistant.run({ input: 'Without memory', options: { memory: false } });
+		await assistant.run({ input: 'With memory', options: { memory: true } });
+		const [off, on] = assistant.emulator.stats.requests.map(
+			(request) => request.body as IDataObject,
+		);
 		expect(off).toEqual({ input: 'Without memory', memory_mode: 'off', stream: true });
 		expect(on).toEqual({ input: 'With memory', stream: true });
 	});
 
 	test('after an answer, a hint says how to continue the conversation; after a failure, none', async () => {
-		const answered = await ask({ input: 'Hello' });
+		const answered = await assistant.run({ input: 'Hello' });
 		expect(hintsOf(answered, 'Ask')).toContainEqual(
 			expect.stringContaining('To continue this conversation'),
 		);
-		const failed = await ask({ input: 'x #fault=500', options: { retries: 0 } });
+		const failed = await assistant.run({ input: 'x #fault=500', options: { retries: 0 } });
 		expect(failed.error()).toBeDefined();
 		expect(hintsOf(failed, 'Ask')).toEqual([]);
 	});
 
 	test('a second Ask continues the first one’s conversation through {{ $json.conversation_id }}', async () => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[
-				assistantNode(pkg, 'Introduce', { operation: 'ask', input: 'Hi! My name is Ada.' }),
-				assistantNode(pkg, 'Follow Up', {
-					operation: 'ask',
-					input: 'What is my name?',
-					conversationId: '={{ $json.conversation_id }}',
-				}),
-			],
-			{ credentials: [credential] },
+		const run = await assistant.run(
+			{ input: 'Hi! My name is Ada.' },
+			{
+				name: 'Introduce',
+				then: [
+					assistant.node('Follow Up', {
+						operation: 'ask',
+						input: 'What is my name?',
+						conversationId: '={{ $json.conversation_id }}',
+					}),
+				],
+			},
 		);
 		const first = run.outputs('Introduce')[0].json;
 		const second = run.outputs('Follow Up')[0].json;
@@ -213,16 +203,16 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 	const input = 'Tell me about café culture — briefly 😀';
 
 	async function plainAnswer(text: string): Promise<string> {
-		const run = await ask({ input: text });
+		const run = await assistant.run({ input: text });
 		return run.outputs('Ask')[0].json.output as string;
 	}
 
 	test('the same output shape and text as without streaming; id from x-conversation-id', async () => {
 		const expected = await plainAnswer(input);
-		const run = await ask({ input, options: { stream: true } });
+		const run = await assistant.run({ input, options: { stream: true } });
 		const json = run.outputs('Ask')[0].json;
 		expect(json).toEqual({ output: expected, conversation_id: expect.any(String) });
-		expect((emulator.stats.requests.at(-1)?.body as IDataObject).stream).toBe(true);
+		expect((assistant.emulator.stats.requests.at(-1)?.body as IDataObject).stream).toBe(true);
 	});
 
 	// The stream variants of test/emulator/faults.js that leave the answer whole, named here (not
@@ -237,38 +227,33 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 		'all-variants',
 	])('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
 		const text = `${input} #fault=${variant}`;
-		const run = await ask({ input: text, options: { stream: true } });
+		const run = await assistant.run({ input: text, options: { stream: true } });
 		const json = run.outputs('Ask')[0].json;
 		expect(json.output).toMatch(/^\[model=.*You said: ".*#fault=/);
 		expect(json.output).not.toContain('Let me think');
 		expect(json.conversation_id).toEqual(expect.stringMatching(/\S+/));
 		// The streamed text equals what the same conversation-less ask answers without streaming.
-		emulator.reset();
+		assistant.emulator.reset();
 		const nonStreamed = await plainAnswer(text);
 		expect(json.output).toBe(nonStreamed);
 	});
 
 	test('structured output arrives in End', async () => {
-		const run = await ask({
+		const run = await assistant.run({
 			input: 'Summarize streamed',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 			options: { stream: true },
 		});
 		expect(run.outputs('Ask')[0].json.output).toEqual({ summary: expect.any(String) });
 	});
 
 	test('an Error event fails the item with the server message', async () => {
-		const run = await ask({ input: 'x #fault=error-event', options: { stream: true } });
+		const run = await assistant.run({ input: 'x #fault=error-event', options: { stream: true } });
 		expect(String(run.error()?.message)).toContain('Model provider overloaded');
 	});
 
 	test('a stream that ends without End is never a partial answer: the whole one comes from its conversation', async () => {
-		const run = await ask({ input: 'x #fault=no-end', options: { stream: true } });
+		const run = await assistant.run({ input: 'x #fault=no-end', options: { stream: true } });
 		// docs/api.md#recovery-after-a-failure
 		expect(run.outputs('Ask')[0].json).toMatchObject({
 			output: expect.stringMatching(/You said: "x #fault=no-end"\.$/),
@@ -279,7 +264,7 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 
 describe('models, personas and the catalog (docs/api.md#models, docs/api.md#personas, docs/api.md#catalog)', () => {
 	test('List Models: one item per model, every field of the spec, BYOK included', async () => {
-		const run = await ask({ operation: 'listModels' });
+		const run = await assistant.run({ operation: 'listModels' });
 		const models = jsonOf(run.outputs('Ask'));
 		expect(models.length).toBeGreaterThanOrEqual(6);
 		// The same fields as emulator.test.ts checks the emulator serves: here the rule is that the
@@ -303,7 +288,7 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 	});
 
 	test('List Personas: one item per persona', async () => {
-		const run = await ask({ operation: 'listPersonas' });
+		const run = await assistant.run({ operation: 'listPersonas' });
 		const personas = jsonOf(run.outputs('Ask'));
 		expect(personas.map((p) => p.id)).toContain(DEFAULT_PERSONA);
 		for (const persona of personas) {
@@ -312,33 +297,34 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 	});
 
 	test('Get Catalog: one item per model by default, like List Models; paired; sent without the token', async () => {
-		const served = (await (await fetch(`${emulator.baseUrl}/models/catalog`)).json()) as {
+		const served = (await (await fetch(`${assistant.emulator.baseUrl}/models/catalog`)).json()) as {
 			models: IDataObject[];
 		};
-		emulator.reset();
-		const run = await ask({ operation: 'getCatalog' }, [{ a: 1 }]);
+		assistant.emulator.reset();
+		const run = await assistant.run({ operation: 'getCatalog' }, { items: [{ a: 1 }] });
 		expect(jsonOf(run.outputs('Ask'))).toEqual(served.models);
 		for (const item of run.outputs('Ask')) expect(item.pairedItem).toEqual({ item: 0 });
-		expect(emulator.stats.requests.map((r) => [r.path, r.authorization])).toEqual([
+		expect(assistant.emulator.stats.requests.map((r) => [r.path, r.authorization])).toEqual([
 			['/models/catalog', false],
 		]);
 	});
 
 	test('Get Catalog as The Whole Catalog: as served, one per item, fetched once', async () => {
-		const served = await (await fetch(`${emulator.baseUrl}/models/catalog`)).json();
-		emulator.reset();
-		const run = await ask({ operation: 'getCatalog', catalogOutput: 'catalog' }, [
-			{ a: 1 },
-			{ a: 2 },
-			{ a: 3 },
-		]);
+		const served = await (await fetch(`${assistant.emulator.baseUrl}/models/catalog`)).json();
+		assistant.emulator.reset();
+		const run = await assistant.run(
+			{ operation: 'getCatalog', catalogOutput: 'catalog' },
+			{ items: [{ a: 1 }, { a: 2 }, { a: 3 }] },
+		);
 		const items = run.outputs('Ask');
 		expect(items).toHaveLength(3);
 		items.forEach((item, index) => {
 			expect(item.json).toEqual(served);
 			expect(item.pairedItem).toEqual({ item: index });
 		});
-		const catalogRequests = emulator.stats.requests.filter((r) => r.path === '/models/catalog');
+		const catalogRequests = assistant.emulator.stats.requests.filter(
+			(r) => r.path === '/models/catalog',
+		);
 		expect(catalogRequests).toHaveLength(1);
 		expect(catalogRequests[0].authorization).toBe(false);
 	});
@@ -346,9 +332,9 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 
 describe('pickers (listSearch through n8n-core’s load-options context)', () => {
 	test('models: every entry labelled with vendor and traits, BYOK marked; search filters', async () => {
-		const pkg = await assistantPackage();
+		const { pkg } = assistant;
 		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
-			credentials: [credential],
+			credentials: [assistant.credential],
 			path: 'parameters.model',
 		});
 		expect(all.results.length).toBeGreaterThanOrEqual(6);
@@ -357,7 +343,7 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 		expect(all.results.filter((r) => /BYOK/.test(r.name)).length).toBeGreaterThanOrEqual(1);
 
 		const filtered = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
-			credentials: [credential],
+			credentials: [assistant.credential],
 			filter: 'openai',
 		});
 		expect(filtered.results.length).toBeGreaterThan(0);
@@ -367,15 +353,15 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 	});
 
 	test('personas: name and model; search filters', async () => {
-		const pkg = await assistantPackage();
+		const { pkg } = assistant;
 		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
-			credentials: [credential],
+			credentials: [assistant.credential],
 		});
 		expect(all.results.map((r) => r.value)).toEqual(
 			expect.arrayContaining([DEFAULT_PERSONA, 'persona_pirate']),
 		);
 		const pirate = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
-			credentials: [credential],
+			credentials: [assistant.credential],
 			filter: 'pirate',
 		});
 		expect(pirate.results.map((r) => r.value)).toEqual(['persona_pirate']);
@@ -402,20 +388,21 @@ describe('credential test: passes only for the Assistant API, says what answered
 	afterAll(async () => await new Promise((resolve) => other.close(resolve)));
 
 	async function testWith(baseUrl: string, accessToken = TOKEN) {
-		return await testCredential(await assistantPackage(), 'assistantApi', { baseUrl, accessToken });
+		return await testCredential(assistant.pkg, 'assistantApi', { baseUrl, accessToken });
 	}
 
 	test('the Assistant API with the right token: OK, naming how many models it offers', async () => {
-		const result = await testWith(`${emulator.baseUrl}/`);
+		const result = await testWith(`${assistant.emulator.baseUrl}/`);
 		expect(result).toEqual({
 			status: 'OK',
 			message: expect.stringMatching(/^Connection tested successfully: \d+ models available\.$/),
 		});
-		for (const request of emulator.stats.requests) expect(request.path).toBe('/models/available');
+		for (const request of assistant.emulator.stats.requests)
+			expect(request.path).toBe('/models/available');
 	});
 
 	test('a wrong token: rejected (HTTP 401), without the token in the sentence', async () => {
-		const result = await testWith(emulator.baseUrl, 'wrong-token-123');
+		const result = await testWith(assistant.emulator.baseUrl, 'wrong-token-123');
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/^The access token was rejected \(HTTP 401\): create a new one/);
 		expect(result.message).not.toContain('wrong-token-123');
@@ -436,7 +423,7 @@ describe('credential test: passes only for the Assistant API, says what answered
 	});
 
 	test('a path where nothing answers (HTTP 404): not the address of the API', async () => {
-		const result = await testWith(`${emulator.baseUrl}/nothing-here`);
+		const result = await testWith(`${assistant.emulator.baseUrl}/nothing-here`);
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(
 			/\(HTTP 404\): the Base URL is not the address of the Assistant API/,
@@ -459,13 +446,9 @@ describe('credential test: passes only for the Assistant API, says what answered
 
 describe('an API failure shows the HTTP status and the server’s own message (docs/api.md#errors)', () => {
 	test('a wrong token: HTTP 401, says to check the credential, never shows the token', async () => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi' })],
-			{
-				credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token-123456')],
-			},
+		const run = await assistant.run(
+			{ input: 'hi' },
+			{ credentials: [emulatorCredential(assistant.emulator.baseUrl, 'wrong-token-123456')] },
 		);
 		const error = run.error() as unknown as {
 			message: string;
@@ -488,7 +471,7 @@ describe('an API failure shows the HTTP status and the server’s own message (d
 		['error200', '200', /could not answer: The assistant could not complete the request/],
 		['garbage', '200', /not JSON/],
 	])('#fault=%s: HTTP %s with the server’s message', async (fault, status, message) => {
-		const run = await ask({ input: `x #fault=${fault}`, options: { retries: 0 } });
+		const run = await assistant.run({ input: `x #fault=${fault}`, options: { retries: 0 } });
 		const error = run.error() as unknown as {
 			message: string;
 			httpCode: string;
@@ -502,7 +485,7 @@ describe('an API failure shows the HTTP status and the server’s own message (d
 
 describe('bad input fails before any request, naming the parameter (docs/api.md#ask-request)', () => {
 	test('an unknown model: the 422 names the field and the server’s words', async () => {
-		const run = await ask({ input: 'hi', model: rl('nope:model') });
+		const run = await assistant.run({ input: 'hi', model: rl('nope:model') });
 		expect(run.error()?.message).toMatch(/HTTP 422\): body\.model_name: .*nope:model/);
 	});
 
@@ -625,40 +608,31 @@ describe('bad input fails before any request, naming the parameter (docs/api.md#
 	])(
 		'bad input (%s) fails before any request, naming the parameter',
 		async (_name, parameters, message) => {
-			const run = await ask(parameters as IDataObject);
+			const run = await assistant.run(parameters as IDataObject);
 			const error = run.error() as unknown as {
 				message: string;
 				description?: string;
 				context?: IDataObject;
 			};
 			expect(error.message).toMatch(message);
-			expect(emulator.stats.requests).toHaveLength(0);
+			expect(assistant.emulator.stats.requests).toHaveLength(0);
 		},
 	);
 
 	test('a typed model ID with spaces is refused by n8n itself (the field validation) before running', async () => {
-		await expect(ask({ input: 'x', model: rl('claude haiku') })).rejects.toThrow(
+		await expect(assistant.run({ input: 'x', model: rl('claude haiku') })).rejects.toThrow(
 			/A model ID has no spaces/,
 		);
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 	});
 });
 
 describe('every item yields one output item, and the token appears nowhere', () => {
 	test('Continue On Fail: good and bad items mixed, each yields one item with its pairedItem', async () => {
-		const pkg = await assistantPackage();
 		const items = [{ q: 'good one' }, { q: 'boom #fault=500' }, { q: '' }, { q: 'good two' }];
-		const run = await runWithItems(
-			items,
-			[
-				assistantNode(
-					pkg,
-					'Ask',
-					{ operation: 'ask', input: '={{ $json.q }}', options: { retries: 0 } },
-					{ onError: 'continueRegularOutput' },
-				),
-			],
-			{ credentials: [credential] },
+		const run = await assistant.run(
+			{ input: '={{ $json.q }}', options: { retries: 0 } },
+			{ items, node: { onError: 'continueRegularOutput' } },
 		);
 		expect(run.error()).toBeUndefined();
 		const outputs = run.outputs('Ask');
@@ -680,17 +654,17 @@ describe('every item yields one output item, and the token appears nowhere', () 
 	});
 
 	test('without Continue On Fail the error names the failing item', async () => {
-		const run = await ask({ input: '={{ $json.q }}', options: { retries: 0 } }, [
-			{ q: 'fine' },
-			{ q: '' },
-		]);
+		const run = await assistant.run(
+			{ input: '={{ $json.q }}', options: { retries: 0 } },
+			{ items: [{ q: 'fine' }, { q: '' }] },
+		);
 		const error = run.error() as unknown as { message: string; context: IDataObject };
 		expect(error.message).toBe('Input is empty');
 		expect(error.context.itemIndex).toBe(1);
 	});
 
 	test('the token appears nowhere in a successful run or its logs', async () => {
-		const run = await ask({ input: 'hello', options: { stream: true } });
+		const run = await assistant.run({ input: 'hello', options: { stream: true } });
 		expectNoToken(run.data);
 		expectNoToken(run.logs);
 	});
@@ -699,12 +673,7 @@ describe('every item yields one output item, and the token appears nowhere', () 
 describe('a streaming execution receives the answer as it is written (docs/api.md#streams)', () => {
 	/** One Ask with these parameters in an execution that streams (a Webhook that streams, say). */
 	async function inStreamingExecution(parameters: IDataObject) {
-		const pkg = await assistantPackage();
-		return await runWithItems(
-			[{}],
-			[assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters } as INodeParameters)],
-			{ credentials: [credential], streaming: true },
-		);
+		return await assistant.run(parameters as INodeParameters, { streaming: true });
 	}
 
 	test('each text chunk is forwarded as it arrives: begin, items, end; they join to the answer', async () => {
@@ -724,12 +693,7 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	test('structured output is sent once, whole, at the end', async () => {
 		const run = await inStreamingExecution({
 			input: 'Summarize',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 			options: { stream: true },
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
@@ -749,12 +713,7 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 	test('with Stream off a JSON Schema answer goes as one chunk, the object whole', async () => {
 		const run = await inStreamingExecution({
 			input: 'Summarize',
-			responseFormat: 'jsonSchema',
-			jsonSchema: JSON.stringify({
-				type: 'object',
-				properties: { summary: { type: 'string' } },
-				required: ['summary'],
-			}),
+			...SUMMARY_FORMAT,
 		});
 		const items = run.chunks.filter((chunk) => chunk.type === 'item');
 		expect(items).toHaveLength(1);
@@ -775,10 +734,8 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as { port: number };
 		try {
-			const pkg = await assistantPackage();
-			return await runWithItems(
-				[{}],
-				[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi', ...parameters })],
+			return await assistant.run(
+				{ input: 'hi', ...parameters },
 				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
 			);
 		} finally {
@@ -837,10 +794,8 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as { port: number };
 		try {
-			const pkg = await assistantPackage();
-			const run = await runWithItems(
-				[{}],
-				[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'hi', options: { stream: true } })],
+			const run = await assistant.run(
+				{ input: 'hi', options: { stream: true } },
 				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
 			);
 			expect(run.outputs('Ask')[0].json).toEqual({

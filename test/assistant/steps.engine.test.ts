@@ -5,18 +5,11 @@
  * everything else about the item and its live chunks stays as without the option. The Assistant
  * Tool hands the steps to the agent; the chat model puts them in the AI message's metadata.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	rl,
-	runWithItems,
-} from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput } from '../helpers/chat-model';
-import type { EngineCredential } from '../helpers/engine';
+import { rl } from '../helpers/assistant';
+import type { ConsumerOutput } from '../helpers/chat-model';
+import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'secret-token-for-steps-tests-7';
@@ -32,27 +25,7 @@ const TOOL_FORMS = [
 /** The sources that carry them: Part events, growing or final snapshots, mixed with content. */
 const SOURCES = ['parts', 'snapshots', 'final-snapshot', 'parts+snapshots+content'];
 
-let emulator: Emulator;
-let credential: EngineCredential;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
-
-async function ask(
-	input: string,
-	options: IDataObject = {},
-	streaming = false,
-	extra: INodeParameters = {},
-) {
-	const pkg = await assistantPackage();
-	const parameters = { operation: 'ask', input, options, ...extra } as INodeParameters;
-	const node = assistantNode(pkg, 'Ask', parameters);
-	return await runWithItems([{}], [node], { credentials: [credential], streaming });
-}
+const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
 
 function mailSteps(input: string): IDataObject[] {
 	const ids = { tool_name: 'search_mail', tool_call_id: 'call_emulated_1' };
@@ -66,7 +39,7 @@ function mailSteps(input: string): IDataObject[] {
 	];
 }
 
-function chunksOf(run: Awaited<ReturnType<typeof ask>>) {
+function chunksOf(run: AssistantRun) {
 	return run.chunks.map((chunk) => [chunk.type, chunk.content]);
 }
 
@@ -76,7 +49,7 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 	);
 	test.each(cases)('%s over %s, Stream %s', async (form, sources, stream) => {
 		const input = `Check my inbox #shape=${sources}+${form}`;
-		const run = await ask(input, { includeSteps: true, stream });
+		const run = await assistant.run({ input, options: { includeSteps: true, stream } });
 		expect(run.error()).toBeUndefined();
 		const item = run.outputs('Ask')[0].json;
 		expect(item.steps).toEqual(mailSteps(input));
@@ -86,8 +59,11 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 
 	test('everything else about the item and its live chunks is as without the option', async () => {
 		const input = 'Summarize my unread mail #shape=parts+snapshots+content+thinking+tool-builtin';
-		const plain = await ask(input, { stream: true }, true);
-		const withSteps = await ask(input, { stream: true, includeSteps: true }, true);
+		const plain = await assistant.run({ input, options: { stream: true } }, { streaming: true });
+		const withSteps = await assistant.run(
+			{ input, options: { stream: true, includeSteps: true } },
+			{ streaming: true },
+		);
 		const { steps, model, ...rest } = withSteps.outputs('Ask')[0].json;
 		// Two asks, two conversations: the rest is the same.
 		expect({ ...rest, conversation_id: 'c' }).toEqual({
@@ -103,17 +79,20 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 
 	test('Include Thinking adds each thinking text, in its place among the tool steps', async () => {
 		const input = 'What is in my mail? #shape=parts+snapshots+thinking+tool-events';
-		const run = await ask(input, { includeSteps: true, includeThinking: true });
+		const run = await assistant.run({
+			input,
+			options: { includeSteps: true, includeThinking: true },
+		});
 		const thinking = { type: 'thinking', content: 'Let me think about that.' };
 		const [call, result] = mailSteps(input);
 		expect(run.outputs('Ask')[0].json.steps).toEqual([thinking, call, result, thinking]);
-		const without = await ask(input, { includeSteps: true });
+		const without = await assistant.run({ input, options: { includeSteps: true } });
 		expect(without.outputs('Ask')[0].json.steps).toEqual([call, result]);
 	});
 
 	test('the emulated assistant uses the tool an input asks about, in the live dialect', async () => {
 		const input = 'List the PDFs among my files';
-		const run = await ask(input, { includeSteps: true });
+		const run = await assistant.run({ input, options: { includeSteps: true } });
 		expect(run.outputs('Ask')[0].json.steps).toEqual([
 			expect.objectContaining({ type: 'tool_call', tool_name: 'search_files' }),
 			expect.objectContaining({ type: 'tool_result', tool_name: 'search_files' }),
@@ -122,9 +101,15 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 
 	test('a stream with no tool calls has no steps; the model is the one asked for, or the fallback', async () => {
 		const model = 'openai:gpt-5-mini';
-		const chosen = await ask('Hello', { includeSteps: true }, false, { model: rl(model) });
+		const chosen = await assistant.run({
+			input: 'Hello',
+			options: { includeSteps: true },
+			model: rl(model),
+		});
 		expect(chosen.outputs('Ask')[0].json).toMatchObject({ steps: [], model });
-		const fellBack = await ask('Hello #fallback=openai:gpt-5', { includeSteps: true }, false, {
+		const fellBack = await assistant.run({
+			input: 'Hello #fallback=openai:gpt-5',
+			options: { includeSteps: true },
 			model: rl(model),
 		});
 		expect(fellBack.outputs('Ask')[0].json).toMatchObject({
@@ -135,10 +120,15 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 	});
 
 	test('the documented dialect tells no steps; a structured answer keeps its steps', async () => {
-		const documented = await ask('Check my inbox #shape=documented', { includeSteps: true });
+		const documented = await assistant.run({
+			input: 'Check my inbox #shape=documented',
+			options: { includeSteps: true },
+		});
 		expect(documented.outputs('Ask')[0].json.steps).toEqual([]);
 		const input = 'Check my inbox #shape=parts+tool-function';
-		const run = await ask(input, { includeSteps: true }, false, {
+		const run = await assistant.run({
+			input,
+			options: { includeSteps: true },
 			responseFormat: 'jsonSchema',
 			jsonSchema: JSON.stringify({
 				type: 'object',
@@ -152,17 +142,15 @@ describe('Ask with Include Steps: every shape, each step once (docs/api.md#steps
 	});
 
 	test('a bad Include Steps value is a clear error before anything is sent', async () => {
-		const run = await ask('Hello', { includeSteps: 'yes' });
+		const run = await assistant.run({ input: 'Hello', options: { includeSteps: 'yes' } });
 		expect(run.error()?.message).toBe('Include Steps must be true or false (got "yes")');
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 	});
 });
 
 describe('the Assistant Tool with Include Steps', () => {
 	test('the agent is told which tools the assistant used', async () => {
-		const pkg = await assistantPackage();
-		const node = assistantNode(
-			pkg,
+		const node = assistant.node(
 			'Personal Assistant',
 			{
 				operation: 'ask',
@@ -172,8 +160,8 @@ describe('the Assistant Tool with Include Steps', () => {
 			{ type: 'n8n-nodes-assistant.assistantTool' },
 		);
 		const question = 'Anything urgent in my inbox?';
-		const { agent } = await runAgent(pkg, [node], [{ args: { question } }], {
-			credentials: [credential],
+		const { agent } = await runAgent(assistant.pkg, [node], [{ args: { question } }], {
+			credentials: [assistant.credential],
 			agentInput: { chatInput: question },
 		});
 		const [answer] = JSON.parse(String(agent.steps[0].observation)) as IDataObject[];
@@ -184,17 +172,12 @@ describe('the Assistant Tool with Include Steps', () => {
 
 describe('the Assistant Chat Model puts each ask’s steps in the AI message’s metadata', () => {
 	test('invoke: the steps of the ask beside the conversation id', async () => {
-		const pkg = await assistantPackage();
-		const run = await runChatModel(
-			pkg,
-			'invoke',
-			[{ role: 'user', content: 'What is new in my mail?' }],
-			{},
-			{ credentials: [credential] },
-		);
+		const run = await assistant.chat('invoke', [
+			{ role: 'user', content: 'What is new in my mail?' },
+		]);
 		const output = run.outputs('Consumer')[0].json as ConsumerOutput;
 		// The emulated tool's arguments quote what was asked: the chat model's transcript.
-		const [sent] = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+		const [sent] = assistant.askRequests();
 		const input = String((sent.body as IDataObject).input);
 		expect(input).toContain('What is new in my mail?');
 		expect(output.metadata).toMatchObject({

@@ -4,16 +4,9 @@
  * streaming, a streaming workflow gets each piece once, error events and a full session pool are
  * read as docs/api.md#how-a-stream-ends and docs/api.md#full-session-pool say.
  */
-import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	runWithItems,
-} from '../helpers/assistant';
-import type { EngineCredential } from '../helpers/engine';
+import { useEmulator } from '../helpers/emulatorFixture';
+import type { RunResult } from '../helpers/engine';
 
 const TOKEN = 'secret-token-for-stream-dialects-7';
 
@@ -43,50 +36,24 @@ const SHAPES = [
 
 type Dialect = 'live' | 'documented';
 
-/** An emulator in `dialect` for the enclosing describe, and asks against it. */
-function emulatorIn(dialect: Dialect) {
-	let emulator: Emulator;
-	let credential: EngineCredential;
-	beforeAll(async () => {
-		emulator = await startEmulator({ token: TOKEN, dialect, answerDelayMs: 0, chunkDelayMs: 0 });
-		credential = emulatorCredential(emulator.baseUrl, TOKEN);
-	});
-	afterAll(async () => await emulator.close());
-	beforeEach(() => emulator.reset());
+/** The emulator in `dialect`, for the enclosing describe. */
+const emulatorIn = (dialect: Dialect) =>
+	useEmulator({ token: TOKEN, dialect, answerDelayMs: 0, chunkDelayMs: 0 });
 
-	async function ask(input: string, options: IDataObject = {}, streaming = false) {
-		const pkg = await assistantPackage();
-		const parameters: IDataObject = { operation: 'ask', input, options };
-		if (options.schema) {
-			parameters.responseFormat = 'jsonSchema';
-			parameters.jsonSchema = JSON.stringify(options.schema);
-			delete (options as { schema?: unknown }).schema;
-		}
-		const node = assistantNode(pkg, 'Ask', parameters as Parameters<typeof assistantNode>[2]);
-		return await runWithItems([{}], [node], { credentials: [credential], streaming });
-	}
-	return {
-		ask,
-		streamed: (input: string, options: IDataObject = {}, streaming = false) =>
-			ask(input, { ...options, stream: true }, streaming),
-		asksReceived: () =>
-			emulator.stats.requests.filter((request) => request.path === '/assistant/ask').length,
-	};
-}
+/** Ask with Stream on. */
+const STREAM = { stream: true };
 
-type Run = Awaited<ReturnType<ReturnType<typeof emulatorIn>['ask']>>;
-
-function liveText(run: Run): string[] {
+function liveText(run: RunResult): string[] {
 	return run.chunks.filter((chunk) => chunk.type === 'item').map((chunk) => String(chunk.content));
 }
 
 describe.each(['live', 'documented'] as const)('answers streamed in the %s dialect', (dialect) => {
-	const { ask, streamed } = emulatorIn(dialect);
+	const assistant = emulatorIn(dialect);
 
 	test('the streamed answer is the answer without streaming, for the dialect as it comes', async () => {
 		const input = 'Tell me about café culture — briefly 😀';
-		const whole = (await ask(input)).outputs('Ask')[0].json;
-		const run = await streamed(input);
+		const whole = (await assistant.run({ input })).outputs('Ask')[0].json;
+		const run = await assistant.run({ input, options: STREAM });
 		expect(run.error()).toBeUndefined();
 		const item = run.outputs('Ask')[0].json;
 		expect(item.output).toBe(whole.output);
@@ -97,8 +64,8 @@ describe.each(['live', 'documented'] as const)('answers streamed in the %s diale
 		'shape %s: the same answer as without streaming, each piece once',
 		async (shape) => {
 			const input = `Say something useful #shape=${shape}`;
-			const whole = (await ask(input)).outputs('Ask')[0].json.output as string;
-			const run = await streamed(input, {}, true);
+			const whole = (await assistant.run({ input })).outputs('Ask')[0].json.output as string;
+			const run = await assistant.run({ input, options: STREAM }, { streaming: true });
 			expect(run.error()).toBeUndefined();
 			const output = run.outputs('Ask')[0].json.output as string;
 			expect(output).toBe(whole);
@@ -123,8 +90,13 @@ describe.each(['live', 'documented'] as const)('answers streamed in the %s diale
 			properties: { summary: { type: 'string' } },
 			required: ['summary'],
 		};
-		const whole = (await ask('Summarize', { schema: { ...schema } })).outputs('Ask')[0].json.output;
-		const run = await streamed('Summarize', { schema: { ...schema } }, true);
+		const structured = {
+			input: 'Summarize',
+			responseFormat: 'jsonSchema',
+			jsonSchema: JSON.stringify(schema),
+		};
+		const whole = (await assistant.run(structured)).json.output;
+		const run = await assistant.run({ ...structured, options: STREAM }, { streaming: true });
 		expect(run.outputs('Ask')[0].json.output).toEqual(whole);
 		const pieces = liveText(run);
 		expect(pieces).toHaveLength(1);
@@ -133,10 +105,10 @@ describe.each(['live', 'documented'] as const)('answers streamed in the %s diale
 });
 
 describe.each(['live', 'documented'] as const)('streams that fail in the %s dialect', (dialect) => {
-	const { ask, streamed, asksReceived } = emulatorIn(dialect);
+	const assistant = emulatorIn(dialect);
 
 	test("an error event fails the item with the server's message, whatever its name", async () => {
-		const run = await streamed('Go #fault=error-event');
+		const run = await assistant.run({ input: 'Go #fault=error-event', options: STREAM });
 		const error = run.error();
 		expect(error?.message).toMatch(/^The assistant reported an error: \S/);
 		expect(error?.description).toMatch(/\.$/);
@@ -144,14 +116,20 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 	});
 
 	test("the flat form's error event fails the item with the text at data.data.message", async () => {
-		const run = await streamed('Go #fault=error-event #shape=flat');
+		const run = await assistant.run({
+			input: 'Go #fault=error-event #shape=flat',
+			options: STREAM,
+		});
 		const error = run.error();
 		expect(error?.message).toMatch(/^The assistant reported an error: \S/);
 		expect(error?.message).not.toMatch(/without a message/);
 	});
 
 	test('a streaming workflow is told when the answer fails after it began', async () => {
-		const run = await streamed('Go #fault=error-event', {}, true);
+		const run = await assistant.run(
+			{ input: 'Go #fault=error-event', options: STREAM },
+			{ streaming: true },
+		);
 		const types = run.chunks.map((chunk) => chunk.type);
 		expect(types[0]).toBe('begin');
 		expect(types.at(-1)).toBe('error');
@@ -161,7 +139,7 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 	});
 
 	test('a stream that closes without End is never a partial answer: the whole one comes from its conversation', async () => {
-		const run = await streamed('Go #fault=no-end');
+		const run = await assistant.run({ input: 'Go #fault=no-end', options: STREAM });
 		// docs/api.md#recovery-after-a-failure
 		expect(run.outputs('Ask')[0].json).toMatchObject({
 			output: expect.stringMatching(/You said: "Go #fault=no-end"\.$/),
@@ -173,29 +151,32 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 		'a full session pool (%s) is waited out and then answered',
 		async (fault) => {
 			const input = `Busy #fault=${fault}&retryAfter=1&times=1`;
-			const run = await streamed(input);
+			const run = await assistant.run({ input, options: STREAM });
 			expect(run.error()).toBeUndefined();
 			expect(run.outputs('Ask')[0].json.output).toMatch(/You said/);
-			expect(asksReceived()).toBe(2);
+			expect(assistant.askRequests()).toHaveLength(2);
 		},
 	);
 
 	test('a session pool that stays full fails saying to run fewer asks at once', async () => {
-		const run = await ask('Busy #fault=pool-busy&retryAfter=0&times=20');
+		const run = await assistant.run({ input: 'Busy #fault=pool-busy&retryAfter=0&times=20' });
 		const error = run.error();
 		expect(error?.message).toMatch(
 			/^All of the account's assistant sessions are busy \(HTTP 503\): /,
 		);
 		expect(error?.description).toMatch(/Run fewer asks at the same time/);
 		// Its whole schedule: the first attempt and four retries.
-		expect(asksReceived()).toBe(5);
+		expect(assistant.askRequests()).toHaveLength(5);
 	});
 
 	test('the model that answered instead is on the item and in a hint', async () => {
-		const run = await streamed('Hello #fallback=openai:gpt-5-mini', { stream: true });
+		const run = await assistant.run({
+			input: 'Hello #fallback=openai:gpt-5-mini',
+			options: STREAM,
+		});
 		const item = run.outputs('Ask')[0].json;
 		expect(item.model_fallback).toBe('openai:gpt-5-mini');
-		const plain = await ask('Hello');
+		const plain = await assistant.run({ input: 'Hello' });
 		expect(plain.outputs('Ask')[0].json).not.toHaveProperty('model_fallback');
 	});
 });

@@ -13,9 +13,9 @@
 import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
 import { FROM_AI_AUTO_GENERATED_MARKER, NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import { assistantNode, assistantPackage, emulatorCredential } from '../helpers/assistant';
-import type { EngineCredential, LoadedPackage } from '../helpers/engine';
+import { assistantNode, emulatorCredential } from '../helpers/assistant';
+import { useEmulator } from '../helpers/emulatorFixture';
+import type { LoadedPackage } from '../helpers/engine';
 import {
 	runAgent,
 	toolDescriptionFor,
@@ -37,20 +37,15 @@ const FROM_AI_PARAMETERS: INodeParameters = {
 		"={{ $fromAI('conversationId', 'Continue an earlier conversation; empty for a new one', 'string') }}",
 };
 
-let emulator: Emulator;
-let credential: EngineCredential;
+const assistant = useEmulator({ token: TOKEN });
 let pkg: LoadedPackage;
 let nodeDescription: string;
 
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-	pkg = await assistantPackage();
+beforeAll(() => {
+	pkg = assistant.pkg;
 	nodeDescription = pkg.nodeTypes.getByNameAndVersion(pkg.nodeType('assistant')).description
 		.description;
 });
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
 
 function toolNode(parameters: INodeParameters = FROM_AI_PARAMETERS, name = TOOL_NODE): INode {
 	return assistantNode(pkg, name, parameters, { type: TOOL_TYPE });
@@ -62,7 +57,7 @@ async function callTool(
 	node: INode = toolNode(),
 ) {
 	return await runAgent(pkg, [node], calls, {
-		credentials: [credential],
+		credentials: [assistant.credential],
 		agentInput: { chatInput: 'Check my calendar, please' },
 		...options,
 	});
@@ -144,7 +139,7 @@ describe('the tool variant in the editor (its listing is checked in the real n8n
 			{},
 			toolNode({ ...FROM_AI_PARAMETERS, options: { memory: false } }),
 		);
-		const [ask] = emulator.stats.requests.filter((request) => request.path === '/assistant/ask');
+		const [ask] = assistant.askRequests();
 		expect(ask.body).toMatchObject({ input: QUESTION, memory_mode: 'off' });
 	});
 });
@@ -196,8 +191,8 @@ describe('AI Agent v3: the engine runs the tool node for the agent’s tool call
 		]);
 
 		// The request the emulator got: the question, nothing else (no conversation id sent).
-		expect(emulator.stats.requests).toHaveLength(1);
-		const [request] = emulator.stats.requests;
+		expect(assistant.emulator.stats.requests).toHaveLength(1);
+		const [request] = assistant.emulator.stats.requests;
 		expect(request).toMatchObject({ method: 'POST', path: '/assistant/ask', authorization: true });
 		expect(request.body).toEqual({ input: QUESTION, stream: true });
 
@@ -228,7 +223,7 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 		expect(secondAnswer.conversation_id).toBe(firstAnswer.conversation_id);
 		expect(secondAnswer.output).toContain('Your name is Ada.');
 		expect(secondAnswer.output).toContain('Earlier you said: "Hi! My name is Ada."');
-		expect(emulator.stats.requests.map((r) => r.body)).toEqual([
+		expect(assistant.emulator.stats.requests.map((r) => r.body)).toEqual([
 			{ input: 'Hi! My name is Ada.', stream: true },
 			{ input: 'What is my name?', conversation_id: firstAnswer.conversation_id, stream: true },
 		]);
@@ -244,9 +239,9 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 			expect(answersOf(step.observation)[0].output).toContain(`You said: "${questions[index]}"`);
 		});
 		expect(toolRuns(TOOL_NODE)).toHaveLength(2);
-		expect(emulator.stats.requests.map((r) => (r.body as IDataObject).input).sort()).toEqual(
-			questions,
-		);
+		expect(
+			assistant.emulator.stats.requests.map((r) => (r.body as IDataObject).input).sort(),
+		).toEqual(questions);
 	});
 
 	test("a credit failure reaches the agent in one message with the provider's words, not retried", async () => {
@@ -258,14 +253,14 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 			/^The account or the model's provider is out of credit \(HTTP 402\): .*can only afford 1843/,
 		);
 		expect(
-			emulator.stats.requests.filter((request) => request.path === '/assistant/ask'),
+			assistant.emulator.stats.requests.filter((request) => request.path === '/assistant/ask'),
 		).toHaveLength(1);
 	});
 
 	test('a failing call goes to the agent as an error it can read; the workflow goes on', async () => {
 		const wrongToken = 'not-the-right-token-123';
 		const { run, agent, toolRuns } = await callTool([{ args: { question: QUESTION } }], {
-			credentials: [emulatorCredential(emulator.baseUrl, wrongToken)],
+			credentials: [emulatorCredential(assistant.emulator.baseUrl, wrongToken)],
 		});
 		expect(run.error()).toBeUndefined();
 		const [step] = agent.steps;
@@ -293,7 +288,9 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 				conversation_id: expect.any(String),
 			},
 		]);
-		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION, stream: true }]);
+		expect(assistant.emulator.stats.requests.map((r) => r.body)).toEqual([
+			{ input: QUESTION, stream: true },
+		]);
 		const [toolRun] = toolRuns(TOOL_NODE);
 		expect(toolRun.inputOverride?.ai_tool?.[0]?.[0]?.json).toEqual({
 			question: QUESTION,
@@ -310,7 +307,7 @@ describe('LangChain tool.invoke (AI Agent v1/v2): the node runs inside the agent
 		expect(refused.agent.steps[0].error).toMatch(
 			/did not match expected schema[\s\S]*conversationId/,
 		);
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 
 		const optional = toolNode({
 			...FROM_AI_PARAMETERS,
@@ -366,7 +363,9 @@ describe('what the agent is told about the tool', () => {
 		});
 		expect(agent.steps[0].argsMatchSchema).toBe(true);
 		expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
-		expect(emulator.stats.requests.map((r) => r.body)).toEqual([{ input: QUESTION, stream: true }]);
+		expect(assistant.emulator.stats.requests.map((r) => r.body)).toEqual([
+			{ input: QUESTION, stream: true },
+		]);
 	});
 
 	test('a made-up conversation ID (HTTP 404) is answered in words the agent can act on', async () => {
@@ -423,11 +422,11 @@ describe('what the agent is told about the tool', () => {
 
 test('a token stored with its Bearer prefix is sent once-prefixed (docs/api.md#authentication)', async () => {
 	const { run, agent } = await callTool([{ args: { question: QUESTION } }], {
-		credentials: [emulatorCredential(emulator.baseUrl, `Bearer ${TOKEN} `)],
+		credentials: [emulatorCredential(assistant.emulator.baseUrl, `Bearer ${TOKEN} `)],
 	});
 	expect(run.error()).toBeUndefined();
 	expect(answersOf(agent.steps[0].observation)[0].output).toContain(`You said: "${QUESTION}"`);
-	expect(emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
+	expect(assistant.emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
 		'Bearer <token>',
 	]);
 });

@@ -5,40 +5,19 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import { assistantPackage, emulatorCredential, rl } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
-import type { EngineCredential } from '../helpers/engine';
+import { emulatorCredential, rl } from '../helpers/assistant';
+import type { ConsumerOutput, ScriptMessage } from '../helpers/chat-model';
+import type { RunResult } from '../helpers/engine';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-chat-model-tests';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 
-// The same setup as the other engine suites: each starts its own emulator with its own token,
-// since jest runs suites in parallel workers and reset() must clear only this suite's state.
-let emulator: Emulator;
-let credential: EngineCredential;
+// The live stream dialect (docs/api.md#live-stream-dialect), the emulator's default.
+const assistant = useEmulator({ token: TOKEN });
 
-beforeAll(async () => {
-	// The live stream dialect (docs/api.md#live-stream-dialect), the emulator's default.
-	emulator = await startEmulator({ token: TOKEN });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
-
-async function run(
-	scenario: Parameters<typeof runChatModel>[1],
-	messages: ScriptMessage[],
-	modelParameters: IDataObject = {},
-) {
-	const pkg = await assistantPackage();
-	return await runChatModel(pkg, scenario, messages, modelParameters as never, {
-		credentials: [credential],
-	});
-}
-
-function consumerOutput(result: Awaited<ReturnType<typeof run>>): ConsumerOutput {
+function consumerOutput(result: RunResult): ConsumerOutput {
 	return result.outputs('Consumer')[0].json as ConsumerOutput;
 }
 
@@ -60,7 +39,7 @@ function userMessage(content: string) {
 }
 
 function asks(): IDataObject[] {
-	return emulator.stats.requests
+	return assistant.emulator.stats.requests
 		.filter((request) => request.path === '/assistant/ask')
 		.map((request) => request.body as IDataObject);
 }
@@ -71,18 +50,14 @@ const question: ScriptMessage[] = [
 ];
 
 test('a token stored with its Bearer prefix and spaces is sent once-prefixed (docs/api.md#authentication)', async () => {
-	const pkg = await assistantPackage();
-	const result = await runChatModel(
-		pkg,
+	const result = await assistant.chat(
 		'invoke',
 		[{ role: 'user', content: 'Hello there' }],
 		{},
-		{
-			credentials: [emulatorCredential(emulator.baseUrl, `  Bearer ${TOKEN} `)],
-		},
+		{ credentials: [emulatorCredential(assistant.emulator.baseUrl, `  Bearer ${TOKEN} `)] },
 	);
 	expect(consumerOutput(result).text).toContain('You said: "Hello there"');
-	expect(emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
+	expect(assistant.emulator.stats.requests.map((request) => request.authorizationForm)).toEqual([
 		'Bearer <token>',
 	]);
 });
@@ -90,7 +65,7 @@ test('a token stored with its Bearer prefix and spaces is sent once-prefixed (do
 describe('plain generation (chains)', () => {
 	test("a chain's messages become one ask and the answer becomes the AI message", async () => {
 		const output = consumerOutput(
-			await run('invoke', [
+			await assistant.chat('invoke', [
 				{ role: 'system', content: 'You are terse.' },
 				{ role: 'user', content: 'Hi, I am Ada.' },
 				{ role: 'assistant', content: 'Hello Ada.' },
@@ -112,7 +87,9 @@ describe('plain generation (chains)', () => {
 	});
 
 	test('a lone user message is sent in the same form, as the one message', async () => {
-		const output = consumerOutput(await run('invoke', [{ role: 'user', content: 'Hello there' }]));
+		const output = consumerOutput(
+			await assistant.chat('invoke', [{ role: 'user', content: 'Hello there' }]),
+		);
 		expect(asks().map(readAsk)).toEqual([
 			{ messages: userMessage('Hello there'), catalogue: undefined, stream: true },
 		]);
@@ -120,7 +97,7 @@ describe('plain generation (chains)', () => {
 	});
 
 	test('model, persona and memory mode are sent with the ask', async () => {
-		await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			model: rl('openai:gpt-5-mini'),
 			persona: rl('persona_pirate'),
 			options: { memory: false },
@@ -139,7 +116,7 @@ describe('plain generation (chains)', () => {
 
 	test('an answer from a fallback model says which model gave it', async () => {
 		const output = consumerOutput(
-			await run('invoke', [{ role: 'user', content: 'Hi #fallback=openai:gpt-5-mini' }]),
+			await assistant.chat('invoke', [{ role: 'user', content: 'Hi #fallback=openai:gpt-5-mini' }]),
 		);
 		expect(output.metadata).toMatchObject({
 			modelFallback: 'openai:gpt-5-mini',
@@ -148,7 +125,7 @@ describe('plain generation (chains)', () => {
 	});
 
 	test('a bad option fails naming the parameter before any request', async () => {
-		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			options: { timeoutMinutes: -5 },
 		});
 		const error = result.error() as (Error & { description?: string }) | undefined;
@@ -162,15 +139,11 @@ describe('plain generation (chains)', () => {
 	});
 
 	test('an API failure carries the HTTP status and the server message, never the token', async () => {
-		const pkg = await assistantPackage();
-		const result = await runChatModel(
-			pkg,
+		const result = await assistant.chat(
 			'invoke',
 			[{ role: 'user', content: 'Hi' }],
 			{},
-			{
-				credentials: [emulatorCredential(emulator.baseUrl, 'wrong-token')],
-			},
+			{ credentials: [emulatorCredential(assistant.emulator.baseUrl, 'wrong-token')] },
 		);
 		const error = result.error() as (Error & { description?: string }) | undefined;
 		expect(error?.message).toMatch(/401/);
@@ -182,9 +155,13 @@ describe('credit failures (docs/api.md#credit-failures)', () => {
 	test.each(['credit-402', 'credit-event'])(
 		"#fault=%s: out of credit in the provider's words, not retried",
 		async (fault) => {
-			const result = await run('invoke', [{ role: 'user', content: `Hi #fault=${fault}` }], {
-				options: { retries: 3 },
-			});
+			const result = await assistant.chat(
+				'invoke',
+				[{ role: 'user', content: `Hi #fault=${fault}` }],
+				{
+					options: { retries: 3 },
+				},
+			);
 			const error = result.error() as (Error & { description?: string }) | undefined;
 			expect(error?.message).toMatch(
 				/^The account or the model's provider is out of credit( \(HTTP 402\))?: This request requires more credits.*can only afford 1843/,
@@ -197,7 +174,7 @@ describe('credit failures (docs/api.md#credit-failures)', () => {
 
 describe('tool calling (AI Agent)', () => {
 	test('the assistant calls a bound tool, the tool runs, the final answer uses its result', async () => {
-		const output = consumerOutput(await run('agent', question));
+		const output = consumerOutput(await assistant.chat('agent', question));
 		expect(output.toolCalls).toEqual([
 			{
 				id: expect.stringMatching(/^assistant-conversation:/),
@@ -229,7 +206,9 @@ describe('tool calling (AI Agent)', () => {
 
 	test('a call whose arguments do not match the tool schema is asked again once, with the reason', async () => {
 		const output = consumerOutput(
-			await run('agent', [{ role: 'user', content: 'Use the calculator for 2 + 3 #badargs=once' }]),
+			await assistant.chat('agent', [
+				{ role: 'user', content: 'Use the calculator for 2 + 3 #badargs=once' },
+			]),
 		);
 		expect(output.toolCalls.map((call) => call.result)).toEqual(['5']);
 		const inputs = asks().map((body) => String(body.input));
@@ -240,7 +219,7 @@ describe('tool calling (AI Agent)', () => {
 	});
 
 	test('a second malformed call fails with a clear error and the tool never runs', async () => {
-		const result = await run('agent', [
+		const result = await assistant.chat('agent', [
 			{ role: 'user', content: 'Use the calculator for 2 + 3 #badargs=always' },
 		]);
 		const error = result.error();
@@ -250,7 +229,9 @@ describe('tool calling (AI Agent)', () => {
 	});
 
 	test('with no tool named in the question the assistant answers at once', async () => {
-		const output = consumerOutput(await run('agent', [{ role: 'user', content: 'Just say hi' }]));
+		const output = consumerOutput(
+			await assistant.chat('agent', [{ role: 'user', content: 'Just say hi' }]),
+		);
 		expect(output.toolCalls).toEqual([]);
 		expect(output.text).toBe('You said: "Just say hi".');
 	});
@@ -259,7 +240,7 @@ describe('tool calling (AI Agent)', () => {
 describe('streaming', () => {
 	test('the answer arrives in pieces through the stream path when no tool is bound', async () => {
 		const output = consumerOutput(
-			await run('stream', [{ role: 'user', content: 'Tell me a story' }]),
+			await assistant.chat('stream', [{ role: 'user', content: 'Tell me a story' }]),
 		);
 		expect(readAsk(asks()[0])).toMatchObject({
 			messages: userMessage('Tell me a story'),
@@ -272,14 +253,16 @@ describe('streaming', () => {
 
 	test('a stream in the documented dialect arrives in pieces too', async () => {
 		const input = 'Tell me a story #shape=documented';
-		const output = consumerOutput(await run('stream', [{ role: 'user', content: input }]));
+		const output = consumerOutput(
+			await assistant.chat('stream', [{ role: 'user', content: input }]),
+		);
 		expect(output.chunks.length).toBeGreaterThan(3);
 		expect(output.chunks.join('')).toBe(output.text);
 		expect(output.text).toContain('Tell me a story');
 	});
 
 	test('with tools bound the tool call and then the final answer come through the stream', async () => {
-		const output = consumerOutput(await run('agentStream', question));
+		const output = consumerOutput(await assistant.chat('agentStream', question));
 		expect(output.toolCalls).toHaveLength(1);
 		expect(output.toolCalls[0]).toMatchObject({ name: 'calculator', result: '42' });
 		expect(output.chunks.length).toBeGreaterThan(3);
@@ -317,13 +300,13 @@ describe('a conversation never receives a message twice', () => {
 
 	test('a chat memory over two executions: the second sends the new user message alone, without the catalogue', async () => {
 		const first = consumerOutput(
-			await run('agent', [system, { role: 'user', content: firstQuestion }]),
+			await assistant.chat('agent', [system, { role: 'user', content: firstQuestion }]),
 		);
 		// The emulator keeps the conversation: the second execution's asks follow the first's.
 		const firstAsks = asks().length;
 		const secondQuestion = 'Thanks! Now say goodbye.';
 		const second = consumerOutput(
-			await run('agent', [
+			await assistant.chat('agent', [
 				system,
 				...remembered(firstQuestion, first),
 				{ role: 'user', content: secondQuestion },
@@ -348,10 +331,10 @@ describe('a conversation never receives a message twice', () => {
 
 	test('a change of the bound tools sends the catalogue again', async () => {
 		const first = consumerOutput(
-			await run('agent', [system, { role: 'user', content: firstQuestion }]),
+			await assistant.chat('agent', [system, { role: 'user', content: firstQuestion }]),
 		);
 		const firstAsks = asks().length;
-		await run('agentMoreTools', [
+		await assistant.chat('agentMoreTools', [
 			system,
 			...remembered(firstQuestion, first),
 			{ role: 'user', content: 'Use word_count on: one two three' },
@@ -368,7 +351,7 @@ describe('a conversation never receives a message twice', () => {
 
 describe('Options > Conversation ID', () => {
 	test('the chat model continues a conversation an Ask started, and the answer names it', async () => {
-		const started = await fetch(`${emulator.baseUrl}/assistant/ask`, {
+		const started = await fetch(`${assistant.emulator.baseUrl}/assistant/ask`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
 			body: JSON.stringify({ input: 'My name is Ada.' }),
@@ -377,7 +360,7 @@ describe('Options > Conversation ID', () => {
 			conversation_id: string;
 		};
 		const output = consumerOutput(
-			await run('invoke', [{ role: 'user', content: 'What is my name?' }], {
+			await assistant.chat('invoke', [{ role: 'user', content: 'What is my name?' }], {
 				options: { conversationId: `={{ "${conversationId}" }}` },
 			}),
 		);
@@ -394,7 +377,7 @@ describe('Options > Conversation ID', () => {
 	});
 
 	test('an empty Conversation ID (no conversation stored yet) starts a new one', async () => {
-		await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			options: { conversationId: '={{ "" }}' },
 		});
 		expect(asks().map(readAsk)).toEqual([
@@ -403,7 +386,7 @@ describe('Options > Conversation ID', () => {
 	});
 
 	test('a Conversation ID that is not text fails naming the option, before any request', async () => {
-		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			options: { conversationId: '={{ { id: 1 } }}' },
 		});
 		expect(result.error()?.description ?? '').toContain('Conversation ID must be text');
@@ -420,7 +403,7 @@ describe('Response Format', () => {
 
 	test('JSON Schema: the ask carries it as output_format and the AI message is the object as JSON', async () => {
 		const output = consumerOutput(
-			await run('invoke', [{ role: 'user', content: 'The largest city of France' }], {
+			await assistant.chat('invoke', [{ role: 'user', content: 'The largest city of France' }], {
 				responseFormat: 'jsonSchema',
 				jsonSchema: JSON.stringify(schema),
 			}),
@@ -440,7 +423,7 @@ describe('Response Format', () => {
 	});
 
 	test('JSON from an example: the schema is derived as the Ask node derives it', async () => {
-		await run('stream', [{ role: 'user', content: 'Summarize: release 2.0 is out' }], {
+		await assistant.chat('stream', [{ role: 'user', content: 'Summarize: release 2.0 is out' }], {
 			responseFormat: 'jsonExample',
 			jsonExample: '{"summary": "One sentence", "topics": ["release"]}',
 		});
@@ -455,7 +438,7 @@ describe('Response Format', () => {
 	});
 
 	test("a bad schema fails naming the parameter with Ask's check, before any request", async () => {
-		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			responseFormat: 'jsonSchema',
 			jsonSchema: '{"type": "string"}',
 		});
@@ -466,7 +449,7 @@ describe('Response Format', () => {
 	});
 
 	test('a schema outside the output_format grammar below the root fails naming its path, before any request', async () => {
-		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
 			responseFormat: 'jsonSchema',
 			jsonSchema: JSON.stringify({
 				type: 'object',
@@ -482,7 +465,7 @@ describe('Response Format', () => {
 
 	test("with tools bound, the agent's final answer is the schema's object", async () => {
 		const output = consumerOutput(
-			await run('agent', question, {
+			await assistant.chat('agent', question, {
 				responseFormat: 'jsonSchema',
 				jsonSchema: JSON.stringify(schema),
 			}),
@@ -498,13 +481,11 @@ describe('Response Format', () => {
 	});
 
 	test("the SDK's withStructuredOutput sends the schema and answers with the object's JSON", async () => {
-		const pkg = await assistantPackage();
-		const result = await runChatModel(
-			pkg,
+		const result = await assistant.chat(
 			'sdkStructured',
 			[{ role: 'user', content: 'The largest city of France' }],
 			{},
-			{ credentials: [credential], structuredSchema: schema },
+			{ structuredSchema: schema },
 		);
 		const output = result.outputs('Consumer')[0].json as ConsumerOutput;
 		expect(asks()[0].output_format).toEqual(schema);
@@ -516,14 +497,11 @@ describe('Response Format', () => {
 	});
 
 	test('withStructuredOutput refuses a schema outside the grammar before any request', async () => {
-		const pkg = await assistantPackage();
-		const result = await runChatModel(
-			pkg,
+		const result = await assistant.chat(
 			'sdkStructured',
 			[{ role: 'user', content: 'Hi' }],
 			{},
 			{
-				credentials: [credential],
 				structuredSchema: {
 					type: 'object',
 					properties: { count: { type: 'integer' } },
@@ -538,7 +516,7 @@ describe('Response Format', () => {
 
 describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n’s own chat models)', () => {
 	/** The chat model's log entries: each call's input `options` and output generation. */
-	function logEntries(result: Awaited<ReturnType<typeof run>>) {
+	function logEntries(result: RunResult) {
 		const runs = result.data.data.resultData.runData['Assistant Chat Model'] ?? [];
 		return runs.map((entry) => ({
 			options: entry.inputOverride?.ai_languageModel?.[0]?.[0]?.json.options as IDataObject,
@@ -565,7 +543,7 @@ describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n�
 	};
 
 	test('a chain’s call: the model’s settings, and the model, persona and conversation that answered', async () => {
-		const result = await run('invoke', [{ role: 'user', content: 'Hi' }], parameters);
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], parameters);
 		const output = consumerOutput(result);
 		const [entry] = logEntries(result);
 		expect(entry.options).toEqual(settings);
@@ -583,7 +561,7 @@ describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n�
 	});
 
 	test('defaults are named as such; a fallback names the model that answered', async () => {
-		const result = await run('invoke', [
+		const result = await assistant.chat('invoke', [
 			{ role: 'user', content: 'Hi #fallback=openai:gpt-5-mini' },
 		]);
 		const [entry] = logEntries(result);
@@ -600,7 +578,11 @@ describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n�
 	});
 
 	test('a streamed call: the same details on its generation and on the streamed AI message', async () => {
-		const result = await run('stream', [{ role: 'user', content: 'Tell me a story' }], parameters);
+		const result = await assistant.chat(
+			'stream',
+			[{ role: 'user', content: 'Tell me a story' }],
+			parameters,
+		);
 		const output = consumerOutput(result);
 		const [entry] = logEntries(result);
 		expect(entry.options).toEqual(settings);
@@ -618,7 +600,7 @@ describe('what n8n’s Logs panel shows of each call (N8nLlmTracing, as for n8n�
 
 	test('the agent’s calls (tools bound), streamed or not: the tools among the settings, each answer’s details', async () => {
 		for (const scenario of ['agent', 'agentStream'] as const) {
-			const entries = logEntries(await run(scenario, question));
+			const entries = logEntries(await assistant.chat(scenario, question));
 			expect(entries).toHaveLength(2);
 			for (const entry of entries) {
 				expect(entry.options).toMatchObject({ model: 'default model', tools: ['calculator'] });

@@ -6,34 +6,19 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import { assistantPackage, emulatorCredential } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
+import type { ConsumerOutput, ScriptMessage } from '../helpers/chat-model';
 import { answeredConversation, heldAnswer } from '../helpers/conversations';
-import type { EngineCredential } from '../helpers/engine';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-exactly-once-chat-model';
 
-let emulator: Emulator;
-let credential: EngineCredential;
-
-beforeAll(async () => {
-	// A running conversation says to look again after 20 ms, so no test waits the 5 s schedule.
-	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
-
-async function run(scenario: 'invoke' | 'stream', messages: ScriptMessage[]) {
-	const pkg = await assistantPackage();
-	return await runChatModel(pkg, scenario, messages, {}, { credentials: [credential] });
-}
+// A running conversation says to look again after 20 ms, so no test waits the 5 s schedule.
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
 
 /** A conversation the chat model answered earlier: its id, and its answer marked as the node marks it. */
 async function earlierAnswer(): Promise<{ id: string; messages: ScriptMessage[] }> {
-	const { id, output } = await answeredConversation(emulator, 'Hi, I am Ada.');
+	const { id, output } = await answeredConversation(assistant.emulator, 'Hi, I am Ada.');
 	const mark = `assistant-conversation:${encodeURIComponent(id)}:1`;
 	return {
 		id,
@@ -46,7 +31,7 @@ async function earlierAnswer(): Promise<{ id: string; messages: ScriptMessage[] 
 
 /** The input of the ask whose last message is this user message (its transcript). */
 function askInputOf(userText: string): string {
-	const request = emulator.stats.requests.find(
+	const request = assistant.emulator.stats.requests.find(
 		(r) =>
 			r.path === '/assistant/ask' &&
 			readTranscript(String((r.body as IDataObject)?.input))?.entries.at(-1)?.content === userText,
@@ -56,12 +41,12 @@ function askInputOf(userText: string): string {
 
 /** The conversation an emulated ask with this input went to. */
 function conversationOf(input: string): string {
-	const request = emulator.stats.requests.find(
+	const request = assistant.emulator.stats.requests.find(
 		(r) => r.path === '/assistant/ask' && (r.body as IDataObject)?.input === input,
 	);
 	const continued = (request?.body as IDataObject)?.conversation_id;
 	if (typeof continued === 'string') return continued;
-	const started = [...emulator.stats.requests]
+	const started = [...assistant.emulator.stats.requests]
 		.reverse()
 		.find((r) => r.path.startsWith('/conversations/'));
 	return decodeURIComponent(String(started?.path.slice('/conversations/'.length)));
@@ -83,15 +68,18 @@ describe.each(['invoke', 'stream'] as const)(
 		test.each(FAULTS)('#fault=%s (continuing a conversation: %s)', async (fault, continues) => {
 			const earlier = continues ? await earlierAnswer() : { id: '', messages: [] };
 			const input = `Send the summary #fault=${fault}&ms=150&times=1`;
-			const result = await run(scenario, [...earlier.messages, { role: 'user', content: input }]);
+			const result = await assistant.chat(scenario, [
+				...earlier.messages,
+				{ role: 'user', content: input },
+			]);
 			expect(result.error()).toBeUndefined();
 			const output = result.outputs('Consumer')[0].json as ConsumerOutput;
 			const asked = askInputOf(input);
 			const id = continues ? earlier.id : conversationOf(asked);
-			expect(output.text).toBe(await heldAnswer(emulator, id));
+			expect(output.text).toBe(await heldAnswer(assistant.emulator, id));
 			expect(output.text).toContain(`You said: "${input}"`);
 			if (scenario === 'stream') expect(output.chunks.join('')).toBe(output.text);
-			expect(emulator.stats.startedAsks.get(asked)).toBe(1);
+			expect(assistant.emulator.stats.startedAsks.get(asked)).toBe(1);
 		});
 	},
 );

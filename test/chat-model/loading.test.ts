@@ -4,27 +4,12 @@
  * it is used. Runs in `npm test` (n8n 2.x, SDK present) and in `npm run test:n8n1` (n8n 1.x,
  * where jest.n8n1.config.js makes `@n8n/ai-node-sdk` unresolvable, as it is in n8n 1.x).
  */
-import { startEmulator, type Emulator } from '../emulator/server';
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	runWithItems,
-} from '../helpers/assistant';
-import { runChatModel } from '../helpers/chat-model';
-import type { EngineCredential } from '../helpers/engine';
+import { assistantPackage } from '../helpers/assistant';
+import { useEmulator } from '../helpers/emulatorFixture';
 
 const TOKEN = 'secret-token-for-loading-tests';
 
-let emulator: Emulator;
-let credential: EngineCredential;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+const assistant = useEmulator({ token: TOKEN });
 
 test('the package loads both nodes and the credential', async () => {
 	const pkg = await assistantPackage();
@@ -37,12 +22,7 @@ test('the package loads both nodes and the credential', async () => {
 });
 
 test('the Assistant node answers whatever the n8n version', async () => {
-	const pkg = await assistantPackage();
-	const run = await runWithItems(
-		[{}],
-		[assistantNode(pkg, 'Ask', { operation: 'ask', input: 'Hello' })],
-		{ credentials: [credential] },
-	);
+	const run = await assistant.run({ input: 'Hello' });
 	expect(run.outputs('Ask')[0].json.output).toContain('You said: "Hello"');
 });
 
@@ -59,29 +39,21 @@ function sdkResolves(): boolean {
 const sdkAvailable = sdkResolves();
 
 /** The chat model asked "Hello" through LangChain's invoke, with or without the SDK. */
-async function invokeChatModel() {
-	return await runChatModel(
-		await assistantPackage(),
-		'invoke',
-		[{ role: 'user', content: 'Hello' }],
-		{},
-		{ credentials: [credential] },
-	);
-}
+const HELLO = [{ role: 'user' as const, content: 'Hello' }];
 
 (sdkAvailable ? test : test.skip)('with the SDK, the chat model answers', async () => {
-	const run = await invokeChatModel();
+	const run = await assistant.chat('invoke', HELLO);
 	expect(run.outputs('Consumer')[0].json.text).toContain('You said: "Hello"');
 });
 
 (sdkAvailable ? test.skip : test)(
 	'without the SDK, only using the chat model fails, naming the n8n version it needs',
 	async () => {
-		const run = await invokeChatModel();
+		const run = await assistant.chat('invoke', HELLO);
 		const error = run.error() as (Error & { description?: string }) | undefined;
 		expect(`${error?.message} ${error?.description}`).toContain(
 			'The Assistant Chat Model needs n8n 2.16 or newer',
 		);
-		expect(emulator.stats.requests).toEqual([]);
+		expect(assistant.emulator.stats.requests).toEqual([]);
 	},
 );

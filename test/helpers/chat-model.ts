@@ -307,13 +307,18 @@ class ConsumerNodeTypes implements INodeTypes {
 	}
 }
 
+export interface ChatModelRunOptions extends RunOptions {
+	structuredSchema?: IDataObject;
+	tools?: AgentTool[];
+}
+
 /** Trigger → Items → Consumer, with the Assistant Chat Model on the consumer's Model input. */
 export async function runChatModel(
 	pkg: LoadedPackage,
 	scenario: Scenario,
 	messages: ScriptMessage[],
 	modelParameters: INodeParameters = {},
-	options: RunOptions & { structuredSchema?: IDataObject; tools?: AgentTool[] } = {},
+	options: ChatModelRunOptions = {},
 ) {
 	const trigger = manualTrigger();
 	const items = itemsNode([{}]);

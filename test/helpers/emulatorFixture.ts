@@ -21,12 +21,15 @@
  * 'ask' unless they say another) → `options.then` (more nodes, made with `node()`), in n8n-core's
  * engine with the emulator's credential (unless `options.credentials` gives others). The result
  * is the engine's (test/helpers/engine.ts `RunResult`) plus `json`, the node's first output item,
- * and `failure`, the run's error as the user reads it.
+ * `failure`, the run's error as the user reads it, and `ms`, how long it took (tests assert no
+ * upper bound on it below 2 s: speed is measured in bench/, not asserted). `chat(...)` runs the
+ * Assistant Chat Model the same way, under a LangChain consumer.
  */
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator/server';
 import { assistantNode, assistantPackage, emulatorCredential } from './assistant';
+import type { ChatModelRunOptions, Scenario, ScriptMessage } from './chat-model';
 import {
 	chain,
 	itemsNode,
@@ -38,7 +41,10 @@ import {
 	type RunResult,
 } from './engine';
 
-export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
+export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]> & {
+	/** The credential's base URL ends in '/', as users often paste it (it must work as well). */
+	trailingSlash?: boolean;
+};
 
 /** One request the emulator received (test/emulator/server.js `RecordedRequest`). */
 export type RecordedRequest = Emulator['stats']['requests'][number];
@@ -68,6 +74,8 @@ export interface AssistantRun extends RunResult {
 	json: IDataObject;
 	/** The run's error, if any. */
 	failure: RunFailure | undefined;
+	/** How long the run took, wall clock: for a wait that must happen (a lower bound) only. */
+	ms: number;
 }
 
 export interface EmulatorFixture {
@@ -80,17 +88,38 @@ export interface EmulatorFixture {
 	/** An Assistant node (for `then`, or an agent's tool); `extra` sets node-level fields. */
 	node(name: string, parameters: INodeParameters, extra?: Partial<INode>): INode;
 	/** Runs an Assistant node in the engine (above). */
-	run(parameters: INodeParameters, options?: AssistantRunOptions): Promise<AssistantRun>;
+	run(
+		parameters: INodeParameters | IDataObject,
+		options?: AssistantRunOptions,
+	): Promise<AssistantRun>;
+	/**
+	 * Runs the Assistant Chat Model under a LangChain consumer (test/helpers/chat-model.ts
+	 * `runChatModel`: invoke, stream, a tool loop, an agent…) with the emulator's credential.
+	 */
+	chat(
+		scenario: Scenario,
+		messages: ScriptMessage[],
+		modelParameters?: IDataObject,
+		options?: ChatModelRunOptions,
+	): Promise<RunResult>;
 	/** The asks (`POST /assistant/ask`) the emulator received since the last reset. */
 	askRequests(): RecordedRequest[];
+	/**
+	 * Every run of the suite so far, oldest first, for checks over them all (no token anywhere);
+	 * a test adds the runs it makes otherwise (an agent's, say).
+	 */
+	readonly runs: RunResult[];
 }
 
 export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 	let emulator: Emulator | undefined;
 	let pkg: LoadedPackage | undefined;
+	const runs: RunResult[] = [];
 
 	beforeAll(async () => {
-		emulator = await startEmulator(options);
+		const emulatorOptions: EmulatorOptions = { ...options };
+		delete emulatorOptions.trailingSlash;
+		emulator = await startEmulator(emulatorOptions);
 		pkg = await assistantPackage();
 	});
 	afterAll(async () => await emulator?.close());
@@ -110,7 +139,8 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 			return started();
 		},
 		get credential() {
-			return emulatorCredential(started().baseUrl, started().token);
+			const { baseUrl, token } = started();
+			return emulatorCredential(options.trailingSlash ? `${baseUrl}/` : baseUrl, token);
 		},
 		get pkg() {
 			return loaded();
@@ -118,20 +148,45 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
 		node: (name, parameters, extra = {}) => assistantNode(loaded(), name, parameters, extra),
 		async run(parameters, runOptions = {}) {
 			const { items = [{}], name = 'Ask', node = {}, then = [], ...engineOptions } = runOptions;
-			const ask = fixture.node(name, { operation: 'ask', ...parameters }, node);
+			const ask = fixture.node(name, { operation: 'ask', ...parameters } as INodeParameters, node);
 			const workflow = chain(manualTrigger(), itemsNode(items), ask, ...then);
+			const startedAt = Date.now();
 			const result = await runWorkflow(loaded(), workflow, {
 				credentials: [fixture.credential],
 				...engineOptions,
 			});
 			const failure = result.error() as unknown as RunFailure | undefined;
-			return Object.assign(result, {
-				json: failure ? {} : (result.outputs(name)[0]?.json ?? {}),
-				failure,
-			});
+			const ms = Date.now() - startedAt;
+			const json = failure ? {} : firstJson(result, name);
+			const run = Object.assign(result, { json, failure, ms });
+			runs.push(run);
+			return run;
+		},
+		async chat(scenario, messages, modelParameters = {}, chatOptions = {}) {
+			// Loaded when a suite runs the chat model: LangChain stays out of the other suites.
+			const { runChatModel } = await import('./chat-model');
+			const run = await runChatModel(
+				loaded(),
+				scenario,
+				messages,
+				modelParameters as INodeParameters,
+				{ credentials: [fixture.credential], ...chatOptions },
+			);
+			runs.push(run);
+			return run;
 		},
 		askRequests: () =>
 			started().stats.requests.filter((request) => request.path === '/assistant/ask'),
+		runs,
 	};
 	return fixture;
+}
+
+/** The node's first output item's JSON; `{}` when it has none (a node that did not run). */
+function firstJson(result: RunResult, name: string): IDataObject {
+	try {
+		return result.outputs(name)[0]?.json ?? {};
+	} catch {
+		return {};
+	}
 }
