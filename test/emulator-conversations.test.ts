@@ -22,7 +22,7 @@ let emulator: Emulator;
 let documented: Emulator;
 
 beforeAll(async () => {
-	emulator = await startEmulator({ conversationRetryAfterMs: 25 });
+	emulator = await startEmulator({ conversationRetryAfterMs: 25, dialect: 'live' });
 	documented = await startEmulator({ dialect: 'documented' });
 });
 afterAll(async () => {
