@@ -119,3 +119,41 @@ export function parseEvents(text: string): StreamEvent[] {
 	}
 	return events;
 }
+
+/**
+ * The field paths of a JSON answer, two levels deep, an array's items as `[]`:
+ * `{"models": [{"id"}]}` is `models`, `models[]`, `models[].id`.
+ */
+export function jsonShape(value: unknown, prefix = '', depth = 0, into = new Set<string>()) {
+	if (depth > 2) return into;
+	if (Array.isArray(value)) {
+		if (prefix) into.add(`${prefix}[]`);
+		for (const item of value) jsonShape(item, `${prefix}[]`, depth + 1, into);
+	} else if (isObject(value)) {
+		for (const [key, inner] of Object.entries(value)) {
+			const path = prefix ? `${prefix}.${key}` : key;
+			into.add(path);
+			jsonShape(inner, path, depth + 1, into);
+		}
+	}
+	return into;
+}
+
+/** The fields one answer has that the other lacks, both ways. */
+export function compareShapes(
+	what: string,
+	seen: Set<string>,
+	reference: Set<string>,
+	referenceName: string,
+): string[] {
+	const added = [...seen].filter((path) => !reference.has(path));
+	const missing = [...reference].filter((path) => !seen.has(path));
+	const differences: string[] = [];
+	if (added.length > 0) {
+		differences.push(`${what}: fields ${referenceName} does not send: ${added.join(', ')}`);
+	}
+	if (missing.length > 0) {
+		differences.push(`${what}: fields the service left out: ${missing.join(', ')}`);
+	}
+	return differences;
+}
