@@ -18,6 +18,7 @@ import { readLocatorId } from '../shared/parameters/locators';
 import { optionsOf, readRequestSettings } from '../shared/parameters/requestOptions';
 import { assistantApiTest } from '../shared/methods/credentialTest';
 import { searchModels, searchPersonas } from '../shared/methods/listSearch';
+import { RunNotices } from '../shared/runNotices';
 import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './chatModel';
 import { chatModelProperties } from './description';
 import { showInLogs } from './logsPanel';
@@ -63,6 +64,7 @@ export class AssistantChatModel implements INodeType {
 			memoryMode: readMemoryMode(this, itemIndex),
 			conversationId: readConversationId(this, itemIndex),
 			outputFormat: readOutputFormat(this, itemIndex)?.schema,
+			notices: new RunNotices(),
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
 		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);

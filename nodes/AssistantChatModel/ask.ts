@@ -2,6 +2,7 @@ import type { ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest } from '../shared/api';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
+import type { RunNotices } from '../shared/runNotices';
 import { askAssistant, type AskResult } from '../shared/askAssistant';
 
 /** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
@@ -11,10 +12,13 @@ export type { AskResult } from '../shared/askAssistant';
 /** The steps of each ask go in the AI message's metadata; thinking texts stay out (they are long). */
 const STEPS = { thinking: false };
 
+/** The chat model's settings an ask needs: its request options and the run's notices. */
+type AskSettings = RequestSettings & { notices?: RunNotices };
+
 export async function askOnce(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
-	settings: RequestSettings,
+	settings: AskSettings,
 ): Promise<AskResult> {
 	return await askAssistant(ctx, { request, stream: false, ...settings, steps: STEPS });
 }
@@ -27,7 +31,7 @@ export async function askOnce(
 export async function* askStreamed(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
-	settings: RequestSettings,
+	settings: AskSettings,
 ): AsyncGenerator<string, AskResult> {
 	const pending: string[] = [];
 	let wake: (() => void) | undefined;

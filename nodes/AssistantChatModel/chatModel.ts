@@ -4,6 +4,7 @@ import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import { answeringModel } from '../shared/askAssistant';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
+import type { RunNotices } from '../shared/runNotices';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
@@ -37,6 +38,8 @@ export interface AssistantModelSettings extends RequestSettings {
 	conversationId?: string;
 	/** Response Format (or withStructuredOutput): the schema the answer must match. */
 	outputFormat?: OutputFormatSchema;
+	/** What this run has told once (runNotices.ts). */
+	notices?: RunNotices;
 }
 
 /** The SDK's `getParametersJsonSchema` (Zod or JSON Schema to JSON Schema), passed in by the node. */

@@ -188,5 +188,27 @@ export interface ErrorEventData {
 	turn_status?: string;
 }
 
+/**
+ * Data of the 2026 stream's terminal events (docs/api.md#2026-stream-dialect): `completed`
+ * (`status` `succeeded`, or another status: a failure) and `failed` (the run failed, in a 200).
+ */
+export interface RunEndEventData {
+	status?: 'succeeded' | 'failed' | string | null;
+	/** The message for the user when the run failed. */
+	error?: string | null;
+	/** The service's class of failure, e.g. `UserError`. */
+	error_type?: string | null;
+	/** Whose failure it is (`ours` seen), and what kind (`unknown_model` seen). */
+	failure_owner?: string | null;
+	failure_kind?: string | null;
+	runner_id?: string | null;
+}
+
+/** A tool's result as `FunctionToolResultEvent.result` tells it (a `tool-return` part). */
+export interface ToolReturnPart extends MessagePart {
+	/** Whether the tool succeeded (2026 stream). */
+	outcome?: 'success' | 'error' | string;
+}
+
 /** An API shape as it comes off the wire: its fields by name, each still to be checked. */
 export type Unchecked<T> = { [K in keyof T]?: unknown };

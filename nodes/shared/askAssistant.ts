@@ -33,6 +33,7 @@ import { runCall } from './transport/retryLoop';
 import type { Attempt } from './transport/send';
 import { isCreditMessage, isSessionPoolMessage, redact } from './transport/serverMessage';
 import { openStream } from './transport/streamCall';
+import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
 
 export type { AssistantContext } from './transport/request';
@@ -54,6 +55,8 @@ export interface AskCall {
 	pace?: AttemptPace;
 	/** Collect what the assistant did (docs/api.md#steps); `thinking` adds its thinking texts. */
 	steps?: { thinking: boolean };
+	/** The run's notices, so that an unknown stream event is logged once per run. */
+	notices?: RunNotices;
 }
 
 export interface AskResult {
@@ -256,7 +259,12 @@ async function streamedAnswer(
 		return resultOfJson(attempt.scope, call, opened.body, opened.headers, heard);
 	}
 	const structured = call.request.output_format !== undefined;
-	const answer = new StreamAnswer({ structured, onText: live.forward, steps: call.steps });
+	const answer = new StreamAnswer({
+		structured,
+		onText: live.forward,
+		steps: call.steps,
+		onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
+	});
 	live.reads(answer);
 	heard.answer = answer;
 	read: for await (const batch of opened.messages) {
@@ -309,6 +317,17 @@ function streamFailure(
 				},
 				request.itemIndex,
 			);
+		case 'run-failed':
+			if (isCreditMessage(said)) return creditError(scope, undefined, said);
+			// The service took the ask and its run failed: never sent again, never read elsewhere.
+			return apiError(
+				node,
+				{
+					message: headline("The assistant's run failed", undefined, said),
+					description: runFailedAdvice(failure.run),
+				},
+				request.itemIndex,
+			);
 		case 'incomplete':
 			return new LostResponse(
 				'incomplete',
@@ -316,8 +335,9 @@ function streamFailure(
 					node,
 					{
 						message: failure.message,
-						description:
-							'The service closed the stream without its End event, so the answer may be cut short. No partial answer was returned; run the item again.',
+						description: failure.unknownEvents.length
+							? 'The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. Update the package if a newer version is out, and report these event names to its issue tracker.'
+							: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
 					},
 					request.itemIndex,
 				),
@@ -331,6 +351,29 @@ function streamFailure(
 				request.itemIndex,
 			);
 	}
+}
+
+/** What to do about a failed run, from the service's class and kind of failure. */
+function runFailedAdvice(run: StreamAnswerError['run']): string {
+	const classed = run?.errorType
+		? ` (the service classed it ${run.errorType}${run.failureKind ? `, ${run.failureKind}` : ''})`
+		: '';
+	if (run?.failureKind === 'unknown_model') {
+		return `The service does not know the model this ask named${classed}. Pick a model from the list (Model > From List), or leave Model empty for the account's default, then run the item again.`;
+	}
+	if (run?.errorType === 'UserError') {
+		return `The service says the ask itself is at fault${classed}: change what the message names (the model, the persona, the input), then run the item again.`;
+	}
+	return `The service accepted the ask and its run failed there${classed}. It was not sent again, so that the assistant does not act twice: run the item again, or try another model.`;
+}
+
+/** An event the stream carried that this node does not know: its name, never its data. */
+function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, name: string): void {
+	if (notices && !notices.first(`unknown-stream-event:${name}`)) return;
+	attempt.ctx.logger.warn(
+		`Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`,
+		{ itemIndex: attempt.scope.request.itemIndex },
+	);
 }
 
 function withFallback(result: AskResult, headers: ResponseHeaders): AskResult {

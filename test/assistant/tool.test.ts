@@ -381,7 +381,7 @@ describe('what the agent is told about the tool', () => {
 			error: string;
 		}>;
 		expect(error).toBe(
-			`The conversation ID "${invented}" is not a conversation of this assistant (Not found (HTTP 404): Conversation not found). Ask again with an empty conversation ID to start a new conversation; pass a conversation ID only when it is the conversation_id of an earlier answer of this tool.`,
+			`The conversation ID "${invented}" is not a conversation of this assistant (The conversation was not found (HTTP 404): Conversation not found). Ask again with an empty conversation ID to start a new conversation; pass a conversation ID only when it is the conversation_id of an earlier answer of this tool.`,
 		);
 	});
 

@@ -111,6 +111,7 @@ async function askItem(
 		...settings,
 		itemIndex,
 		onText: settings.stream ? (delta) => live.text(delta) : undefined,
+		notices: cache.notices,
 	});
 	live.finish(result.output);
 	return await askOutput(ctx, cache, request, result);

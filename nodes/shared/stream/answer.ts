@@ -2,6 +2,7 @@ import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
+import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
 
 /**
@@ -20,6 +21,8 @@ export interface StreamAnswerOptions {
 	onText?: (delta: string) => void;
 	/** Also collect the steps (docs/api.md#steps); `thinking` includes the thinking texts. */
 	steps?: { thinking: boolean };
+	/** Each event name this node does not know, the first time this stream carries it. */
+	onUnknownEvent?: (name: string) => void;
 }
 
 export interface StreamAnswerResult {
@@ -33,7 +36,12 @@ export interface StreamAnswerResult {
 export type StreamFailure =
 	/** An `Error` or `SSEErrorEvent`: `serverMessage` holds the server's words. */
 	| 'error-event'
-	/** The stream closed without `End` or an error event. */
+	/**
+	 * The 2026 stream's `failed` (or `completed` with another status): the service took the ask
+	 * and its run failed; `serverMessage` holds its `error`, `run` the rest.
+	 */
+	| 'run-failed'
+	/** The stream closed without an end this node knows or an error event. */
 	| 'incomplete'
 	/** `End` after no answer text and no `output`. */
 	| 'no-answer'
@@ -49,6 +57,10 @@ export class StreamAnswerError extends Error {
 		readonly serverMessage?: string,
 		/** Whether any answer text had come before the failure. */
 		readonly afterText = false,
+		/** For `run-failed`: the service's class and kind of failure, and the run's status. */
+		readonly run?: { status: string; errorType?: string; failureKind?: string },
+		/** For `incomplete`: the events the stream carried that this node does not know. */
+		readonly unknownEvents: readonly string[] = [],
 	) {
 		super(message);
 		this.name = 'StreamAnswerError';
@@ -57,16 +69,31 @@ export class StreamAnswerError extends Error {
 
 export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
+/** At most this many unknown event names are kept (a hostile stream could send endless ones). */
+const MAX_UNKNOWN_EVENTS = 10;
+/** An event name longer than this is cut where it is shown. */
+const MAX_EVENT_NAME = 80;
+
 /** Folds the SSE messages of one stream into its answer. */
 export class StreamAnswer {
 	private readonly assembler: AnswerAssembler;
 	private readonly collector: StepCollector | undefined;
+	/** Only for a structured ask: the object may come as an output tool's arguments. */
+	private readonly outputTool: OutputToolCalls | undefined;
 	private end: Extract<StreamEvent, { type: 'end' }> | undefined;
 	private errorMessage: string | undefined;
+	private runFailure: Extract<StreamEvent, { type: 'runFailed' }> | undefined;
+	private readonly unknown: string[] = [];
 
 	constructor(private readonly options: StreamAnswerOptions) {
 		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
 		this.collector = options.steps && new StepCollector(options.steps.thinking);
+		this.outputTool = options.structured ? new OutputToolCalls() : undefined;
+	}
+
+	/** The events this stream carried that this node does not know, by name, each once. */
+	get unknownEvents(): readonly string[] {
+		return this.unknown;
 	}
 
 	/** The steps so far (docs/api.md#steps); undefined when they are not collected. */
@@ -84,9 +111,11 @@ export class StreamAnswer {
 		return this.assembler.hasText;
 	}
 
-	/** End or an error event has come: later messages mean nothing. */
+	/** An end, an error event or the run's failure has come: later messages mean nothing. */
 	get finished(): boolean {
-		return this.end !== undefined || this.errorMessage !== undefined;
+		return (
+			this.end !== undefined || this.errorMessage !== undefined || this.runFailure !== undefined
+		);
 	}
 
 	/** Returns false once the stream is finished. */
@@ -94,23 +123,58 @@ export class StreamAnswer {
 		if (this.finished) return false;
 		const collector = this.collector;
 		for (const event of toStreamEvents(message, collector !== undefined)) {
-			if (event.type === 'end') {
-				this.assembler.finish();
-				this.end = event;
-			} else if (event.type === 'error') this.errorMessage = event.message;
-			else if (collector) this.collect(collector, event);
-			else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
-				this.assembler.accept(event);
+			switch (event.type) {
+				case 'end':
+					this.assembler.finish();
+					this.end = event;
+					break;
+				case 'error':
+					this.errorMessage = event.message;
+					break;
+				case 'runFailed':
+					this.runFailure = event;
+					break;
+				case 'unknown':
+					this.noteUnknown(event.name);
+					break;
+				default:
+					if (collector) this.collect(collector, event);
+					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
+						this.assembler.accept(event);
+					}
+					if (this.outputTool) this.readOutputTool(this.outputTool, event);
 			}
 			if (this.finished) return false;
 		}
 		return true;
 	}
 
+	private noteUnknown(name: string): void {
+		const shown = printable(name);
+		if (this.unknown.length >= MAX_UNKNOWN_EVENTS || this.unknown.includes(shown)) return;
+		this.unknown.push(shown);
+		this.options.onUnknownEvent?.(shown);
+	}
+
+	/**
+	 * A tool call's part or delta, as the output tool may carry a structured answer in it; read
+	 * after the assembler, which decides where a model message begins.
+	 */
+	private readOutputTool(
+		calls: OutputToolCalls,
+		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' }>,
+	): void {
+		const message = this.assembler.messageNumber;
+		if (event.type === 'toolDelta') calls.delta(message, event.index, event.delta);
+		else if ((event.type === 'partStart' || event.type === 'partEnd') && event.part) {
+			calls.part(message, event.index, event.part, event.type === 'partEnd');
+		}
+	}
+
 	/** The assembler decides where a model message begins; the steps go by its messages. */
 	private collect(
 		collector: StepCollector,
-		event: Exclude<StreamEvent, { type: 'end' | 'error' }>,
+		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' }>,
 	): void {
 		if (event.type === 'toolEvent') {
 			collector.toolEvent(event.part);
@@ -142,6 +206,16 @@ export class StreamAnswer {
 
 	/** The answer of a finished stream; a StreamAnswerError when it has none. */
 	result(): StreamAnswerResult {
+		if (this.runFailure) {
+			const { message, status, errorType, failureKind } = this.runFailure;
+			throw new StreamAnswerError(
+				'run-failed',
+				`The assistant's run failed: ${message}`,
+				message,
+				this.hasText,
+				{ status, errorType, failureKind },
+			);
+		}
 		if (this.errorMessage !== undefined) {
 			throw new StreamAnswerError(
 				'error-event',
@@ -151,11 +225,16 @@ export class StreamAnswer {
 			);
 		}
 		if (!this.end) {
+			const unknown = this.unknown.length
+				? `; it carried events this node does not know: ${this.unknown.join(', ')}`
+				: '';
 			throw new StreamAnswerError(
 				'incomplete',
-				'The stream ended before the answer was complete',
+				`The stream ended before the answer was complete${unknown}`,
 				undefined,
 				this.hasText,
+				undefined,
+				this.unknown,
 			);
 		}
 		const output = this.output(this.end.output);
@@ -168,15 +247,23 @@ export class StreamAnswer {
 		return result;
 	}
 
-	/** End's output wins when present; else the assembled text (docs/api.md#how-a-stream-ends). */
+	/**
+	 * End's output wins when present; else the assembled text (docs/api.md#how-a-stream-ends). A
+	 * structured answer is End's object, else the output tool's, else the text's
+	 * (docs/api.md#structured-output-in-a-stream).
+	 */
 	private output(endOutput: string | Record<string, unknown> | undefined) {
 		const text = this.assembler.text();
-		if (endOutput === undefined && !text) {
+		const toolObject = this.outputTool?.object();
+		if (endOutput === undefined && !text && !toolObject) {
 			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
 		}
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
-		const object = jsonObject(endOutput ?? text);
+		const object =
+			(endOutput === undefined ? undefined : jsonObject(endOutput)) ??
+			toolObject ??
+			jsonObject(text);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',
@@ -200,6 +287,13 @@ export function readAnswerFromChunks(
 	}
 	if (!answer.finished) decoder.finish();
 	return answer.result();
+}
+
+/** A name as it may be shown: printable characters only, cut when long. */
+function printable(name: string): string {
+	// eslint-disable-next-line no-control-regex
+	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
 }
 
 /** The JSON object a text carries (a structured answer sent as text; outputFormat/structuredText.ts). */

@@ -21,8 +21,14 @@ export interface SseDecoder {
  */
 export function createSseDecoder(onMessage: (message: SseMessage) => void): SseDecoder {
 	const decoder = new TextDecoder('utf-8');
+	let ended = false;
 	const parser = createParser({
-		onEvent: ({ event, data }) => onMessage({ event: event ?? 'message', data }),
+		onEvent: ({ event, data }) => {
+			// A last message without its blank line is dropped by the SSE rules, unless its data is
+			// whole JSON: then nothing of it was cut (a quoted or abruptly closed terminal event).
+			if (ended && !isWholeJson(data)) return;
+			onMessage({ event: event ?? 'message', data });
+		},
 	});
 	return {
 		push(chunk) {
@@ -31,10 +37,20 @@ export function createSseDecoder(onMessage: (message: SseMessage) => void): SseD
 		finish() {
 			const rest = decoder.decode();
 			if (rest) parser.feed(rest);
-			// A last message without its blank line is incomplete by the SSE rules: dropped.
+			ended = true;
+			parser.feed('\n\n');
 			parser.reset();
 		},
 	};
+}
+
+function isWholeJson(data: string): boolean {
+	try {
+		JSON.parse(data);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /**

@@ -5,15 +5,18 @@ import type {
 	MessagePart,
 	PartDeltaEventData,
 	PartEventData,
+	RunEndEventData,
 	Unchecked,
 } from '../api';
 import type { SseMessage } from './decode';
 
 /**
- * What the node reads from each SSE message of an ask stream, in either dialect
- * (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect). Everything else on
- * the wire (comments, `[DONE]`, unknown events) carries nothing. What the steps need (the parts
- * themselves, tool-call deltas, tool events: docs/api.md#steps) is read only when asked for.
+ * What the node reads from each SSE message of an ask stream, in every dialect
+ * (docs/api.md#2026-stream-dialect, docs/api.md#documented-stream-dialect,
+ * docs/api.md#live-stream-dialect). Comments and `[DONE]` carry nothing; an event the node does
+ * not know is named (`unknown`), never read. What the steps need (the parts themselves, tool
+ * events: docs/api.md#steps) is read only when asked for; a tool call's parts and deltas are
+ * always read, since pydantic-ai's output tool may carry a structured answer.
  */
 export type StreamEvent =
 	/** `FrontendModelResponse.content`: the next piece of the current message's text. */
@@ -23,19 +26,60 @@ export type StreamEvent =
 	 * steps, the parts themselves and the `model_name` beside them.
 	 */
 	| { type: 'snapshot'; text: string; kinds: string[]; parts?: unknown[]; model?: string }
-	/** With steps, `part` is the part itself. */
+	/** With steps, and for every tool call, `part` is the part itself. */
 	| { type: 'partStart'; index: number; kind: string; text: string; part?: Json }
 	/** `kind` is absent when the delta does not name it: it is then its part's kind. */
 	| { type: 'partDelta'; index: number; kind?: string; text: string }
 	| { type: 'partEnd'; index: number; kind: string; text: string; part?: Json }
-	/** With steps: a `tool_call` delta (more of a tool call's name or arguments). */
+	/** A `tool_call` delta: more of a tool call's name or arguments. */
 	| { type: 'toolDelta'; index: number; delta: Json }
 	/** With steps: a tool call or result told beside the parts (`FunctionToolCallEvent`, …). */
 	| { type: 'toolEvent'; part: Json }
+	/** `End`, or the 2026 stream's `completed` with `status` `succeeded`. */
 	| { type: 'end'; output?: string | Record<string, unknown>; conversationId?: string }
-	| { type: 'error'; message: string };
+	| { type: 'error'; message: string }
+	/**
+	 * The 2026 stream's `failed`, or `completed` with another status: the service accepted the
+	 * ask and its run failed there.
+	 */
+	| { type: 'runFailed'; message: string; status: string; errorType?: string; failureKind?: string }
+	/** An event this node does not know: its name only, never its data. */
+	| { type: 'unknown'; name: string };
 
 type Json = Record<string, unknown>;
+
+/**
+ * Every event name this node knows, in any dialect: those that carry the answer, the steps or the
+ * stream's end, and those known to carry nothing for it (the 2026 stream's runtime chunks and its
+ * echo of the request, which holds the user's private files and is never read).
+ */
+export const KNOWN_STREAM_EVENTS: readonly string[] = [
+	'FrontendModelResponse',
+	'End',
+	'Error',
+	'SSEErrorEvent',
+	'PartStartEvent',
+	'PartDeltaEvent',
+	'PartEndEvent',
+	'FunctionToolCallEvent',
+	'FunctionToolResultEvent',
+	'BuiltinToolCallEvent',
+	'BuiltinToolResultEvent',
+	'FinalResultEvent',
+	'AgentRuntimeStreamChunk',
+	'FrontendModelRequest',
+	'completed',
+	'failed',
+];
+
+/** Events that carry nothing the node reads. */
+const SILENT_EVENTS: ReadonlySet<string> = new Set([
+	// `message` is a bare `data:` line that names no event (`[DONE]`, other JSON).
+	'message',
+	'FinalResultEvent',
+	'AgentRuntimeStreamChunk',
+	'FrontendModelRequest',
+]);
 
 /** pydantic-ai's `event_kind` values, for flat events that name their kind so instead of `type`. */
 const EVENT_KINDS: Record<string, string> = {
@@ -46,6 +90,7 @@ const EVENT_KINDS: Record<string, string> = {
 	function_tool_result: 'FunctionToolResultEvent',
 	builtin_tool_call: 'BuiltinToolCallEvent',
 	builtin_tool_result: 'BuiltinToolResultEvent',
+	final_result: 'FinalResultEvent',
 };
 
 /** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */
@@ -66,7 +111,7 @@ export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[
 		case 'PartEndEvent':
 			return partEvent(named.event, parseObject<PartEventData>(named.data), steps);
 		case 'PartDeltaEvent':
-			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data), steps);
+			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data));
 		case 'FunctionToolCallEvent':
 		case 'BuiltinToolCallEvent':
 		case 'FunctionToolResultEvent':
@@ -77,8 +122,11 @@ export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[
 		case 'Error':
 		case 'SSEErrorEvent':
 			return [{ type: 'error', message: errorMessage(named.data) }];
+		case 'completed':
+		case 'failed':
+			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
 		default:
-			return [];
+			return SILENT_EVENTS.has(named.event) ? [] : [{ type: 'unknown', name: named.event }];
 	}
 }
 
@@ -148,21 +196,16 @@ function partEvent(
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
 	const text = typeof part.content === 'string' ? part.content : '';
 	const which = type === 'PartStartEvent' ? 'partStart' : 'partEnd';
-	return steps
+	return steps || kind === 'tool-call'
 		? [{ type: which, index: data.index, kind, text, part: data.part }]
 		: [{ type: which, index: data.index, kind, text }];
 }
 
-function partDeltaEvent(
-	data: Unchecked<PartDeltaEventData> | undefined,
-	steps: boolean,
-): StreamEvent[] {
+function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
 	const { part_delta_kind: kind, content_delta: text } = delta;
-	if (kind === 'tool_call') {
-		return steps ? [{ type: 'toolDelta', index: data.index, delta: data.delta }] : [];
-	}
+	if (kind === 'tool_call') return [{ type: 'toolDelta', index: data.index, delta: data.delta }];
 	if (typeof text !== 'string' || !text) return [];
 	return [
 		{
@@ -195,6 +238,34 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 		}
 	}
 	return end;
+}
+
+/**
+ * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
+ * `succeeded` (or none) ends the answer; `failed`, or `completed` with another status, is the
+ * run's failure with the service's `error`. Their fields may also sit under `data` (flat form).
+ */
+function runEndEvent(
+	name: 'completed' | 'failed',
+	data: Unchecked<RunEndEventData & { data: unknown; message: unknown }> | undefined,
+): StreamEvent {
+	const fields: Unchecked<RunEndEventData & { message: unknown }> = {
+		...(data && isObject(data.data) ? data.data : {}),
+		...data,
+	};
+	const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value : undefined);
+	const status = text(fields.status) ?? (name === 'failed' ? 'failed' : 'succeeded');
+	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
+	const failure: StreamEvent = {
+		type: 'runFailed',
+		status,
+		message: text(fields.error) ?? text(fields.message) ?? `The run ended with status "${status}"`,
+	};
+	const errorType = text(fields.error_type);
+	const failureKind = text(fields.failure_kind);
+	if (errorType) failure.errorType = errorType;
+	if (failureKind) failure.failureKind = failureKind;
+	return failure;
 }
 
 function errorMessage(dataText: string): string {

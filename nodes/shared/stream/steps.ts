@@ -1,3 +1,5 @@
+import { isOutputTool } from './outputTool';
+
 /**
  * What the assistant did on the way to its answer, from its stream (docs/api.md#steps): each
  * tool call, each tool result and (when asked for) each thinking text, in the order they first
@@ -12,7 +14,14 @@ export type AssistantStep =
 			args: Record<string, unknown>;
 			tool_call_id: string | null;
 	  }
-	| { type: 'tool_result'; tool_name: string; tool_call_id: string | null; content: unknown }
+	| {
+			type: 'tool_result';
+			tool_name: string;
+			tool_call_id: string | null;
+			content: unknown;
+			/** Whether the tool succeeded, where the stream says (2026: `success` or `error`). */
+			outcome?: string;
+	  }
 	| { type: 'thinking'; content: string };
 
 type Json = Record<string, unknown>;
@@ -44,14 +53,8 @@ interface Entry {
 	hasWhole: boolean;
 	/** A tool event has told this step (tool events carry no position: see `fromToolEvent`). */
 	byEvent: boolean;
-}
-
-/**
- * pydantic-ai's output tool (`final_result`, `final_result_<Name>`) carries a structured answer,
- * not something the assistant did: it is never a step.
- */
-function isOutputTool(name: string): boolean {
-	return name === 'final_result' || name.startsWith('final_result_');
+	/** A result's `outcome`, when told. */
+	outcome?: string;
 }
 
 export class StepCollector {
@@ -238,6 +241,7 @@ export class StepCollector {
 	/** The part's fields, as its source tells them: a whole view replaces the last whole view. */
 	private update(entry: Entry, part: Json, whole: boolean): void {
 		if (typeof part.tool_name === 'string' && part.tool_name) entry.toolName = part.tool_name;
+		if (typeof part.outcome === 'string' && part.outcome) entry.outcome = part.outcome;
 		const value = entry.kind === 'call' ? part.args : part.content;
 		if (value === undefined) return;
 		if (whole) {
@@ -289,12 +293,14 @@ function stepOf(entry: Entry, callNames: Map<string, string>): AssistantStep | u
 			// A result that does not name its tool is its call's.
 			const name = entry.toolName || (entry.callId ? callNames.get(entry.callId) : undefined);
 			if (!name || isOutputTool(name)) return undefined;
-			return {
+			const step: AssistantStep = {
 				type: 'tool_result',
 				tool_name: name,
 				tool_call_id: callId,
 				content: value === undefined ? null : value,
 			};
+			if (entry.outcome) step.outcome = entry.outcome;
+			return step;
 		}
 	}
 }

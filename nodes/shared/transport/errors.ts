@@ -69,6 +69,60 @@ export function describeStatus(status: number, headers: ResponseHeaders, said: s
 }
 
 /**
+ * Failures the live service answered in 2026 whose status alone misleads (docs/api.md#errors):
+ * the text to show and whether waiting may help, or undefined for any other failure. `modelNamed`
+ * says whether the ask named a model (else the account's default model answered).
+ */
+export function describeServiceFailure(
+	status: number,
+	said: string,
+	modelNamed: boolean,
+): { text: ErrorText; retryable: boolean } | undefined {
+	const text = (meaning: string, description: string, retryable = false) => ({
+		text: { message: headline(meaning, status, said), description },
+		retryable,
+	});
+	if (/model is disabled/i.test(said)) {
+		return text(
+			'The model is disabled',
+			'The account cannot use this model now. Pick another model (Model), or enable this one in the assistant app, then run the item again.',
+		);
+	}
+	if (/unknown provider/i.test(said)) {
+		return text(
+			"The model's provider is unknown to the service",
+			'The Model ID names a provider the service does not know (the part before the colon). Pick a model from the list (Model > From List), then run the item again.',
+		);
+	}
+	if (/model_not_found|model not found/i.test(said)) {
+		return modelNamed
+			? text(
+					'The model was not found',
+					'The service has no model by this ID for the account. Pick a model from the list (Model > From List), then run the item again.',
+				)
+			: text(
+					"The account's default model is not available",
+					"The ask named no model, and the service could not find the account's default model. Choose a model in Model (the list shows those the account can use), then run the item again.",
+				);
+	}
+	if (status === 404 && /conversation not found/i.test(said)) {
+		return text(
+			'The conversation was not found',
+			'Check Conversation ID: it must be the conversation_id of an earlier answer of this assistant. Leave it empty to start a new conversation.',
+		);
+	}
+	if (status >= 500 && /status_code:?\s*429|rate limit/i.test(said)) {
+		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429.
+		return text(
+			"The model's provider is rate limiting the account",
+			'The retries waited for it and it did not clear. Slow the workflow down (lower Options > Concurrency), raise Options > Retries, or try again later.',
+			true,
+		);
+	}
+	return undefined;
+}
+
+/**
  * The account or the model's provider is out of credit (docs/api.md#credit-failures): never
  * retried; the provider's words follow the colon.
  */

@@ -3,6 +3,7 @@ import { NodeApiError, type INode } from 'n8n-workflow';
 import {
 	apiError,
 	creditText,
+	describeServiceFailure,
 	describeStatus,
 	headline,
 	sessionPoolText,
@@ -53,13 +54,20 @@ export function statusFailure(
 	if (isSessionPoolMessage(said)) {
 		return new RetryableFailure('session-pool', sessionPoolError(scope, status, said), headers);
 	}
+	const known = describeServiceFailure(status, said, modelNamed(scope.request));
 	const error = apiError(
 		scope.node,
-		{ ...describeStatus(status, headers, said), httpCode: String(status) },
+		{ ...(known?.text ?? describeStatus(status, headers, said)), httpCode: String(status) },
 		scope.request.itemIndex,
 	);
-	if (!isRetryableStatus(status)) return error;
+	if (known ? !known.retryable : !isRetryableStatus(status)) return error;
 	return new RetryableFailure(status === 409 ? 'busy-conversation' : 'status', error, headers);
+}
+
+/** Whether the request is an ask that names its model. */
+function modelNamed(request: ApiRequest): boolean {
+	const body = request.body as { model_name?: unknown } | undefined;
+	return typeof body?.model_name === 'string' && body.model_name !== '';
 }
 
 /** `{"error": "..."}` inside a 200 (docs/api.md#ask-answer). */

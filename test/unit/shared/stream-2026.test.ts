@@ -1,0 +1,342 @@
+/**
+ * The 2026 stream (docs/api.md#2026-stream-dialect): the live service's streams as its public
+ * clients captured them (test/fixtures/captures/), replayed byte for byte and split anywhere,
+ * and the events around them: `completed`, `failed`, the runtime chunks, the request echo that
+ * must never leak, events this node does not know, and a structured answer in an output tool.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import {
+	NO_ANSWER_MESSAGE,
+	readAnswerFromChunks,
+	StreamAnswerError,
+	type StreamAnswerOptions,
+} from '../../../nodes/shared/stream/answer';
+import { KNOWN_STREAM_EVENTS } from '../../../nodes/shared/stream/events';
+import { prng } from '../../fuzz/prng';
+
+const CAPTURES = path.resolve(__dirname, '..', '..', 'fixtures', 'captures');
+const capture = (name: string) => fs.readFileSync(path.join(CAPTURES, name));
+const meta = (name: string) =>
+	JSON.parse(fs.readFileSync(path.join(CAPTURES, `${name}.meta.json`), 'utf8')) as {
+		summary: { assembledFullText: string };
+	};
+
+const sse = (event: string, data: unknown) =>
+	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+const COMPLETED = sse('completed', {
+	status: 'succeeded',
+	error: null,
+	runner_id: null,
+	error_type: null,
+	failure_owner: null,
+	failure_kind: null,
+});
+
+/**
+ * The answer a capture holds, read without the node's code: the text parts' first pieces and
+ * deltas, in order, the model responses (one `zmid` each) that wrote text joined by a blank line.
+ * Also the text without each part's first piece, as the capturing client read it.
+ */
+function expectedAnswer(bytes: Buffer): { answer: string; withoutFirstPieces: string } {
+	const responses = new Map<string, { all: string; rest: string }>();
+	for (const line of bytes.toString('utf8').split('\n')) {
+		if (!line.startsWith('data: ')) continue;
+		const data = JSON.parse(line.slice(6));
+		const zmid = data.metadata?.zmid as string | undefined;
+		if (!zmid) continue;
+		const response = responses.get(zmid) ?? { all: '', rest: '' };
+		responses.set(zmid, response);
+		if (data.event_kind === 'part_start' && data.part.part_kind === 'text') {
+			response.all += data.part.content;
+		}
+		if (data.event_kind === 'part_delta' && data.delta.part_delta_kind === 'text') {
+			response.all += data.delta.content_delta;
+			response.rest += data.delta.content_delta;
+		}
+	}
+	const written = [...responses.values()].filter((response) => response.all);
+	return {
+		answer: written.map((response) => response.all).join('\n\n'),
+		withoutFirstPieces: written.map((response) => response.rest).join(''),
+	};
+}
+
+/** The bytes cut at `cuts` random places (UTF-8 characters and lines included). */
+function splitAnywhere(bytes: Buffer, random: () => number, cuts: number): Buffer[] {
+	const at = Array.from({ length: cuts }, () => Math.floor(random() * bytes.length)).sort(
+		(a, b) => a - b,
+	);
+	const pieces: Buffer[] = [];
+	let from = 0;
+	for (const to of at) {
+		pieces.push(bytes.subarray(from, to));
+		from = to;
+	}
+	pieces.push(bytes.subarray(from));
+	return pieces;
+}
+
+function read(chunks: Array<Buffer | string>, options: Partial<StreamAnswerOptions> = {}) {
+	const pieces: string[] = [];
+	const unknown: string[] = [];
+	const result = readAnswerFromChunks(chunks, {
+		structured: false,
+		onText: (piece) => pieces.push(piece),
+		onUnknownEvent: (name) => unknown.push(name),
+		...options,
+	});
+	return { ...result, pieces, unknown };
+}
+
+function failureOf(chunks: Array<Buffer | string>, structured = false): StreamAnswerError {
+	let caught: unknown;
+	try {
+		readAnswerFromChunks(chunks, { structured });
+	} catch (error) {
+		caught = error;
+	}
+	expect(caught).toBeInstanceOf(StreamAnswerError);
+	return caught as StreamAnswerError;
+}
+
+describe.each(['2026-08-09-summarize', '2026-08-09-research'])('the capture %s', (name) => {
+	const bytes = capture(`${name}.sse`);
+	const expected = expectedAnswer(bytes);
+
+	it('is read whole: every piece of text once, the first piece of each part included', () => {
+		const result = read([bytes]);
+		expect(result.output).toBe(expected.answer);
+		expect(result.pieces.join('')).toBe(expected.answer);
+		expect(result.unknown).toEqual([]);
+		// The capturing client's reading (first pieces dropped, cut at 500 characters) agrees.
+		expect(expected.withoutFirstPieces.startsWith(meta(name).summary.assembledFullText)).toBe(true);
+	});
+
+	it('reads the same however the bytes are split', () => {
+		const random = prng(name.length);
+		for (let round = 0; round < 40; round++) {
+			const chunks = splitAnywhere(bytes, random, 1 + Math.floor(random() * 200));
+			expect(read(chunks).output).toBe(expected.answer);
+		}
+		// One byte at a time: every UTF-8 character and every line cut.
+		const bytewise = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+		expect(read(bytewise).output).toBe(expected.answer);
+	});
+
+	it('carries only events this node knows', () => {
+		const names = new Set(
+			bytes
+				.toString('utf8')
+				.split('\n')
+				.filter((line) => line.startsWith('event: '))
+				.map((line) => line.slice(7)),
+		);
+		for (const event of names) expect(KNOWN_STREAM_EVENTS).toContain(event);
+	});
+});
+
+describe('the research capture', () => {
+	it("tells the bash call and its result, with the result's outcome, and no output-tool step", () => {
+		const { steps } = read([capture('2026-08-09-research.sse')], {
+			steps: { thinking: false },
+		});
+		expect(steps?.map((step) => step.type)).toEqual(['tool_call', 'tool_result']);
+		const [call, result] = steps ?? [];
+		expect(call).toMatchObject({ type: 'tool_call', tool_name: 'bash' });
+		expect(call.type === 'tool_call' && typeof call.args.cmd).toBe('string');
+		expect(result).toMatchObject({
+			type: 'tool_result',
+			tool_name: 'bash',
+			outcome: 'success',
+			tool_call_id: call.type === 'tool_call' ? call.tool_call_id : undefined,
+		});
+	});
+
+	it('tells the thinking when asked', () => {
+		const { steps } = read([capture('2026-08-09-research.sse')], {
+			steps: { thinking: true },
+		});
+		expect(steps?.filter((step) => step.type === 'thinking').length).toBeGreaterThan(0);
+	});
+});
+
+describe('a failed run', () => {
+	it('is the service\'s error, with its class and kind, never "incomplete"', () => {
+		const error = failureOf([capture('2026-08-19-failed-unknown-model.sse')]);
+		expect(error.failure).toBe('run-failed');
+		expect(error.serverMessage).toBe('Unknown model: nonexistent-model-xyz');
+		expect(error.message).toBe("The assistant's run failed: Unknown model: nonexistent-model-xyz");
+		expect(error.run).toEqual({
+			status: 'failed',
+			errorType: 'UserError',
+			failureKind: 'unknown_model',
+		});
+	});
+
+	it('after answer text too: the text is not returned as the answer', () => {
+		const events = [
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Half an' } }),
+			sse('failed', { status: 'failed', error: 'The model stream was interrupted' }),
+		];
+		const error = failureOf(events);
+		expect(error.failure).toBe('run-failed');
+		expect(error.afterText).toBe(true);
+	});
+
+	it('is also a `completed` whose status is not `succeeded`', () => {
+		const error = failureOf([
+			sse('completed', { status: 'cancelled', error: null, error_type: null }),
+		]);
+		expect(error.failure).toBe('run-failed');
+		expect(error.message).toBe(`The assistant's run failed: The run ended with status "cancelled"`);
+	});
+});
+
+describe('the request echo (FrontendModelRequest)', () => {
+	const MARKER = 'PRIVATE-WORKSPACE-FILE-4f1c';
+	const echo = sse('FrontendModelRequest', {
+		messages: [{ role: 'system', content: `files: ${MARKER}` }],
+		input: `${MARKER} the user's message`,
+	});
+
+	it('reaches no answer, no piece passed on and no step, in any position', () => {
+		const bytes = capture('2026-08-09-research.sse').toString('utf8');
+		const events = bytes.split('\n\n');
+		const random = prng(7);
+		for (let round = 0; round < 20; round++) {
+			const at = Math.floor(random() * (events.length - 1));
+			const withEcho = [...events.slice(0, at), echo.trimEnd(), ...events.slice(at)].join('\n\n');
+			const result = read(splitAnywhere(Buffer.from(withEcho), random, 50), {
+				steps: { thinking: true },
+			});
+			expect(JSON.stringify(result)).not.toContain(MARKER);
+			expect(result.output).toBe(expectedAnswer(Buffer.from(bytes)).answer);
+		}
+	});
+
+	it('is a known event: never reported as unknown, never quoted in an error', () => {
+		const error = failureOf([echo]);
+		expect(error.failure).toBe('incomplete');
+		expect(error.unknownEvents).toEqual([]);
+		expect(error.message).not.toContain(MARKER);
+	});
+});
+
+describe('events this node does not know', () => {
+	it('are named in the error when the stream ends without an end the node knows', () => {
+		const events = [
+			sse('RunStarted', { secret: 'data' }),
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } }),
+			sse('TurnFinished', { status: 'ok' }),
+			sse('TurnFinished', { status: 'ok' }),
+		];
+		const error = failureOf(events);
+		expect(error.failure).toBe('incomplete');
+		expect(error.unknownEvents).toEqual(['RunStarted', 'TurnFinished']);
+		expect(error.message).toBe(
+			'The stream ended before the answer was complete; it carried events this node does not know: RunStarted, TurnFinished',
+		);
+		expect(error.message).not.toContain('secret');
+	});
+
+	it('are told once each, by name only, and do not stop an answer that ends', () => {
+		const result = read([
+			sse('RunStarted', { a: 1 }),
+			sse('RunStarted', { a: 2 }),
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hello' } }),
+			COMPLETED,
+		]);
+		expect(result.output).toBe('Hello');
+		expect(result.unknown).toEqual(['RunStarted']);
+	});
+
+	it('are kept to ten names, each cut and without control characters', () => {
+		const events = Array.from({ length: 50 }, (_, i) => sse(`Event${i}${'x'.repeat(200)}`, {}));
+		events.push(sse('Bad\u0007Name', {}));
+		const error = failureOf(events);
+		expect(error.unknownEvents).toHaveLength(10);
+		for (const name of error.unknownEvents) expect(name.length).toBeLessThanOrEqual(81);
+	});
+});
+
+describe('a 2026 stream that ends', () => {
+	it('with `completed` and no text has not answered', () => {
+		const error = failureOf([sse('AgentRuntimeStreamChunk', { type: 'status' }), COMPLETED]);
+		expect(error.failure).toBe('no-answer');
+		expect(error.message).toBe(NO_ANSWER_MESSAGE);
+	});
+
+	it('takes a whole answer given in one PartStartEvent', () => {
+		const part = { part_kind: 'text', content: 'The whole answer.' };
+		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
+			'The whole answer.',
+		);
+	});
+
+	it('takes a delta for an index whose start it never saw', () => {
+		const delta = (index: number, content: string) =>
+			sse('PartDeltaEvent', { index, delta: { part_delta_kind: 'text', content_delta: content } });
+		expect(read([delta(1, 'Hello'), delta(1, ' there'), COMPLETED]).output).toBe('Hello there');
+	});
+
+	it('reads the flat form of `completed` and `failed` too', () => {
+		const flat = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
+		const part = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
+		expect(read([part, flat({ type: 'completed', status: 'succeeded' })]).output).toBe('Hi');
+		const error = failureOf([flat({ type: 'failed', data: { error: 'No model' } })]);
+		expect(error.serverMessage).toBe('No model');
+	});
+});
+
+describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in-a-stream)', () => {
+	const toolStart = (name: string, args: unknown) =>
+		sse('PartStartEvent', {
+			index: 0,
+			part: { part_kind: 'tool-call', tool_name: name, args, tool_call_id: 'call_1' },
+		});
+	const argsDelta = (args: unknown) =>
+		sse('PartDeltaEvent', {
+			index: 0,
+			delta: { part_delta_kind: 'tool_call', args_delta: args, tool_call_id: 'call_1' },
+		});
+
+	it("is the output tool's arguments, grown through args_delta", () => {
+		const events = [
+			toolStart('final_result', ''),
+			argsDelta('{"city": "Pa'),
+			argsDelta('ris", "sunny": true}'),
+			COMPLETED,
+		];
+		expect(read(events, { structured: true }).output).toEqual({ city: 'Paris', sunny: true });
+	});
+
+	it("is the output tool's arguments given whole, as an object or as text", () => {
+		expect(
+			read([toolStart('final_result', { a: 1 }), COMPLETED], { structured: true }).output,
+		).toEqual({
+			a: 1,
+		});
+		expect(
+			read([toolStart('final_result_Weather', '{"a": 2}'), COMPLETED], { structured: true }).output,
+		).toEqual({ a: 2 });
+	});
+
+	it("prefers End's output, then the output tool, then the text", () => {
+		const text = sse('PartStartEvent', {
+			index: 1,
+			part: { part_kind: 'text', content: '{"from": "text"}' },
+		});
+		const end = sse('End', { output: { from: 'end' } });
+		const tool = toolStart('final_result', '{"from": "tool"}');
+		expect(read([tool, text, end], { structured: true }).output).toEqual({ from: 'end' });
+		expect(read([tool, text, COMPLETED], { structured: true }).output).toEqual({ from: 'tool' });
+		expect(read([text, COMPLETED], { structured: true }).output).toEqual({ from: 'text' });
+	});
+
+	it('is not taken from a tool that is not the output tool', () => {
+		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
+		expect(error.failure).toBe('no-answer');
+	});
+});
