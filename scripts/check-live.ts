@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import * as streamEvents from '../nodes/shared/stream/events';
+import { KNOWN_STREAM_EVENTS } from '../nodes/shared/stream/events';
 import { startEmulator } from '../test/emulator/server';
 import { redactStream, scrubText } from './live-check/redact';
 import {
@@ -25,23 +25,6 @@ import {
 
 const ASK = 'Reply with one short sentence: what is 2 + 2?';
 const OUT_DIR = path.join(__dirname, '..', 'artifacts', 'live-check');
-/** Read where the node's stream module does not export its list (yet). */
-const FALLBACK_KNOWN_EVENTS = [
-	'FrontendModelResponse',
-	'End',
-	'Error',
-	'SSEErrorEvent',
-	'PartStartEvent',
-	'PartDeltaEvent',
-	'PartEndEvent',
-	'FunctionToolCallEvent',
-	'FunctionToolResultEvent',
-	'completed',
-	'failed',
-	'AgentRuntimeStreamChunk',
-	'FrontendModelRequest',
-];
-
 interface Target {
 	baseUrl: string;
 	token: string;
@@ -51,14 +34,6 @@ interface Fetched {
 	status: number;
 	headers: Headers;
 	text: string;
-}
-
-/** The events the node knows, from its stream module (and whether the list came from there). */
-export function nodeKnownEvents(): { events: readonly string[]; fromNode: boolean } {
-	const exported = (streamEvents as Record<string, unknown>).KNOWN_STREAM_EVENTS;
-	return Array.isArray(exported)
-		? { events: exported as string[], fromNode: true }
-		: { events: FALLBACK_KNOWN_EVENTS, fromNode: false };
 }
 
 async function request(target: Target, method: string, route: string, body?: unknown) {
@@ -183,11 +158,7 @@ async function main(): Promise<number> {
 	// The comparison reads the stream as saved: the echo's fields never leave this process.
 	const liveSignatures = signaturesOf(parseEvents(live.stream.text));
 	const reference = await emulatorReference();
-	const known = nodeKnownEvents();
-	if (!known.fromNode) {
-		console.log('note: the node exports no KNOWN_STREAM_EVENTS; compared with a built-in list');
-	}
-	const differences = differencesOf(live, liveSignatures, reference, known.events);
+	const differences = differencesOf(live, liveSignatures, reference, KNOWN_STREAM_EVENTS);
 	console.log(`saved ${saved} (the request echo, ids and private values removed)`);
 	console.log(`event kinds seen: ${[...liveSignatures.keys()].join(', ')}`);
 	if (differences.length === 0) {
