@@ -35,7 +35,7 @@ let credential: EngineCredential;
 const runs: RunResult[] = [];
 
 beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
+	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());

@@ -26,7 +26,7 @@ let emulator: Emulator;
 let credential: EngineCredential;
 
 beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN });
+	emulator = await startEmulator({ token: TOKEN, dialect: 'live' });
 	// A trailing slash must work as well as none.
 	credential = emulatorCredential(`${emulator.baseUrl}/`, TOKEN);
 });

@@ -26,7 +26,7 @@ const runs: RunResult[] = [];
 beforeAll(async () => {
 	// A running conversation says to read it again after 20 ms (docs/api.md#exactly-once), so
 	// the load test's recoveries do not wait the public client's 5 s schedule.
-	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
+	emulator = await startEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());

@@ -36,7 +36,12 @@ let emulator: Emulator;
 let credential: EngineCredential;
 
 beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
+	emulator = await startEmulator({
+		token: TOKEN,
+		answerDelayMs: 0,
+		chunkDelayMs: 0,
+		dialect: 'live',
+	});
 	credential = emulatorCredential(emulator.baseUrl, TOKEN);
 });
 afterAll(async () => await emulator.close());
