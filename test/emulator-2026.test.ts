@@ -295,7 +295,7 @@ describe('failed runs in 2026: HTTP 200, then `failed` (or `completed` with anot
 	});
 });
 
-describe('the errors users met in 2026 (docs/api.md#errors-seen-in-2026)', () => {
+describe('the errors users met in 2026 (docs/api.md#errors-the-live-service-answered-in-2026)', () => {
 	test.each([
 		['model-disabled', 403, { detail: 'Model is disabled: vercel:zai/glm-5.2' }],
 		['unknown-provider', 502, { detail: 'Unknown provider' }],

@@ -70,7 +70,7 @@ const CREDIT_FAULTS = {
 	'credit-event': { name: 'error-event', message: CREDIT_MESSAGE },
 };
 
-// The errors users of the live service met in 2026 (docs/api.md#errors-seen-in-2026).
+// The errors users of the live service met in 2026 (docs/api.md#errors-the-live-service-answered-in-2026).
 const PROVIDER_429_MESSAGE =
 	"The model stream was interrupted... (status_code: 429, model_name: zai/glm-5.2, body: You've exceeded your subscription rate limits)";
 const MODEL_NOT_FOUND_MESSAGE =
