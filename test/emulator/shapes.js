@@ -2,8 +2,9 @@
 'use strict';
 
 /**
- * Stream shapes: which events carry an answer, in the documented dialect or the live one
- * (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect). A shape is chosen
+ * Stream shapes: which events carry an answer, in the documented dialect, the live one or the
+ * 2026 one (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect,
+ * docs/api.md#2026-stream-dialect; the 2026 frames are frames2026.js's). A shape is chosen
  * for the whole emulator (`dialect`) or for one ask (`#shape=<token>+<token>...` in its input).
  */
 
