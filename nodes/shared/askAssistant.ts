@@ -1,40 +1,14 @@
-import type { NodeApiError } from 'n8n-workflow';
-
-import type { AskRequest, AskResponse } from './api';
-import {
-	busyConversationWait,
-	recoverAfterFailure,
-	type AttemptHeard,
-} from './recovery/afterFailure';
-import { quotedStart } from './outputFormat/structuredText';
+import type { AskRequest } from './api';
+import { attemptAsk, withFallback } from './askAttempt';
+import { LiveText } from './liveText';
+import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailure';
 import { unsentRest } from './recovery/recoverAnswer';
-import {
-	jsonObject,
-	NO_ANSWER_MESSAGE,
-	StreamAnswer,
-	type StreamAnswerError,
-} from './stream/answer';
-import { LostResponse } from './transport/acceptance';
-import { apiError, headline } from './transport/errors';
-import {
-	creditError,
-	RetryableFailure,
-	sessionPoolError,
-	type FailureScope,
-} from './transport/failures';
-import type { AttemptPace } from './transport/pace';
-import {
-	headerValue,
-	type ApiRequest,
-	type AssistantContext,
-	type ResponseHeaders,
-} from './transport/request';
-import { runCall } from './transport/retryLoop';
-import type { Attempt } from './transport/send';
-import { isCreditMessage, isSessionPoolMessage, redact } from './transport/serverMessage';
-import { openStream } from './transport/streamCall';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
+import type { AttemptPace } from './transport/pace';
+import type { ApiRequest, AssistantContext } from './transport/request';
+import { runCall } from './transport/retryLoop';
+import type { Attempt } from './transport/send';
 
 export type { AssistantContext } from './transport/request';
 
@@ -107,44 +81,9 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 	return await runCall(
 		ctx,
 		request,
-		async (attempt) => await askOnce(attempt, call, live),
+		async (attempt) => await attemptOrRecover(attempt, call, live),
 		busyConversationWait(call.request.conversation_id),
 	);
-}
-
-/**
- * The answer text passed on so far, so that none of it is passed on twice. The stream being read
- * knows what it passed on: no second copy of a long answer is kept while it streams.
- */
-class LiveText {
-	/** What was passed on before the stream being read. */
-	private earlier = '';
-	private reading: StreamAnswer | undefined;
-
-	constructor(readonly forward: ((delta: string) => void) | undefined) {}
-
-	/** From now on text is passed on from `answer` (what came before stays passed on). */
-	reads(answer: StreamAnswer): void {
-		this.settle();
-		this.reading = answer;
-	}
-
-	/** Passes on the rest of an answer that was recovered instead of streamed. */
-	passOn(rest: string): void {
-		if (!this.forward || !rest) return;
-		this.settle();
-		this.earlier += rest;
-		this.forward(rest);
-	}
-
-	get sent(): string {
-		return this.earlier + (this.reading?.passedOn() ?? '');
-	}
-
-	private settle(): void {
-		if (this.reading) this.earlier += this.reading.passedOn();
-		this.reading = undefined;
-	}
 }
 
 /**
@@ -152,231 +91,26 @@ class LiveText {
  * the ask's conversation instead, and a streaming workflow gets the rest of it
  * (docs/api.md#recovery-after-a-failure).
  */
-async function askOnce(attempt: Attempt, call: AskCall, live: LiveText): Promise<AskResult> {
-	const heard: StreamHeard = {
-		conversationId: call.request.conversation_id,
-		accepted: false,
-		headers: {},
-	};
-	try {
-		return await streamedAnswer(attempt, call, live, heard);
-	} catch (error) {
-		// The steps the stream told before it failed: the conversation's answer has none.
-		const steps = call.steps ? (heard.answer?.steps() ?? []) : undefined;
-		const { output, conversationId } = await recoverAfterFailure(
-			attempt,
-			error,
-			{
-				input: call.request.input,
-				structured: call.request.output_format !== undefined,
-				sentText: live.sent,
-			},
-			heard,
-		);
-		if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
-		const result: AskResult = { output, conversationId, recovered: true };
-		if (steps) result.steps = steps;
-		return withFallback(result, heard.headers);
-	}
-}
-
-/** What an attempt heard, and the stream it was reading when it failed. */
-interface StreamHeard extends AttemptHeard {
-	answer?: StreamAnswer;
-}
-
-function resultOfJson(
-	scope: FailureScope,
-	call: AskCall,
-	body: unknown,
-	headers: ResponseHeaders,
-	heard: AttemptHeard,
-): AskResult {
-	const answer = (typeof body === 'object' && body !== null ? body : {}) as Partial<AskResponse>;
-	const conversationId =
-		typeof answer.conversation_id === 'string' && answer.conversation_id
-			? answer.conversation_id
-			: null;
-	heard.conversationId ||= conversationId ?? undefined;
-	if (answer.output === undefined || answer.output === null || answer.output === '') {
-		// A 200 with an empty answer: the conversation may hold it a moment later.
-		throw new LostResponse('empty', noAnswerError(scope));
-	}
-	const result: AskResult = { output: checkedOutput(scope, call, answer.output), conversationId };
-	// A whole JSON answer tells no steps.
-	if (call.steps) result.steps = [];
-	return withFallback(result, headers);
-}
-
-/** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
-function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
-	const structured = call.request.output_format !== undefined;
-	const object = typeof output === 'string' && structured ? jsonObject(output) : output;
-	if (typeof object === 'object' && object !== null && !Array.isArray(object)) {
-		return object as Record<string, unknown>;
-	}
-	if (!structured && typeof output === 'string' && output) return output;
-	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
-	const what =
-		typeof output === 'string'
-			? `its answer begins ${quotedStart(output)}`
-			: `received ${received}`;
-	throw apiError(
-		scope.node,
-		{
-			message: structured
-				? `The assistant did not return an object for the JSON Schema: ${what}`
-				: `The assistant sent an answer without text output: received ${received}`,
-			description: RUN_AGAIN,
-		},
-		scope.request.itemIndex,
-	);
-}
-
-function noAnswerError(scope: FailureScope): NodeApiError {
-	return apiError(
-		scope.node,
-		{ message: NO_ANSWER_MESSAGE, description: RUN_AGAIN },
-		scope.request.itemIndex,
-	);
-}
-
-const RUN_AGAIN = 'Run the item again; if it keeps happening, try another model.';
-
-async function streamedAnswer(
+async function attemptOrRecover(
 	attempt: Attempt,
 	call: AskCall,
 	live: LiveText,
-	heard: StreamHeard,
 ): Promise<AskResult> {
-	const opened = await openStream(attempt);
-	// The service accepted the ask; its conversation is known from here on.
-	heard.accepted = true;
-	heard.headers = opened.headers;
-	heard.conversationId =
-		headerValue(opened.headers, 'x-conversation-id')?.trim() || heard.conversationId;
-	if (opened.kind === 'json') {
-		return resultOfJson(attempt.scope, call, opened.body, opened.headers, heard);
-	}
-	const structured = call.request.output_format !== undefined;
-	const answer = new StreamAnswer({
-		structured,
-		onText: live.forward,
-		steps: call.steps,
-		onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
-	});
-	live.reads(answer);
-	heard.answer = answer;
-	read: for await (const batch of opened.messages) {
-		for (const message of batch) if (!answer.accept(message)) break read;
-	}
-	let result;
-	try {
-		result = answer.result();
-	} catch (error) {
-		// result() throws nothing but StreamAnswerErrors.
-		throw streamFailure(attempt.scope, error as StreamAnswerError, opened.headers);
-	}
-	const conversationId =
-		headerValue(opened.headers, 'x-conversation-id') || result.conversationId || null;
-	const asked: AskResult = { output: result.output, conversationId };
-	if (result.steps) asked.steps = result.steps;
-	if (result.model) asked.streamModel = result.model;
-	return withFallback(asked, opened.headers);
-}
-
-/**
- * A stream that did not answer, as the error to show (or a full session pool to wait for); one
- * that ended without End or without an answer is a LostResponse: its conversation may hold the
- * answer.
- */
-function streamFailure(
-	scope: FailureScope,
-	failure: StreamAnswerError,
-	headers: ResponseHeaders,
-): RetryableFailure | NodeApiError | LostResponse {
-	const { node, request, secret } = scope;
-	const said = redact(failure.serverMessage ?? '', secret);
-	switch (failure.failure) {
-		case 'error-event':
-			if (isCreditMessage(said)) return creditError(scope, undefined, said);
-			// Before any answer text, a full session pool is waited out like its HTTP form.
-			if (isSessionPoolMessage(said) && !failure.afterText) {
-				// The stream's headers may carry the server's Retry-After.
-				return new RetryableFailure(
-					'session-pool',
-					sessionPoolError(scope, undefined, said),
-					headers,
-				);
-			}
-			return apiError(
-				node,
-				{
-					message: headline('The assistant reported an error', undefined, said),
-					description: `The stream ended with this error and no answer was returned. ${RUN_AGAIN}`,
-				},
-				request.itemIndex,
-			);
-		case 'run-failed':
-			if (isCreditMessage(said)) return creditError(scope, undefined, said);
-			// The service took the ask and its run failed: never sent again, never read elsewhere.
-			return apiError(
-				node,
-				{
-					message: headline("The assistant's run failed", undefined, said),
-					description: runFailedAdvice(failure.run),
-				},
-				request.itemIndex,
-			);
-		case 'incomplete':
-			return new LostResponse(
-				'incomplete',
-				apiError(
-					node,
-					{
-						message: failure.message,
-						description: failure.unknownEvents.length
-							? 'The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. Update the package if a newer version is out, and report these event names to its issue tracker.'
-							: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
-					},
-					request.itemIndex,
-				),
-			);
-		case 'no-answer':
-			return new LostResponse('empty', noAnswerError(scope));
-		default:
-			return apiError(
-				node,
-				{ message: failure.message, description: RUN_AGAIN },
-				request.itemIndex,
-			);
-	}
-}
-
-/** What to do about a failed run, from the service's class and kind of failure. */
-function runFailedAdvice(run: StreamAnswerError['run']): string {
-	const classed = run?.errorType
-		? ` (the service classed it ${run.errorType}${run.failureKind ? `, ${run.failureKind}` : ''})`
-		: '';
-	if (run?.failureKind === 'unknown_model') {
-		return `The service does not know the model this ask named${classed}. Pick a model from the list (Model > From List), or leave Model empty for the account's default, then run the item again.`;
-	}
-	if (run?.errorType === 'UserError') {
-		return `The service says the ask itself is at fault${classed}: change what the message names (the model, the persona, the input), then run the item again.`;
-	}
-	return `The service accepted the ask and its run failed there${classed}. It was not sent again, so that the assistant does not act twice: run the item again, or try another model.`;
-}
-
-/** An event the stream carried that this node does not know: its name, never its data. */
-function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, name: string): void {
-	if (notices && !notices.first(`unknown-stream-event:${name}`)) return;
-	attempt.ctx.logger.warn(
-		`Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`,
-		{ itemIndex: attempt.scope.request.itemIndex },
+	const outcome = await attemptAsk(attempt, call, live);
+	if (outcome.answered) return outcome.result;
+	const { output, conversationId } = await recoverAfterFailure(
+		attempt,
+		outcome.error,
+		{
+			input: call.request.input,
+			structured: call.request.output_format !== undefined,
+			sentText: live.sent,
+		},
+		outcome.heard,
 	);
-}
-
-function withFallback(result: AskResult, headers: ResponseHeaders): AskResult {
-	const fallback = headerValue(headers, 'x-model-fallback')?.trim();
-	return fallback ? { ...result, modelFallback: fallback } : result;
+	if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
+	const result: AskResult = { output, conversationId, recovered: true };
+	// The steps the stream told before it failed: the conversation's answer has none.
+	if (outcome.steps) result.steps = outcome.steps;
+	return withFallback(result, outcome.heard.headers);
 }

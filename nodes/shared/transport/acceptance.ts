@@ -1,7 +1,7 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import { RetryableFailure } from './failures';
-import { headerValue } from './request';
+import { conversationIdOf } from './request';
 
 /**
  * Which failures may have come after the service accepted an ask (docs/api.md#exactly-once):
@@ -73,5 +73,5 @@ export function mayHaveBeenAccepted(failure: RetryableFailure): boolean {
 
 /** The conversation a failed response named (a proxy may pass the service's header on). */
 export function conversationOfFailure(failure: RetryableFailure): string | undefined {
-	return headerValue(failure.headers, 'x-conversation-id')?.trim() || undefined;
+	return conversationIdOf(failure.headers);
 }

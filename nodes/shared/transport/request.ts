@@ -55,6 +55,14 @@ export function headerValue(headers: ResponseHeaders, name: string): string | un
 	return undefined;
 }
 
+/**
+ * The conversation a response names in `x-conversation-id` (a stream's, or a failed response a
+ * proxy passed the service's headers on for), trimmed; undefined when it names none.
+ */
+export function conversationIdOf(headers: ResponseHeaders): string | undefined {
+	return headerValue(headers, 'x-conversation-id')?.trim() || undefined;
+}
+
 export function cancelSignalOf(ctx: AssistantContext): AbortSignal | undefined {
 	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
 }

@@ -1,0 +1,220 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import type { AskResponse } from './api';
+import type { AskCall, AskResult } from './askAssistant';
+import type { LiveText } from './liveText';
+import { quotedStart } from './outputFormat/structuredText';
+import type { AttemptHeard } from './recovery/afterFailure';
+import type { RunNotices } from './runNotices';
+import {
+	jsonObject,
+	NO_ANSWER_MESSAGE,
+	StreamAnswer,
+	type StreamAnswerError,
+} from './stream/answer';
+import type { AssistantStep } from './stream/steps';
+import { LostResponse } from './transport/acceptance';
+import { apiError } from './transport/errors';
+import {
+	RUN_AGAIN,
+	serviceFailure,
+	type FailureScope,
+	type RetryableFailure,
+} from './transport/failures';
+import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
+import type { Attempt } from './transport/send';
+import { openStream } from './transport/streamCall';
+
+/** What one attempt of an ask came to: its answer, or its failure and what it heard before. */
+export type AttemptOutcome =
+	| { answered: true; result: AskResult }
+	| {
+			answered: false;
+			/** A RetryableFailure, a LostResponse, or the error to show. */
+			error: unknown;
+			/** Whether the service accepted the ask, and the conversation it is in. */
+			heard: AttemptHeard;
+			/** With steps asked for: those the stream told before it failed. */
+			steps?: AssistantStep[];
+	  };
+
+/**
+ * One attempt of an ask on the wire, in streamed form (docs/api.md#every-ask-in-streamed-form):
+ * its answer read from the stream (or from a whole JSON answer), or what went wrong and what the
+ * attempt knew by then, for the caller to decide on recovery.
+ */
+export async function attemptAsk(
+	attempt: Attempt,
+	call: AskCall,
+	live: LiveText,
+): Promise<AttemptOutcome> {
+	let heard: AttemptHeard = {
+		conversationId: call.request.conversation_id,
+		accepted: false,
+		headers: {},
+	};
+	let answer: StreamAnswer | undefined;
+	try {
+		const opened = await openStream(attempt);
+		// The service accepted the ask; its conversation is known from here on.
+		heard = {
+			accepted: true,
+			headers: opened.headers,
+			conversationId: conversationIdOf(opened.headers) ?? heard.conversationId,
+		};
+		if (opened.kind === 'json') {
+			const body = (isRecord(opened.body) ? opened.body : {}) as Partial<AskResponse>;
+			const named = nonEmpty(body.conversation_id);
+			heard.conversationId ||= named;
+			return { answered: true, result: resultOfJson(attempt.scope, call, body, opened.headers) };
+		}
+		answer = new StreamAnswer({
+			structured: call.request.output_format !== undefined,
+			onText: live.forward,
+			steps: call.steps,
+			onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
+		});
+		live.reads(answer);
+		read: for await (const batch of opened.messages) {
+			for (const message of batch) if (!answer.accept(message)) break read;
+		}
+		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
+	} catch (error) {
+		const steps = call.steps ? (answer?.steps() ?? []) : undefined;
+		return { answered: false, error, heard, steps };
+	}
+}
+
+/** The answer of a finished stream, or the failure it came to. */
+function streamResult(scope: FailureScope, answer: StreamAnswer, headers: ResponseHeaders) {
+	let result;
+	try {
+		result = answer.result();
+	} catch (error) {
+		// result() throws nothing but StreamAnswerErrors.
+		throw streamFailure(scope, error as StreamAnswerError, headers);
+	}
+	const conversationId = conversationIdOf(headers) ?? result.conversationId ?? null;
+	const asked: AskResult = { output: result.output, conversationId };
+	if (result.steps) asked.steps = result.steps;
+	if (result.model) asked.streamModel = result.model;
+	return withFallback(asked, headers);
+}
+
+function resultOfJson(
+	scope: FailureScope,
+	call: AskCall,
+	body: Partial<AskResponse>,
+	headers: ResponseHeaders,
+): AskResult {
+	if (body.output === undefined || body.output === null || body.output === '') {
+		// A 200 with an empty answer: the conversation may hold it a moment later.
+		throw new LostResponse('empty', noAnswerError(scope));
+	}
+	const result: AskResult = {
+		output: checkedOutput(scope, call, body.output),
+		conversationId: nonEmpty(body.conversation_id) ?? null,
+	};
+	// A whole JSON answer tells no steps.
+	if (call.steps) result.steps = [];
+	return withFallback(result, headers);
+}
+
+/** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
+function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
+	const structured = call.request.output_format !== undefined;
+	const object = typeof output === 'string' && structured ? jsonObject(output) : output;
+	if (isRecord(object)) return object;
+	if (!structured && typeof output === 'string' && output) return output;
+	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;
+	const what =
+		typeof output === 'string'
+			? `its answer begins ${quotedStart(output)}`
+			: `received ${received}`;
+	throw apiError(
+		scope.node,
+		{
+			message: structured
+				? `The assistant did not return an object for the JSON Schema: ${what}`
+				: `The assistant sent an answer without text output: received ${received}`,
+			description: RUN_AGAIN,
+		},
+		scope.request.itemIndex,
+	);
+}
+
+function noAnswerError(scope: FailureScope): NodeApiError {
+	return apiError(
+		scope.node,
+		{ message: NO_ANSWER_MESSAGE, description: RUN_AGAIN },
+		scope.request.itemIndex,
+	);
+}
+
+/**
+ * A stream that did not answer, as the error to show (or a full session pool to wait for); one
+ * that ended without an end or without an answer is a LostResponse: its conversation may hold
+ * the answer.
+ */
+function streamFailure(
+	scope: FailureScope,
+	failure: StreamAnswerError,
+	headers: ResponseHeaders,
+): RetryableFailure | NodeApiError | LostResponse {
+	const { node, request } = scope;
+	const said = failure.serverMessage ?? '';
+	switch (failure.failure) {
+		case 'error-event':
+			return serviceFailure(scope, said, {
+				via: 'error-event',
+				headers,
+				afterText: failure.afterText,
+			});
+		case 'run-failed':
+			return serviceFailure(scope, said, { via: 'failed-run', run: failure.run });
+		case 'incomplete':
+			return new LostResponse(
+				'incomplete',
+				apiError(
+					node,
+					{
+						message: failure.message,
+						description: failure.unknownEvents.length
+							? 'The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. Update the package if a newer version is out, and report these event names to its issue tracker.'
+							: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
+					},
+					request.itemIndex,
+				),
+			);
+		case 'no-answer':
+			return new LostResponse('empty', noAnswerError(scope));
+		default:
+			return apiError(
+				node,
+				{ message: failure.message, description: RUN_AGAIN },
+				request.itemIndex,
+			);
+	}
+}
+
+/** An event the stream carried that this node does not know: its name, never its data. */
+function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, name: string): void {
+	if (notices && !notices.first(`unknown-stream-event:${name}`)) return;
+	attempt.ctx.logger.warn(
+		`Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`,
+		{ itemIndex: attempt.scope.request.itemIndex },
+	);
+}
+
+export function withFallback(result: AskResult, headers: ResponseHeaders): AskResult {
+	const fallback = headerValue(headers, 'x-model-fallback')?.trim();
+	return fallback ? { ...result, modelFallback: fallback } : result;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+	return typeof value === 'string' && value ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
