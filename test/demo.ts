@@ -46,7 +46,9 @@ function show(items: INodeExecutionData[]): string {
 async function main(): Promise<void> {
 	const emulator = await startEmulator();
 	const credential = emulatorCredential(emulator.baseUrl, emulator.token);
-	console.log(`Emulator: ${emulator.baseUrl} (token from the emulator's built-in default)\n`);
+	console.log(
+		`Emulator: ${emulator.baseUrl} (2026 stream dialect; token from the emulator's built-in default)\n`,
+	);
 	let failures = 0;
 	try {
 		const pkg = await assistantPackage();

@@ -18,7 +18,7 @@ const SCHEMA = {
 	required: ['summary', 'score'],
 };
 
-const live = useEmulator({ conversationRetryAfterMs: 25 });
+const live = useEmulator({ conversationRetryAfterMs: 25, dialect: 'live' });
 const documented = useEmulator({ dialect: 'documented' });
 
 function ask(body: Json, target = live.emulator) {

@@ -11,7 +11,7 @@ async function emulatorWithPool(
 	sessionPool: SessionPoolOptions,
 	answerDelayMs = 150,
 ): Promise<Emulator> {
-	const emulator = await startEmulator({ answerDelayMs, sessionPool });
+	const emulator = await startEmulator({ answerDelayMs, sessionPool, dialect: 'live' });
 	emulators.push(emulator);
 	return emulator;
 }

@@ -35,7 +35,7 @@ async function startExtra(options: Parameters<typeof startEmulator>[0] = {}): Pr
 
 beforeAll(async () => {
 	documented = await startEmulator({ dialect: 'documented' });
-	live = await startEmulator();
+	live = await startEmulator({ dialect: 'live' });
 });
 afterAll(async () => {
 	await Promise.all([documented, live, ...extras].map((e) => e.close()));

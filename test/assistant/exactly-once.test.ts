@@ -24,7 +24,7 @@ const SCHEMA = {
 };
 
 // A running conversation says to read it again after 20 ms.
-const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
 
 const conversation = async () => (await answeredConversation(assistant.emulator)).id;
 const heldAnswer = (id: string) => heldAnswerOf(assistant.emulator, id);

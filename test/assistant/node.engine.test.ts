@@ -25,7 +25,7 @@ const SUMMARY_FORMAT = {
 };
 
 // A trailing slash must work as well as none.
-const assistant = useEmulator({ token: TOKEN, trailingSlash: true });
+const assistant = useEmulator({ token: TOKEN, trailingSlash: true, dialect: 'live' });
 
 function hintsOf(run: AssistantRun, nodeName: string): string[] {
 	const taskData = run.data.data.resultData.runData[nodeName]?.[0] as unknown as {

@@ -13,7 +13,7 @@ const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
 
 // A running conversation says to read it again after 20 ms (docs/api.md#exactly-once), so the
 // load test's recoveries do not wait the public client's 5 s schedule.
-const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
 const { askRequests } = assistant;
 
 /** How many times the emulator started the ask with this input (docs/api.md#exactly-once). */

@@ -25,7 +25,7 @@ const TOOL_FORMS = [
 /** The sources that carry them: Part events, growing or final snapshots, mixed with content. */
 const SOURCES = ['parts', 'snapshots', 'final-snapshot', 'parts+snapshots+content'];
 
-const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
+const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0, dialect: 'live' });
 
 function mailSteps(input: string): IDataObject[] {
 	const ids = { tool_name: 'search_mail', tool_call_id: 'call_emulated_1' };

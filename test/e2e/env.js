@@ -69,7 +69,7 @@ async function startEnv(options) {
 
 	const { startEmulator } = require('../emulator/server.js');
 	const token = `e2e-${crypto.randomBytes(12).toString('hex')}`;
-	// Streams in the live dialect, what users of the service meet (docs/api.md#live-stream-dialect).
+	// Streams in the 2026 dialect, what users of the service meet (docs/api.md#2026-stream-dialect).
 	const emulator = await startEmulator({ port: 0, token });
 	app.registerCleanup(() => emulator.close());
 	app.log(`emulator: ${emulator.baseUrl} (token generated for this run)`);

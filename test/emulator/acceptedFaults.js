@@ -10,13 +10,16 @@
 
 const { endResponse, sendCanned, sendJson, writeHead } = require('./respond');
 const { terminalResponse } = require('./faults');
+const { COMPLETED_SUCCEEDED } = require('./frames2026');
+const { STREAM_CONTENT_TYPE_2026 } = require('./ids2026');
 
 /** @typedef {import('./server').Context} Context */
 /** @typedef {import('./ask').Answer} Answer */
 
 /**
  * @typedef {object} AcceptedFault
- * @property {'drop-after-accept' | 'drop-after-headers' | 'empty-answer' | 'accepted-502'} name
+ * @property {'drop-after-accept' | 'drop-after-headers' | 'empty-answer' | 'empty-json' | 'accepted-502'} name
+ *   empty-json: a 200 JSON `{"output": ""}` whatever the ask asked for (seen 2026-09-27)
  * @property {number} status  accepted-502: the status the proxy answers (502 unless given)
  */
 
@@ -43,11 +46,16 @@ async function failAfterAcceptance(ctx, answer, fault, stream) {
 			}
 			ctx.req.socket.destroy();
 			return;
+		case 'empty-json':
+			return sendJson(ctx.res, 200, { output: '', conversation_id: id }, answer.headers);
 		case 'empty-answer':
 			if (!stream)
 				return sendJson(ctx.res, 200, { output: '', conversation_id: id }, answer.headers);
 			writeHead(ctx.res, 200, streamHeaders(id, answer));
-			ctx.res.write(`event: End\ndata: ${JSON.stringify(emptyEnd(answer))}\n\n`);
+			// 2026: the run completes without a part.
+			if (answer.shape.dialect === '2026')
+				ctx.res.write(`event: completed\ndata: ${JSON.stringify(COMPLETED_SUCCEEDED)}\n\n`);
+			else ctx.res.write(`event: End\ndata: ${JSON.stringify(emptyEnd(answer))}\n\n`);
 			if (answer.shape.keepAlive) ctx.res.write('data: [DONE]\n\n');
 			endResponse(ctx.res);
 			return;
@@ -63,7 +71,8 @@ async function failAfterAcceptance(ctx, answer, fault, stream) {
  */
 function streamHeaders(id, answer) {
 	return {
-		'content-type': 'text/event-stream',
+		'content-type':
+			answer.shape.dialect === '2026' ? STREAM_CONTENT_TYPE_2026 : 'text/event-stream',
 		'cache-control': 'no-cache',
 		'x-conversation-id': id,
 		...answer.headers,

@@ -20,6 +20,9 @@ const { validateAsk } = require('./askValidation');
 const { streamAnswer } = require('./stream');
 const { failAfterAcceptance } = require('./acceptedFaults');
 const { beginTurn, responseMessages, runEarlierTurn } = require('./conversations');
+const { replayCapture } = require('./replay');
+const { conversationId2026 } = require('./ids2026');
+const { unknownModelOf, failedRun } = require('./failedRun');
 const { splitIntoChunks } = require('./reply');
 const { ResponseWriter } = require('./writer');
 const respond = require('./respond');
@@ -74,12 +77,26 @@ async function handleAsk(ctx, queued) {
 	const directiveFaults = takeDirectiveFaults(ctx.state, input, directives);
 	if (await applyFaults(ctx, directiveFaults)) return;
 	const checked = validateAsk(ctx.state, parsed.value);
-	if (checked.kind === 'invalid') return sendValidation(ctx, checked.errors);
+	if (checked.kind === 'invalid') {
+		// In 2026 the service takes a streamed ask for a model it does not know, and fails the run.
+		const unknownModel = unknownModelOf(parsed.value, checked.errors, stream2026(ctx, directives));
+		if (unknownModel === null) return sendValidation(ctx, checked.errors);
+		return failedRun(ctx, createConversation(ctx.state), input, unknownModel);
+	}
 	if (checked.kind === 'unknown-conversation') {
 		return sendJson(ctx.res, 404, { detail: 'Conversation not found' });
 	}
 	if (!takeSession(ctx)) return;
 	await runAsk(ctx, checked.ask, faults.planFaults([...queued, ...directiveFaults]), directives);
+}
+
+/**
+ * Whether this ask's stream is in the 2026 dialect.
+ * @param {Context} ctx
+ * @param {Directives} directives
+ */
+function stream2026(ctx, directives) {
+	return (directives.shape?.dialect ?? ctx.state.config.dialect) === '2026';
 }
 
 /**
@@ -146,6 +163,14 @@ function takeDirectiveFaults(state, input, directives) {
  */
 async function runAsk(ctx, ask, plan, directives) {
 	const { state } = ctx;
+	const replay = directives.replay ?? state.config.replay;
+	if (replay) {
+		const turnOn = (/** @type {string} */ id) =>
+			beginTurn(state, state.conversations.get(id) ?? createConversation(state, id), ask.input);
+		const delayMs = directives.delayMs ?? state.config.answerDelayMs;
+		if (await replayCapture(ctx, replay, turnOn, delayMs)) countCompleted(state, ask.input);
+		return;
+	}
 	const conversation =
 		state.conversations.get(ask.conversationId ?? '') ?? createConversation(state);
 	enterConversation(ctx, conversation.id);
@@ -198,8 +223,15 @@ async function runAsk(ctx, ask, plan, directives) {
 	const delivered = ask.stream
 		? await streamAnswer(ctx, answer, plan, delayMs)
 		: await jsonAnswer(ctx, answer, plan, delayMs);
-	if (delivered)
-		state.stats.completedAsks.set(ask.input, (state.stats.completedAsks.get(ask.input) ?? 0) + 1);
+	if (delivered) countCompleted(state, ask.input);
+}
+
+/**
+ * @param {State} state
+ * @param {string} input
+ */
+function countCompleted(state, input) {
+	state.stats.completedAsks.set(input, (state.stats.completedAsks.get(input) ?? 0) + 1);
 }
 
 /**
@@ -216,11 +248,17 @@ function plannedTurnMs(ctx, answer, plan, delayMs) {
 }
 
 /**
+ * A new conversation: `con_` + 16 letters and digits in the 2026 dialect, `conv_` + hex before.
  * @param {State} state
+ * @param {string} [givenId]  a replayed capture's
  * @returns {Conversation}
  */
-function createConversation(state) {
-	const id = `conv_${crypto.randomBytes(8).toString('hex')}`;
+function createConversation(state, givenId) {
+	const id =
+		givenId ??
+		(state.config.dialect === '2026'
+			? conversationId2026()
+			: `conv_${crypto.randomBytes(8).toString('hex')}`);
 	/** @type {Conversation} */
 	const conversation = { id, messages: [], name: null, busy: false, history: [] };
 	state.conversations.set(conversation.id, conversation);

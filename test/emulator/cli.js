@@ -3,7 +3,7 @@
 'use strict';
 
 /**
- * `npm run emulator [-- --port 8787 --dialect live --delay 0 --chunk-delay 0 --quiet]`: runs the
+ * `npm run emulator [-- --port 8787 --dialect 2026 --delay 0 --chunk-delay 0 --quiet]`: runs the
  * Assistant API emulator in the foreground until Ctrl-C. The port can also come from EMULATOR_PORT.
  */
 
@@ -13,8 +13,11 @@ const USAGE = `Usage: node test/emulator/cli.js [options]
   --port <n>         port to listen on (default: $EMULATOR_PORT or 8787; 0 = any free port)
   --host <addr>      address to bind (default 127.0.0.1)
   --token <value>    bearer token to accept (default: the emulator's fixed fake token)
-  --dialect <name>   how streams are shaped: live (default, what the live service sends)
-                     or documented (the three events of the specification)
+  --dialect <name>   how streams are shaped: 2026 (default, what the live service sent
+                     in 2026), live (the 2025 Part events and End) or documented
+                     (the three events of the specification)
+  --replay <capture> answer every ask with a capture of test/fixtures/captures/,
+                     byte for byte (e.g. 2026-08-09-summarize)
   --delay <ms>       delay before each ask is answered (default 0)
   --chunk-delay <ms> pause between stream chunks (default 0)
   --session-pool <n> the account's sessions: asks beyond n at once are refused as
@@ -27,7 +30,8 @@ const USAGE = `Usage: node test/emulator/cli.js [options]
  * @property {number} port
  * @property {string} host
  * @property {string | undefined} token
- * @property {'live' | 'documented'} dialect
+ * @property {'2026' | 'live' | 'documented'} dialect
+ * @property {string | undefined} replay
  * @property {number} delay
  * @property {number} chunkDelay
  * @property {number} sessionPool  0: no limit
@@ -47,7 +51,8 @@ function parseArgs(argv, env) {
 		port: toNumber('EMULATOR_PORT', env.EMULATOR_PORT ?? '8787'),
 		host: '127.0.0.1',
 		token: undefined,
-		dialect: 'live',
+		dialect: '2026',
+		replay: undefined,
 		delay: 0,
 		chunkDelay: 0,
 		sessionPool: 0,
@@ -61,6 +66,7 @@ function parseArgs(argv, env) {
 		else if (flag === '--host') options.host = value();
 		else if (flag === '--token') options.token = value();
 		else if (flag === '--dialect') options.dialect = toDialect(value());
+		else if (flag === '--replay') options.replay = value();
 		else if (flag === '--delay') options.delay = toNumber(flag, value());
 		else if (flag === '--chunk-delay') options.chunkDelay = toNumber(flag, value());
 		else if (flag === '--session-pool') options.sessionPool = toNumber(flag, value());
@@ -84,12 +90,12 @@ function toNumber(name, text) {
 
 /**
  * @param {string} text
- * @returns {'live' | 'documented'}
+ * @returns {'2026' | 'live' | 'documented'}
  */
 function toDialect(text) {
 	if (!DIALECTS.includes(text))
 		fail(`--dialect must be one of ${DIALECTS.join(', ')}, got '${text}'`);
-	return /** @type {'live' | 'documented'} */ (text);
+	return /** @type {'2026' | 'live' | 'documented'} */ (text);
 }
 
 /**
@@ -112,6 +118,7 @@ async function main() {
 		host: options.host,
 		token: options.token,
 		dialect: options.dialect,
+		replay: options.replay,
 		answerDelayMs: options.delay,
 		chunkDelayMs: options.chunkDelay,
 		log: !options.quiet,
@@ -122,7 +129,7 @@ async function main() {
 		[
 			`Assistant API emulator listening on ${baseUrl}`,
 			`Token: ${token}`,
-			`Streams: the ${options.dialect} dialect (--dialect live|documented; "#shape=<name>" in an input picks one ask's shape)`,
+			`Streams: the ${options.dialect} dialect (--dialect 2026|live|documented; "#shape=<name>" in an input picks one ask's shape, "#replay=<capture>" answers with a capture)`,
 			`Try: curl -s ${baseUrl}/assistant/ask -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '{"input":"Hello, my name is Ada"}'`,
 			'Faults: add "#fault=<name>" to an input; stats: GET /__emulator/stats. Ctrl-C stops.',
 			'',

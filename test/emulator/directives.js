@@ -4,6 +4,7 @@
 const { normalizeFault } = require('./faults');
 const { parseShape } = require('./shapes');
 const { ASKABLE_MODEL_IDS } = require('./data');
+const { parseReplay } = require('./replay');
 
 /** @typedef {import('./faults').FaultSpec} FaultSpec */
 /** @typedef {import('./shapes').StreamShape} StreamShape */
@@ -21,15 +22,17 @@ const { ASKABLE_MODEL_IDS } = require('./data');
  * @property {number | null} delayMs  `#delay=<ms>`: overrides answerDelayMs
  * @property {StreamShape | null} shape  `#shape=<token>+...`: this ask's stream shape
  * @property {string | null} fallbackModel  `#fallback=<model>`: the model that answers instead
+ * @property {import('./replay').ReplaySpec | null} replay  `#replay=<capture>[&split=…][&seed=…]`:
+ *   the answer is that capture, byte for byte (replay.js)
  * @property {string[]} errors  problems with the directives, answered as 422
  */
 
 // A directive runs up to the next whitespace or '#', so several can share an input.
-const DIRECTIVE_RE = /#(fault|delay|shape|fallback)=([^\s#]*)/g;
+const DIRECTIVE_RE = /#(fault|delay|shape|fallback|replay)=([^\s#]*)/g;
 const MAX_DELAY_MS = 10 * 60 * 1000;
 
 /**
- * Reads the emulator directives (`#fault=`, `#delay=`, `#shape=`, `#fallback=`) out of
+ * Reads the emulator directives (`#fault=`, `#delay=`, `#shape=`, `#fallback=`, `#replay=`) out of
  * an ask input.
  * @param {string} input
  * @returns {Directives}
@@ -41,6 +44,7 @@ function parseDirectives(input) {
 		delayMs: null,
 		shape: null,
 		fallbackModel: null,
+		replay: null,
 		errors: [],
 	};
 	for (const match of input.matchAll(DIRECTIVE_RE)) {
@@ -48,6 +52,7 @@ function parseDirectives(input) {
 		if (kind === 'fault') addFaultDirective(result, raw, value);
 		else if (kind === 'delay') result.delayMs = parseBounded(result, raw, value, MAX_DELAY_MS);
 		else if (kind === 'shape') result.shape = attempt(result, raw, () => parseShape(value));
+		else if (kind === 'replay') result.replay = attempt(result, raw, () => parseReplay(value));
 		else result.fallbackModel = attempt(result, raw, () => knownModel(value));
 	}
 	return result;

@@ -13,9 +13,10 @@ const http = require('node:http');
  * @property {number} [retryAfterMs]  429/503: also send a retry-after-ms header
  * @property {number} [ms]  slow-first-byte (default 5000), slow-chunks (250), stall-stream (60000)
  * @property {string} [message]  body text for error200, status faults, error-event and pool faults
- * @property {'error-object' | 'data'} [bodyForm]  credit faults only: the words inside
- *   `{"error": {"message", "code"}}` (a 200) or `{"data": {"message"}}` (a status) instead of the
- *   usual `{"error": "…"}` / `{"detail": "…"}`
+ * @property {'error-object' | 'data' | 'detail' | 'error'} [bodyForm]  named faults only: the words
+ *   inside `{"error": {"message", "code"}}` (a 200) or `{"data": {"message"}}` (a status) instead of
+ *   the usual `{"error": "…"}` / `{"detail": "…"}`; `detail` and `error`: JSON `{"detail": "…"}` or
+ *   `{"error": "…"}` from the service, whatever the status (no proxy's page for a 502 or 503)
  * @property {'cut'} [object]  faults after acceptance: the conversation holds a structured answer
  *   cut in half (acceptedFaults.js)
  */
@@ -32,6 +33,8 @@ const http = require('node:http');
  * @property {boolean} errorBeforeText  the error event comes before any answer text
  * @property {string | null} retryAfter  Retry-After on the stream's headers (a pool-busy-event asked for it)
  * @property {boolean} noEnd
+ * @property {string | null} completedFailure  2026: the stream ends with `completed` whose status
+ *   is `failed`, with this error
  * @property {boolean} crlf
  * @property {'empty' | 'top' | null} endForm  end-empty, end-extra: End's form, whatever the shape
  * @property {boolean} noHeaderId
@@ -47,6 +50,7 @@ const http = require('node:http');
 
 // Faults that strike after the ask was accepted (acceptedFaults.js answers them).
 const ACCEPTED_FAULT_NAMES = Object.freeze([
+	'empty-json',
 	'drop-after-accept',
 	'drop-after-headers',
 	'empty-answer',
@@ -65,6 +69,38 @@ const CREDIT_FAULTS = {
 	'credit-200': { name: 'error200', message: CREDIT_MESSAGE, bodyForm: 'error-object' },
 	'credit-event': { name: 'error-event', message: CREDIT_MESSAGE },
 };
+
+// The errors users of the live service met in 2026 (docs/api.md#errors-the-live-service-answered-in-2026).
+const PROVIDER_429_MESSAGE =
+	"The model stream was interrupted... (status_code: 429, model_name: zai/glm-5.2, body: You've exceeded your subscription rate limits)";
+const MODEL_NOT_FOUND_MESSAGE =
+	'model_not_found: The model `openai/gpt-5.2` does not exist or is not available';
+/** @type {Record<string, FaultSpec>} */
+const FAULTS_2026 = {
+	'model-disabled': {
+		name: 'status',
+		status: 403,
+		message: 'Model is disabled: vercel:zai/glm-5.2',
+	},
+	'unknown-provider': {
+		name: 'status',
+		status: 502,
+		message: 'Unknown provider',
+		bodyForm: 'detail',
+	},
+	'model-not-found': {
+		name: 'status',
+		status: 503,
+		message: MODEL_NOT_FOUND_MESSAGE,
+		bodyForm: 'detail',
+	},
+	'provider-429': { name: 'status', status: 502, message: PROVIDER_429_MESSAGE, bodyForm: 'error' },
+	'insufficient-balance': { name: 'status', status: 402, message: 'Insufficient Balance' },
+	'conversation-not-found': { name: 'status', status: 404, message: 'Conversation not found' },
+};
+/** @type {Record<string, FaultSpec>} faults that are other faults with their words */
+const NAMED_FAULTS = { ...CREDIT_FAULTS, ...FAULTS_2026 };
+const DEFAULT_COMPLETED_FAILURE = 'The run failed: the model returned an invalid response';
 
 /** How long a turn runs on after its connection failed, unless the fault's `ms` says. */
 const DEFAULT_RUN_ON_MS = 200;
@@ -91,7 +127,8 @@ const FAULT_NAMES = Object.freeze([
 	'pool-evict',
 	'pool-busy-200',
 	'pool-busy-event',
-	...Object.keys(CREDIT_FAULTS),
+	'completed-failed',
+	...Object.keys(NAMED_FAULTS),
 	...ACCEPTED_FAULT_NAMES,
 	'conversation-busy',
 ]);
@@ -130,7 +167,7 @@ function normalizeFault(spec) {
 	if (!spec || typeof spec !== 'object' || typeof spec.name !== 'string') {
 		throw new TypeError('A fault needs a string name');
 	}
-	const credit = CREDIT_FAULTS[spec.name];
+	const credit = NAMED_FAULTS[spec.name];
 	const fault = credit
 		? { ...spec, ...credit, message: spec.message ?? credit.message }
 		: { ...spec };
@@ -183,6 +220,7 @@ function planFaults(faults) {
 		errorBeforeText: false,
 		retryAfter: null,
 		noEnd: false,
+		completedFailure: null,
 		crlf: false,
 		endForm: null,
 		noHeaderId: false,
@@ -228,6 +266,9 @@ function addToPlan(plan, fault) {
 			plan.errorEvent = fault.message ?? POOL_BUSY_MESSAGE;
 			plan.errorBeforeText = true;
 			plan.retryAfter = fault.retryAfter ?? null;
+			return;
+		case 'completed-failed':
+			plan.completedFailure = fault.message ?? DEFAULT_COMPLETED_FAILURE;
 			return;
 		case 'all-variants':
 			Object.assign(plan, { crlf: true, unknownEvents: true, splitBytes: true, endForm: 'top' });
@@ -291,8 +332,11 @@ function statusFaultResponse(fault) {
 	const body =
 		fault.bodyForm === 'data'
 			? { data: { message: fault.message } }
-			: serviceErrorBody(status, fault.message);
-	const response = proxyResponse(status) ?? jsonResponse(status, body);
+			: fault.bodyForm === 'error'
+				? { error: fault.message }
+				: serviceErrorBody(status, fault.message);
+	const fromService = fault.bodyForm === 'detail' || fault.bodyForm === 'error';
+	const response = (fromService ? null : proxyResponse(status)) ?? jsonResponse(status, body);
 	if (status === 401) response.headers['www-authenticate'] = 'Bearer';
 	if (status === 429 || (status === 503 && fault.retryAfter !== undefined)) {
 		response.headers['retry-after'] = String(fault.retryAfter ?? '1');
@@ -432,6 +476,7 @@ module.exports = {
 	UNAUTHORIZED_DETAIL,
 	POOL_BUSY_MESSAGE,
 	CREDIT_MESSAGE,
+	FAULTS_2026,
 	normalizeFault,
 	planFaults,
 	terminalResponse,

@@ -12,6 +12,8 @@ const http = require('node:http');
 const data = require('./data');
 const faults = require('./faults');
 const { DIALECTS } = require('./shapes');
+const { parseReplay } = require('./replay');
+const { ECHO_PRIVATE_MARKER } = require('./frames2026');
 const { SessionPool } = require('./sessionPool');
 const { handleAsk } = require('./ask');
 const { handleConversation, isConversationPath, stopTurns } = require('./conversations');
@@ -25,8 +27,10 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
  * @property {number} [port]  0 (default) picks a free port
  * @property {string} [host]  default '127.0.0.1'
  * @property {string} [token]  the bearer token the emulator accepts (default DEFAULT_TOKEN)
- * @property {'live' | 'documented'} [dialect]  how streams are shaped (default 'live', what the
- *   live service sends; docs/api.md#streams); an ask's `#shape=` overrides it
+ * @property {'2026' | 'live' | 'documented'} [dialect]  how streams are shaped (default '2026',
+ *   what the live service sends; docs/api.md#streams); an ask's `#shape=` overrides it
+ * @property {string | import('./replay').ReplaySpec} [replay]  every ask is answered with this
+ *   capture of test/fixtures/captures/ (a name, or `{ capture, split, seed }`), as `#replay=` does
  * @property {number} [answerDelayMs]  delay before each ask is answered (default 0)
  * @property {number} [chunkDelayMs]  pause between stream chunks (default 0)
  * @property {boolean} [log]  print one line per request to stderr
@@ -75,7 +79,8 @@ const { applyFaults, authorize, handleFailure, parseJson, readBody, sendJson } =
 /**
  * @typedef {object} Config
  * @property {string} token
- * @property {'live' | 'documented'} dialect
+ * @property {'2026' | 'live' | 'documented'} dialect
+ * @property {import('./replay').ReplaySpec | null} replay
  * @property {number} answerDelayMs
  * @property {number} chunkDelayMs
  * @property {boolean} log
@@ -174,7 +179,7 @@ async function startEmulator(options = {}) {
  * @returns {State}
  */
 function createState(options) {
-	const dialect = options.dialect ?? 'live';
+	const dialect = options.dialect ?? '2026';
 	if (!DIALECTS.includes(dialect)) {
 		throw new TypeError(`dialect must be one of ${DIALECTS.join(', ')}, got '${String(dialect)}'`);
 	}
@@ -182,6 +187,7 @@ function createState(options) {
 		config: {
 			token: options.token ?? DEFAULT_TOKEN,
 			dialect,
+			replay: replaySpec(options.replay),
 			answerDelayMs: options.answerDelayMs ?? 0,
 			chunkDelayMs: options.chunkDelayMs ?? 0,
 			log: Boolean(options.log),
@@ -204,6 +210,16 @@ function createState(options) {
 			maxInFlight: 0,
 		},
 	};
+}
+
+/**
+ * @param {EmulatorOptions['replay']} replay
+ * @returns {import('./replay').ReplaySpec | null}
+ */
+function replaySpec(replay) {
+	if (replay === undefined) return null;
+	if (typeof replay === 'string') return parseReplay(replay);
+	return { ...parseReplay(replay.capture), split: replay.split, seed: replay.seed };
 }
 
 /**
@@ -480,4 +496,5 @@ module.exports = {
 	startEmulator,
 	DEFAULT_TOKEN,
 	DIALECTS,
+	ECHO_PRIVATE_MARKER,
 };

@@ -2,8 +2,9 @@
 'use strict';
 
 /**
- * Stream shapes: which events carry an answer, in the documented dialect or the live one
- * (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect). A shape is chosen
+ * Stream shapes: which events carry an answer, in the documented dialect, the live one or the
+ * 2026 one (docs/api.md#documented-stream-dialect, docs/api.md#live-stream-dialect,
+ * docs/api.md#2026-stream-dialect; the 2026 frames are frames2026.js's). A shape is chosen
  * for the whole emulator (`dialect`) or for one ask (`#shape=<token>+<token>...` in its input).
  */
 
@@ -15,7 +16,8 @@
 
 /**
  * @typedef {object} StreamShape
- * @property {'documented' | 'live'} dialect  names the error event (`Error` or `SSEErrorEvent`)
+ * @property {'documented' | 'live' | '2026'} dialect  names the error event (`Error`,
+ *   `SSEErrorEvent`, `failed`); `2026` is told by frames2026.js and ends with `completed`
  * @property {boolean} content  `FrontendModelResponse {"content"}` per piece of text
  * @property {boolean} parts  `PartStartEvent`, `PartDeltaEvent`, `PartEndEvent`
  * @property {boolean} snapshots  `FrontendModelResponse {"parts"}` after every piece (growing)
@@ -30,6 +32,11 @@
  * @property {string} toolName  the tool the turn calls (`tool-*` tokens and the tools an input names)
  * @property {boolean} keepAlive  `: keep-alive` comments and a closing `data: [DONE]`
  * @property {EndForm} end
+ * @property {'tool' | 'end' | 'text'} output  2026: where a structured answer's object comes (the
+ *   arguments of a `final_result` tool call grown through `args_delta`, End's `output`, JSON text)
+ * @property {'deltas' | 'whole' | 'no-start'} textForm  2026: a text part's first piece in its
+ *   start then deltas; its whole text in its start; deltas without the start
+ * @property {'success' | 'error'} toolOutcome  2026: the tool round's `outcome`
  */
 
 /**
@@ -56,6 +63,9 @@ const DOCUMENTED = Object.freeze({
 	toolName: 'web_search',
 	keepAlive: false,
 	end: 'documented',
+	output: 'end',
+	textForm: 'deltas',
+	toolOutcome: 'success',
 });
 
 /** @type {Readonly<StreamShape>} what the emulator sends in the live dialect by default */
@@ -73,9 +83,38 @@ const LIVE = Object.freeze({
 	toolName: 'web_search',
 	keepAlive: true,
 	end: 'data',
+	output: 'text',
+	textForm: 'deltas',
+	toolOutcome: 'success',
 });
 
-const DIALECTS = Object.freeze(['live', 'documented']);
+/** @type {Readonly<StreamShape>} what the live service sent in 2026 (frames2026.js) */
+const TWENTY26 = Object.freeze({
+	...LIVE,
+	dialect: '2026',
+	finalSnapshot: false,
+	thinking: true,
+	toolForm: 'events',
+	toolName: 'search_mail',
+	keepAlive: false,
+	end: 'empty',
+	output: 'tool',
+});
+
+/** The dialects by name; the first is the default. */
+const DIALECTS = Object.freeze(['2026', 'live', 'documented']);
+
+/** @type {Record<string, Partial<StreamShape>>} tokens that go with `2026` only */
+const TOKENS_2026 = {
+	'tool-call': { toolCall: true },
+	'tool-error': { toolCall: true, toolOutcome: 'error' },
+	'output-tool': { output: 'tool' },
+	'output-end': { output: 'end' },
+	'output-text': { output: 'text' },
+	'whole-part': { textForm: 'whole' },
+	'no-start': { textForm: 'no-start' },
+	'no-thinking': { thinking: false },
+};
 
 /** @type {Record<string, keyof StreamShape>} the text sources a `#shape` can name */
 const SOURCE_TOKENS = {
@@ -96,8 +135,10 @@ const TOOL_TOKENS = {
 	'tool-events': 'events',
 };
 const SHAPE_TOKENS = Object.freeze([
+	'2026',
 	'documented',
 	'live',
+	...Object.keys(TOKENS_2026).filter((token) => token !== 'tool-call'),
 	...Object.keys(SOURCE_TOKENS),
 	...Object.keys(END_TOKENS),
 	...Object.keys(TURN_TOKENS),
@@ -121,16 +162,38 @@ function toolAskedFor(input) {
  * The shape of an ask's stream: the one its `#shape=` names, else the emulator's dialect. In the
  * live dialect, an input that asks about the user's mail or files makes a turn that calls that
  * tool first (a builtin tool call and its result).
- * @param {'documented' | 'live'} dialect
+ * @param {'documented' | 'live' | '2026'} dialect
  * @param {StreamShape | null} asked
  * @param {string} [input]
  * @returns {StreamShape}
  */
 function resolveShape(dialect, asked, input = '') {
 	if (asked) return asked;
-	const shape = { ...(dialect === 'documented' ? DOCUMENTED : LIVE) };
-	const tool = dialect === 'live' ? toolAskedFor(input) : null;
-	if (tool) Object.assign(shape, { toolCall: true, toolForm: 'builtin', toolName: tool });
+	const shape = { ...{ documented: DOCUMENTED, live: LIVE, 2026: TWENTY26 }[dialect] };
+	const tool = dialect === 'documented' ? null : toolAskedFor(input);
+	if (tool && dialect === 'live') {
+		Object.assign(shape, { toolCall: true, toolForm: 'builtin', toolName: tool });
+	}
+	if (tool && dialect === '2026') Object.assign(shape, { toolCall: true, toolName: tool });
+	return shape;
+}
+
+/**
+ * `2026` with its own tokens (`2026+tool-call+output-end`, …).
+ * @param {string[]} tokens
+ * @returns {StreamShape}
+ */
+function parse2026(tokens) {
+	/** @type {StreamShape} */
+	const shape = { ...TWENTY26 };
+	for (const token of tokens.filter((t) => t !== '2026')) {
+		if (!(token in TOKENS_2026)) {
+			throw new TypeError(
+				`'${token}' does not go with '2026'. With it: ${Object.keys(TOKENS_2026).join(', ')}`,
+			);
+		}
+		Object.assign(shape, TOKENS_2026[token]);
+	}
 	return shape;
 }
 
@@ -149,6 +212,10 @@ function parseShape(value) {
 			throw new TypeError(`unknown shape '${token}'. Known: ${SHAPE_TOKENS.join(', ')}`);
 		}
 	}
+	if (tokens.includes('2026')) return parse2026(tokens);
+	const only2026 = tokens.find((token) => token in TOKENS_2026 && token !== 'tool-call');
+	if (only2026)
+		throw new TypeError(`'${only2026}' goes with '2026' only (#shape=2026+${only2026})`);
 	if (tokens.includes('documented') || tokens.includes('live')) {
 		if (tokens.length > 1) throw new TypeError(`'documented' and 'live' are whole shapes`);
 		return { ...(tokens[0] === 'documented' ? DOCUMENTED : LIVE) };

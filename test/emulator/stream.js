@@ -7,7 +7,9 @@
  * (docs/api.md#how-a-stream-ends).
  */
 
-const { bodyFrames, endData, errorFrame } = require('./streamFrames');
+const { bodyFrames, endData, errorFrame, toolResultContent } = require('./streamFrames');
+const { frames2026, COMPLETED_SUCCEEDED, failureData } = require('./frames2026');
+const { runIds, eventIds, STREAM_CONTENT_TYPE_2026 } = require('./ids2026');
 const { ResponseWriter } = require('./writer');
 const { writeHead, endResponse, wait, dropConnection } = require('./respond');
 
@@ -25,8 +27,10 @@ const { writeHead, endResponse, wait, dropConnection } = require('./respond');
  */
 async function streamAnswer(ctx, answer, plan, delayMs) {
 	const { res, signal } = ctx;
+	const is2026 = answer.shape.dialect === '2026';
+	const contentType = is2026 ? STREAM_CONTENT_TYPE_2026 : 'text/event-stream';
 	/** @type {Record<string, string>} */
-	const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+	const headers = { 'content-type': contentType, 'cache-control': 'no-cache' };
 	if (!plan.noHeaderId) headers['x-conversation-id'] = answer.conversation.id;
 	if (plan.retryAfter !== null) headers['retry-after'] = plan.retryAfter;
 	writeHead(res, 200, { ...headers, ...answer.headers });
@@ -38,6 +42,7 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 		crlf: plan.crlf,
 		splitBytes: plan.splitBytes,
 		flat: shape.flat,
+		nextId: is2026 ? eventIds() : undefined,
 	});
 	const streamed = {
 		text: answer.text,
@@ -46,12 +51,29 @@ async function streamAnswer(ctx, answer, plan, delayMs) {
 		conversationId: answer.conversation.id,
 		input: answer.input,
 	};
-	const frames = bodyFrames(streamed, shape, { unknownEvents: plan.unknownEvents });
+	const extras = { unknownEvents: plan.unknownEvents, toolResult: toolResultContent };
+	const frames = is2026
+		? frames2026(streamed, shape, runIds(), extras)
+		: bodyFrames(streamed, shape, extras);
 	if (!(await streamFrames(ctx, writer, plan, frames, answer))) return false;
-	answer.release();
+	if (is2026 && plan.completedFailure !== null) answer.fail();
+	else answer.release();
 	if (plan.noEnd) {
 		endResponse(res);
 		return false;
+	}
+	if (is2026) {
+		// End only where a fault asks for it (End's forms, the id the header leaves out).
+		if (plan.endForm !== null || plan.noHeaderId) {
+			await writer.event('End', endData(streamed, shape, plan.noHeaderId));
+		}
+		const completed =
+			plan.completedFailure === null
+				? COMPLETED_SUCCEEDED
+				: failureData(plan.completedFailure, { errorType: 'ModelError', kind: 'model_error' });
+		await writer.event('completed', completed);
+		const ended = endResponse(res);
+		return plan.completedFailure === null && ended;
 	}
 	await writer.event('End', endData(streamed, shape, plan.noHeaderId));
 	if (shape.keepAlive) await writer.write('data: [DONE]\n\n');

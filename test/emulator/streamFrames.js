@@ -9,6 +9,7 @@
  */
 
 const { splitIntoChunks } = require('./reply');
+const { failureData } = require('./frames2026');
 
 /** @typedef {import('./shapes').StreamShape} StreamShape */
 
@@ -328,6 +329,8 @@ function endData(answer, shape, idInEnd) {
  * @returns {Frame}
  */
 function errorFrame(shape, message) {
+	if (shape.dialect === '2026')
+		return { kind: 'event', type: 'failed', data: failureData(message) };
 	// In the flat form, the text sits under `data`: a client reads it at `data.data.message`.
 	if (shape.flat) return { kind: 'event', type: 'Error', data: { data: { message } } };
 	return shape.dialect === 'documented'
@@ -335,4 +338,12 @@ function errorFrame(shape, message) {
 		: { kind: 'event', type: 'SSEErrorEvent', data: { message, turn_status: 'error' } };
 }
 
-module.exports = { bodyFrames, endData, errorFrame, toolParts, THINKING_TEXT, TOOL_LEAD_TEXT };
+module.exports = {
+	bodyFrames,
+	endData,
+	errorFrame,
+	toolParts,
+	toolResultContent,
+	THINKING_TEXT,
+	TOOL_LEAD_TEXT,
+};

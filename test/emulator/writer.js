@@ -10,6 +10,7 @@ const { setImmediate: nextTurn } = require('node:timers/promises');
  * @property {boolean} [crlf]  write `\r\n` line endings instead of `\n`
  * @property {boolean} [splitBytes]  write in 1-3 byte pieces, cutting through UTF-8 characters
  * @property {boolean} [flat]  events in the flat form: `data: {"type": <name>, ...}`, no `event:` line
+ * @property {() => string} [nextId]  an `id:` line before each event (the 2026 dialect's)
  */
 
 /**
@@ -27,6 +28,7 @@ class ResponseWriter {
 		this.crlf = Boolean(options.crlf);
 		this.splitBytes = Boolean(options.splitBytes);
 		this.flat = Boolean(options.flat);
+		this.nextId = options.nextId ?? null;
 		// Seeded, so a failing split-bytes run can be reproduced byte for byte.
 		this.random = mulberry32(0x5eed);
 		/** @type {Promise<void>} */
@@ -44,7 +46,8 @@ class ResponseWriter {
 			await this.write(`data: ${JSON.stringify({ type, ...fields })}\n\n`);
 			return;
 		}
-		await this.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+		const id = this.nextId ? `id: ${this.nextId()}\n` : '';
+		await this.write(`${id}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
 	}
 
 	/** @param {string} text  a keep-alive comment line */
@@ -109,4 +112,4 @@ function mulberry32(seed) {
 	};
 }
 
-module.exports = { ResponseWriter };
+module.exports = { ResponseWriter, mulberry32 };

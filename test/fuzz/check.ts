@@ -10,8 +10,17 @@ import { readAnswerFromChunks, StreamAnswerError } from '../../nodes/shared/stre
 import { draw, type Draw } from './prng';
 import { expectedSteps, expectedText, generateTurn, type GeneratedTurn } from './turn';
 import { frame, noise, serialize, turnEvents, type Source, type WireEvent } from './wire';
+import {
+	completed,
+	ECHO_MARKER,
+	echo,
+	failed,
+	outputToolEvents,
+	runtimeChunk,
+	turnEvents2026,
+} from './wire2026';
 
-export type Dialect = 'documented' | 'live' | 'mix';
+export type Dialect = 'documented' | 'live' | 'mix' | '2026';
 type Outcome = 'answer' | 'end-output' | 'structured' | 'no-end' | 'error' | 'no-answer';
 
 export interface FuzzCase {
@@ -58,10 +67,44 @@ function jsonTurn(d: Draw, object: Record<string, unknown>): GeneratedTurn {
 	return { messages: [[...parts, { kind: 'text', pieces }]] };
 }
 
-export function makeCase(seed: number): FuzzCase {
+/** 2026: tools are function tools told by Part deltas and events, their results with `outcome`. */
+function as2026(d: Draw, turn: GeneratedTurn): GeneratedTurn {
+	for (const parts of turn.messages) {
+		for (const part of parts) {
+			const tool = part.tool;
+			if (!tool) continue;
+			Object.assign(tool, { partKind: 'tool-call', argsForm: 'delta', callEvent: true });
+			if (tool.result) {
+				tool.result = { ...tool.result, as: 'event', outcome: d.pick(['success', 'error']) };
+			}
+		}
+	}
+	return turn;
+}
+
+/** The 2026 runtime chunks and echo, scattered through a stream of another dialect. */
+function sprinkle2026(d: Draw, events: WireEvent[]): void {
+	const extra = [
+		runtimeChunk('status', { status: 'dispatching' }),
+		echo(d),
+		runtimeChunk('persisted', { message_id: 'm1', runner_id: 'r-1' }),
+	];
+	for (const added of extra) events.splice(d.int(0, events.length), 0, added);
+}
+
+export interface CaseOptions {
+	/**
+	 * 2026: a model response after a tool round may open with deltas for an index the previous
+	 * response used, its start not sent (only its new `metadata.zmid` tells the response apart).
+	 */
+	startlessAfterRound?: boolean;
+}
+
+export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 	const d = draw(seed);
-	const dialect = d.pick<Dialect>(['documented', 'live', 'mix']);
-	const sources = sourcesOf(d, dialect);
+	const dialect = d.pick<Dialect>(['documented', 'live', 'mix', '2026']);
+	const is2026 = dialect === '2026';
+	const sources: Source[] = is2026 ? ['parts'] : sourcesOf(d, dialect);
 	const roll = d.random();
 	const outcome: Outcome =
 		roll < 0.6
@@ -77,11 +120,18 @@ export function makeCase(seed: number): FuzzCase {
 							: 'no-answer';
 	const object = { summary: `s${seed} café 😀`, count: seed % 7, ok: d.chance(0.5) };
 	const structured = outcome === 'structured';
-	const objectInEnd = structured && d.chance(0.5);
-	const turn =
-		structured && !objectInEnd
+	// Where the object comes: End's output, JSON text, or (2026) the output tool's arguments.
+	const objectWhere = !structured
+		? null
+		: d.pick<'end' | 'text' | 'tool'>(is2026 ? ['end', 'text', 'tool'] : ['end', 'text']);
+	const objectInEnd = objectWhere === 'end';
+	const generated =
+		objectWhere === 'text'
 			? jsonTurn(d, object)
-			: generateTurn(d, messageCountFor(d, sources), outcome !== 'no-answer');
+			: objectWhere === 'tool'
+				? { messages: [d.chance(0.5) ? [{ kind: 'thinking' as const, pieces: ['hmm'] }] : []] }
+				: generateTurn(d, messageCountFor(d, sources), outcome !== 'no-answer');
+	const turn = is2026 ? as2026(d, generated) : generated;
 	const streamedText = expectedText(turn);
 	const thinking = d.chance(0.5);
 	const steps = expectedSteps(
@@ -91,10 +141,17 @@ export function makeCase(seed: number): FuzzCase {
 	);
 
 	const events: WireEvent[] = [];
-	for (const answerEvent of turnEvents(d, turn, sources)) {
+	const answerEvents = is2026
+		? turnEvents2026(d, turn, options.startlessAfterRound)
+		: turnEvents(d, turn, sources);
+	if (objectWhere === 'tool')
+		answerEvents.push(...outputToolEvents(d, object, turn.messages[0].length));
+	for (const answerEvent of answerEvents) {
 		if (d.chance(0.05)) events.push(noise(d));
 		events.push(answerEvent);
 	}
+	const mixed2026 = dialect === 'mix' && d.chance(0.4);
+	if (mixed2026) sprinkle2026(d, events);
 	const finalText = `Final answer ${seed}: 中文 ✓`;
 	const endFields: Record<string, unknown> = {};
 	if (d.chance(0.5)) endFields.conversation_id = `conv_${seed}`;
@@ -102,8 +159,22 @@ export function makeCase(seed: number): FuzzCase {
 	if (objectInEnd) endFields.output = object;
 	const nested = dialect === 'live' ? d.chance(0.7) : dialect === 'mix' && d.chance(0.5);
 	const end: WireEvent = ['End', JSON.stringify(nested ? { data: endFields } : endFields)];
+	// 2026: `completed` ends the stream, after End when End carries the answer; a mixed stream
+	// may end with it too when End would carry nothing.
+	const endEvents: WireEvent[] =
+		is2026 && endFields.output === undefined
+			? [completed()]
+			: is2026
+				? [end, completed()]
+				: mixed2026 && endFields.output === undefined && d.chance(0.5)
+					? [completed()]
+					: [end];
 	const message = `Upstream failed (${seed}) — réessayez`;
-	if (outcome === 'error') {
+	const runFailure = outcome === 'error' && (is2026 || (mixed2026 && d.chance(0.5)));
+	if (runFailure) {
+		const failure = d.chance(0.5) ? failed(message) : completed('failed', message);
+		events.splice(d.int(0, events.length), events.length, failure);
+	} else if (outcome === 'error') {
 		const errorName =
 			dialect === 'documented'
 				? 'Error'
@@ -115,7 +186,7 @@ export function makeCase(seed: number): FuzzCase {
 			JSON.stringify({ message, turn_status: 'error' }),
 		]);
 	} else if (outcome !== 'no-end') {
-		events.push(end);
+		events.push(...endEvents);
 	}
 	// Whatever follows the end of a stream means nothing.
 	if (outcome !== 'no-end' && d.chance(0.1)) {
@@ -126,7 +197,7 @@ export function makeCase(seed: number): FuzzCase {
 		outcome === 'no-end'
 			? { failure: 'incomplete' }
 			: outcome === 'error'
-				? { failure: 'error-event', message }
+				? { failure: runFailure ? 'run-failed' : 'error-event', message }
 				: outcome === 'no-answer'
 					? { failure: 'no-answer' }
 					: { output: structured ? object : outcome === 'end-output' ? finalText : streamedText };
@@ -147,7 +218,21 @@ export function makeCase(seed: number): FuzzCase {
 /** Undefined when the case holds; else what went wrong. */
 export function checkCase(fuzzCase: FuzzCase): string | undefined {
 	const deltas: string[] = [];
-	let got: { output?: unknown; steps?: unknown; failure?: string; message?: string };
+	return checkAnswer(fuzzCase, deltas);
+}
+
+/** The request echo's private marker in anything the node gave: the answer, steps, pieces, error. */
+function echoLeak(got: unknown, deltas: string[]): string | undefined {
+	const where = JSON.stringify(got).includes(ECHO_MARKER)
+		? 'the answer, its steps or its error'
+		: deltas.some((delta) => delta.includes(ECHO_MARKER))
+			? 'a streamed piece'
+			: undefined;
+	return where && `the request echo leaked into ${where}`;
+}
+
+function checkAnswer(fuzzCase: FuzzCase, deltas: string[]): string | undefined {
+	let got: { output?: unknown; steps?: unknown; failure?: string; message?: string; text?: string };
 	try {
 		const result = readAnswerFromChunks(fuzzCase.chunks, {
 			structured: fuzzCase.structured,
@@ -157,8 +242,10 @@ export function checkCase(fuzzCase: FuzzCase): string | undefined {
 		got = { output: result.output, steps: result.steps };
 	} catch (error) {
 		if (!(error instanceof StreamAnswerError)) return `threw ${String(error)}`;
-		got = { failure: error.failure, message: error.serverMessage };
+		got = { failure: error.failure, message: error.serverMessage, text: error.message };
 	}
+	const leak = echoLeak(got, deltas);
+	if (leak) return leak;
 	const { expected } = fuzzCase;
 	if ('output' in expected) {
 		if (!isDeepStrictEqual(got.output, expected.output)) {
@@ -169,7 +256,8 @@ export function checkCase(fuzzCase: FuzzCase): string | undefined {
 			return `steps ${JSON.stringify(got.steps)} instead of ${JSON.stringify(fuzzCase.steps)}`;
 		}
 	} else if (got.failure !== expected.failure || got.message !== expected.message) {
-		return `${JSON.stringify(got)} instead of failure ${JSON.stringify(expected)}`;
+		const { failure, message } = got;
+		return `${JSON.stringify({ failure, message })} instead of failure ${JSON.stringify(expected)}`;
 	}
 	if (fuzzCase.structured) {
 		return deltas.length === 0 ? undefined : 'a structured answer was sent in pieces';
@@ -192,16 +280,16 @@ export interface FuzzReport {
 	steps: number;
 }
 
-export function runFuzz(cases: number, firstSeed: number): FuzzReport {
+export function runFuzz(cases: number, firstSeed: number, options: CaseOptions = {}): FuzzReport {
 	const report: FuzzReport = {
 		cases,
 		failed: [],
-		byDialect: { documented: 0, live: 0, mix: 0 },
+		byDialect: { documented: 0, live: 0, mix: 0, 2026: 0 },
 		byOutcome: {},
 		steps: 0,
 	};
 	for (let seed = firstSeed; seed < firstSeed + cases; seed++) {
-		const fuzzCase = makeCase(seed);
+		const fuzzCase = makeCase(seed, options);
 		report.byDialect[fuzzCase.dialect]++;
 		report.byOutcome[fuzzCase.outcome] = (report.byOutcome[fuzzCase.outcome] ?? 0) + 1;
 		const problem = checkCase(fuzzCase);

@@ -26,6 +26,8 @@ export interface GeneratedTool {
 		content: unknown;
 		/** A return part right after the call, or a `FunctionToolResultEvent` after its message. */
 		as: 'part' | 'event';
+		/** 2026: whether the tool succeeded, told in the result (it goes into the step). */
+		outcome?: 'success' | 'error';
 	};
 }
 
@@ -158,7 +160,15 @@ export function expectedSteps(turn: GeneratedTurn, thinking: boolean, partsShown
 				args: tool.args,
 				tool_call_id: tool.id,
 			});
-			if (tool.result) steps.push({ type: 'tool_result', ...ids, content: tool.result.content });
+			if (tool.result) {
+				const { outcome } = tool.result;
+				steps.push({
+					type: 'tool_result',
+					...ids,
+					content: tool.result.content,
+					...(outcome ? { outcome } : {}),
+				});
+			}
 		}
 	}
 	return steps;

@@ -98,6 +98,7 @@ function returnPart(tool: GeneratedTool): SnapshotPart {
 		content: tool.result?.content,
 	};
 	if (tool.id !== null) part.tool_call_id = tool.id;
+	if (tool.result?.outcome) part.outcome = tool.result.outcome;
 	return part;
 }
 

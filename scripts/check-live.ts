@@ -1,0 +1,186 @@
+/**
+ * `npm run check:live`: notices a change of the live service before users do (docs/live-check.md).
+ * With ASSISTANT_BASE_URL and ASSISTANT_TOKEN from the environment (the token is never printed),
+ * it makes one small ask streamed and not streamed, lists models and personas and reads the
+ * catalog; saves the stream, the request echo and private values removed, under
+ * artifacts/live-check/ (git-ignored); and compares the event types and fields with what the node
+ * knows and what the emulator's 2026 dialect sends. It exits 1 listing the differences, 2 when it
+ * cannot run (no token: then it sends nothing). Not part of `npm test`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { KNOWN_STREAM_EVENTS } from '../nodes/shared/stream/events';
+import { startEmulator } from '../test/emulator/server';
+import { redactStream, scrubText } from './live-check/redact';
+import {
+	compareShapes,
+	compareSignatures,
+	jsonShape,
+	parseEvents,
+	signaturesOf,
+	unknownEventNames,
+	type Signatures,
+} from './live-check/signatures';
+
+const ASK = 'Reply with one short sentence: what is 2 + 2?';
+const OUT_DIR = path.join(__dirname, '..', 'artifacts', 'live-check');
+interface Target {
+	baseUrl: string;
+	token: string;
+}
+
+interface Fetched {
+	status: number;
+	headers: Headers;
+	text: string;
+}
+
+async function request(target: Target, method: string, route: string, body?: unknown) {
+	const response = await fetch(`${target.baseUrl}${route}`, {
+		method,
+		headers: {
+			authorization: `Bearer ${target.token}`,
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+		signal: AbortSignal.timeout(180_000),
+	});
+	return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** What one target (the service, or the emulator) answers to the check's requests. */
+async function survey(target: Target): Promise<Record<string, Fetched>> {
+	return {
+		stream: await request(target, 'POST', '/assistant/ask', { input: ASK, stream: true }),
+		json: await request(target, 'POST', '/assistant/ask', { input: ASK, stream: false }),
+		models: await request(target, 'GET', '/models/available'),
+		personas: await request(target, 'GET', '/personas/available'),
+		catalog: await request(target, 'GET', '/models/catalog'),
+	};
+}
+
+function parsedJson(fetched: Fetched): unknown {
+	try {
+		return JSON.parse(fetched.text);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The emulator's 2026 dialect: the same small ask, and a tool round (the kinds it adds). */
+async function emulatorReference() {
+	const emulator = await startEmulator({ dialect: '2026' });
+	try {
+		const target = { baseUrl: emulator.baseUrl, token: emulator.token };
+		const answers = await survey(target);
+		const round = await request(target, 'POST', '/assistant/ask', {
+			input: 'What is new in my mail?',
+			stream: true,
+		});
+		const signatures = signaturesOf(parseEvents(answers.stream.text));
+		signaturesOf(parseEvents(round.text), signatures);
+		return { answers, signatures };
+	} finally {
+		await emulator.close();
+	}
+}
+
+/** Every difference between the service's answers and what the node and the emulator know. */
+export function differencesOf(
+	live: Record<string, Fetched>,
+	liveSignatures: Signatures,
+	reference: { answers: Record<string, Fetched>; signatures: Signatures },
+	knownEvents: readonly string[],
+): string[] {
+	const differences: string[] = [];
+	for (const [what, fetched] of Object.entries(live)) {
+		if (fetched.status !== 200) {
+			differences.push(`${what}: HTTP ${fetched.status}: ${fetched.text.slice(0, 300)}`);
+		}
+	}
+	const unknown = unknownEventNames(liveSignatures, knownEvents);
+	if (unknown.length > 0) differences.push(`events the node does not know: ${unknown.join(', ')}`);
+	differences.push(...compareSignatures(liveSignatures, reference.signatures, 'the emulator'));
+	const type = live.stream.headers.get('content-type') ?? '';
+	if (!type.startsWith('text/event-stream')) differences.push(`stream: content type ${type}`);
+	if (!/^con_[A-Za-z0-9]+$/.test(live.stream.headers.get('x-conversation-id') ?? '')) {
+		differences.push('stream: no x-conversation-id header of the form con_…');
+	}
+	for (const what of ['json', 'models', 'personas', 'catalog']) {
+		const seen = jsonShape(parsedJson(live[what]));
+		const known = jsonShape(parsedJson(reference.answers[what]));
+		differences.push(...compareShapes(what, seen, known, 'the emulator'));
+	}
+	return differences;
+}
+
+function save(name: string, content: string): string {
+	fs.mkdirSync(OUT_DIR, { recursive: true });
+	const file = path.join(OUT_DIR, name);
+	fs.writeFileSync(file, content);
+	return path.relative(process.cwd(), file);
+}
+
+async function main(): Promise<number> {
+	const baseUrl = (process.env.ASSISTANT_BASE_URL ?? '').trim().replace(/\/+$/, '');
+	const token = (process.env.ASSISTANT_TOKEN ?? '').trim();
+	if (!baseUrl || !token) {
+		console.error(
+			'check:live needs ASSISTANT_BASE_URL and ASSISTANT_TOKEN in the environment ' +
+				'(docs/live-check.md). Nothing was sent.',
+		);
+		return 2;
+	}
+	const scrub = (text: string) => scrubText(text, [token]);
+	console.log(`Checking ${baseUrl} (token from ASSISTANT_TOKEN, not shown)…`);
+	const live = await survey({ baseUrl, token });
+	const date = new Date().toISOString().slice(0, 10);
+	const capture = redactStream(live.stream.text, [token]);
+	const saved = save(`${date}-ask.sse`, capture);
+	save(
+		`${date}-ask.meta.json`,
+		`${JSON.stringify(
+			{
+				captured: new Date().toISOString(),
+				request: { input: ASK, stream: true },
+				response: {
+					status: live.stream.status,
+					content_type: live.stream.headers.get('content-type'),
+					x_conversation_id: live.stream.headers.get('x-conversation-id') ? 'con_[removed]' : null,
+				},
+				json_answer_fields: [...jsonShape(parsedJson(live.json))],
+			},
+			null,
+			2,
+		)}\n`,
+	);
+	// The comparison reads the stream as saved: the echo's fields never leave this process.
+	const liveSignatures = signaturesOf(parseEvents(live.stream.text));
+	const reference = await emulatorReference();
+	const differences = differencesOf(live, liveSignatures, reference, KNOWN_STREAM_EVENTS);
+	console.log(`saved ${saved} (the request echo, ids and private values removed)`);
+	console.log(`event kinds seen: ${[...liveSignatures.keys()].join(', ')}`);
+	if (differences.length === 0) {
+		console.log('The service sends what the node and the emulator know.');
+		return 0;
+	}
+	console.log(`${differences.length} difference(s) from what the node and the emulator know:`);
+	for (const difference of differences) console.log(`- ${scrub(difference)}`);
+	return 1;
+}
+
+if (require.main === module) {
+	main().then(
+		(code) => {
+			process.exitCode = code;
+		},
+		(error: unknown) => {
+			const message = error instanceof Error ? error.message : String(error);
+			console.error(
+				`check:live failed: ${scrubText(message, [process.env.ASSISTANT_TOKEN ?? ''])}`,
+			);
+			process.exitCode = 2;
+		},
+	);
+}

@@ -1,0 +1,159 @@
+/**
+ * What a stream is made of, without its values: each kind of event (its name, and for the kinds
+ * that have one, the part, delta or chunk type inside) with the fields it carried. `npm run
+ * check:live` compares the live service's with what the node and the emulator know; the
+ * emulator's tests compare the 2026 dialect's with the captures (test/fixtures/captures/).
+ */
+
+export interface StreamEvent {
+	event: string;
+	data: unknown;
+}
+
+/** Event kind → the field paths seen on it (`index`, `part.content`, `metadata.zmid`, …). */
+export type Signatures = Map<string, Set<string>>;
+
+/** The fields whose own fields belong to the shape (the rest, like a tool's result, vary). */
+const NESTED = ['part', 'delta', 'metadata', 'result'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `PartStartEvent:text`, `PartDeltaEvent:tool_call`, `AgentRuntimeStreamChunk:persisted`, … */
+export function eventKind(event: StreamEvent): string {
+	const { data } = event;
+	if (!isObject(data)) return event.event;
+	const inner =
+		(isObject(data.part) && data.part.part_kind) ||
+		(isObject(data.delta) && data.delta.part_delta_kind) ||
+		(event.event === 'AgentRuntimeStreamChunk' && data.type);
+	return typeof inner === 'string' ? `${event.event}:${inner}` : event.event;
+}
+
+function fieldPaths(data: unknown): string[] {
+	if (!isObject(data)) return [];
+	const paths: string[] = [];
+	for (const [key, value] of Object.entries(data)) {
+		paths.push(key);
+		if (NESTED.includes(key) && isObject(value)) {
+			for (const inner of Object.keys(value)) paths.push(`${key}.${inner}`);
+		}
+	}
+	return paths;
+}
+
+/** The signatures of a stream's events; several streams can add to the same map. */
+export function signaturesOf(events: StreamEvent[], into: Signatures = new Map()): Signatures {
+	for (const event of events) {
+		const kind = eventKind(event);
+		const fields = into.get(kind) ?? new Set<string>();
+		for (const path of fieldPaths(event.data)) fields.add(path);
+		into.set(kind, fields);
+	}
+	return into;
+}
+
+/**
+ * How a stream seen from the service differs from what a reader knows. `reference` names the
+ * reader in the messages. An event kind the reference has that the service did not send is no
+ * difference (one small ask does not show every kind); a field missing from a kind both have is.
+ */
+export function compareSignatures(
+	seen: Signatures,
+	reference: Signatures,
+	referenceName: string,
+): string[] {
+	const differences: string[] = [];
+	for (const [kind, fields] of seen) {
+		const known = reference.get(kind);
+		if (!known) {
+			differences.push(`${kind}: an event ${referenceName} does not send`);
+			continue;
+		}
+		const added = [...fields].filter((field) => !known.has(field));
+		const missing = [...known].filter((field) => !fields.has(field));
+		if (added.length > 0) {
+			differences.push(`${kind}: fields ${referenceName} does not send: ${added.join(', ')}`);
+		}
+		if (missing.length > 0) {
+			differences.push(`${kind}: fields the service left out: ${missing.join(', ')}`);
+		}
+	}
+	return differences;
+}
+
+/** The event names the service sent that a reader does not know (the node's list). */
+export function unknownEventNames(seen: Signatures, known: readonly string[]): string[] {
+	const names = new Set([...seen.keys()].map((kind) => kind.split(':')[0]));
+	return [...names].filter((name) => !known.includes(name)).sort();
+}
+
+/**
+ * Reads a Server-Sent Events body into its events (the `event:` name, `message` without one; the
+ * `data:` lines joined and parsed as JSON where they are JSON). Comments and `id:` lines carry
+ * nothing here.
+ */
+export function parseEvents(text: string): StreamEvent[] {
+	const events: StreamEvent[] = [];
+	for (const block of text.replace(/\r\n?/g, '\n').split(/\n\n+/)) {
+		let name = 'message';
+		const data: string[] = [];
+		for (const line of block.split('\n')) {
+			const colon = line.indexOf(':');
+			if (colon === 0 || line === '') continue;
+			const field = colon < 0 ? line : line.slice(0, colon);
+			const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+			if (field === 'event') name = value;
+			else if (field === 'data') data.push(value);
+		}
+		if (data.length === 0) continue;
+		const joined = data.join('\n');
+		let parsed: unknown = joined;
+		try {
+			parsed = JSON.parse(joined);
+		} catch {
+			// Not JSON (`[DONE]`): kept as text.
+		}
+		events.push({ event: name, data: parsed });
+	}
+	return events;
+}
+
+/**
+ * The field paths of a JSON answer, two levels deep, an array's items as `[]`:
+ * `{"models": [{"id"}]}` is `models`, `models[]`, `models[].id`.
+ */
+export function jsonShape(value: unknown, prefix = '', depth = 0, into = new Set<string>()) {
+	if (depth > 2) return into;
+	if (Array.isArray(value)) {
+		if (prefix) into.add(`${prefix}[]`);
+		for (const item of value) jsonShape(item, `${prefix}[]`, depth + 1, into);
+	} else if (isObject(value)) {
+		for (const [key, inner] of Object.entries(value)) {
+			const path = prefix ? `${prefix}.${key}` : key;
+			into.add(path);
+			jsonShape(inner, path, depth + 1, into);
+		}
+	}
+	return into;
+}
+
+/** The fields one answer has that the other lacks, both ways. */
+export function compareShapes(
+	what: string,
+	seen: Set<string>,
+	reference: Set<string>,
+	referenceName: string,
+): string[] {
+	const added = [...seen].filter((path) => !reference.has(path));
+	const missing = [...reference].filter((path) => !seen.has(path));
+	const differences: string[] = [];
+	if (added.length > 0) {
+		differences.push(`${what}: fields ${referenceName} does not send: ${added.join(', ')}`);
+	}
+	if (missing.length > 0) {
+		differences.push(`${what}: fields the service left out: ${missing.join(', ')}`);
+	}
+	return differences;
+}

@@ -1,0 +1,136 @@
+/**
+ * The Ask node in n8n's engine against the stream the live service sent in 2026: the emulator's
+ * 2026 dialect (its default) and the captures replayed byte for byte (`#replay=`, whole and cut
+ * anywhere), Stream on and off, Include Steps on: the answer whole, each ask sent once, and the
+ * request echo's private text nowhere (docs/api.md#2026-stream-dialect).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { parseEvents } from '../../scripts/live-check/signatures';
+import { ECHO_PRIVATE_MARKER } from '../emulator/server';
+import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
+
+const assistant = useEmulator({ token: 'tok_stream_2026_suite' });
+
+const CAPTURES = path.join(__dirname, '..', 'fixtures', 'captures');
+
+/** A capture's answer as docs/api.md reads it: the text of its last response's text parts. */
+function captureAnswer(name: string): string {
+	const events = parseEvents(fs.readFileSync(path.join(CAPTURES, `${name}.sse`), 'utf8'));
+	const texts = new Map<string, string>();
+	for (const { event, data } of events) {
+		const d = data as Record<string, Record<string, string>>;
+		const key = `${d.metadata?.zmid}/${String(d.index)}`;
+		if (event === 'PartStartEvent' && d.part.part_kind === 'text') texts.set(key, d.part.content);
+		if (event === 'PartDeltaEvent' && d.delta.part_delta_kind === 'text') {
+			texts.set(key, (texts.get(key) ?? '') + d.delta.content_delta);
+		}
+	}
+	return [...texts.values()].join('');
+}
+
+/** Nothing the run gave (items, chunks, log lines, its error) holds the echo's private text. */
+function expectNoEcho(run: AssistantRun): void {
+	const everything = JSON.stringify({
+		items: run.failure ? [] : run.outputs('Ask').map((item) => item.json),
+		chunks: run.chunks,
+		logs: run.logs,
+		failure: run.failure ?? null,
+	});
+	expect(everything).not.toContain(ECHO_PRIVATE_MARKER);
+	expect(everything).not.toContain('workspace_file');
+}
+
+describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
+	const options = { stream, includeSteps: true, includeThinking: true };
+
+	test('the 2026 dialect: the answer, sent once, no echo anywhere', async () => {
+		const input = `Plan my week (${String(stream)})`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toBe(
+			`[model=anthropic:claude-haiku-4-5-20251001 persona=persona_general] You said: "${input}".`,
+		);
+		expect(run.json.conversation_id).toMatch(/^con_[A-Za-z0-9]{16}$/);
+		expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+		expect(assistant.askRequests()).toHaveLength(1);
+		expectNoEcho(run);
+		if (stream) expect(run.chunks.length).toBeGreaterThan(3);
+	});
+
+	test('a tool round: the call, its result with outcome, the answer after it', async () => {
+		const input = `What is new in my mail? (${String(stream)})`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure).toBeUndefined();
+		expect(String(run.json.output)).toContain(`You said: "${input}"`);
+		const steps = run.json.steps as Array<Record<string, unknown>>;
+		const tools = steps.filter((step) => step.type !== 'thinking');
+		expect(tools).toEqual([
+			expect.objectContaining({
+				type: 'tool_call',
+				tool_name: 'search_mail',
+				args: { query: input },
+			}),
+			expect.objectContaining({
+				type: 'tool_result',
+				tool_name: 'search_mail',
+				outcome: 'success',
+			}),
+		]);
+		expect(assistant.askRequests()).toHaveLength(1);
+		expectNoEcho(run);
+	});
+
+	test.each([
+		['2026-08-09-summarize', ''],
+		['2026-08-09-summarize', '&split=random&seed=5'],
+		['2026-08-09-research', '&split=random&seed=9'],
+	])('the capture %s%s replayed: its whole answer, first pieces included', async (name, split) => {
+		const input = `Summarize #replay=${name}${split}`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure).toBeUndefined();
+		const answer = captureAnswer(name);
+		expect(answer.length).toBeGreaterThan(400);
+		// The research turn's first response has no text: its answer is the second's.
+		expect(run.json.output).toBe(answer);
+		expect(run.json.conversation_id).toMatch(/^con_/);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
+	test('the failed capture: the service’s words, not "incomplete", not sent again', async () => {
+		const input = 'Hello #replay=2026-08-19-failed-unknown-model&split=random&seed=2';
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure?.message).toContain('Unknown model: nonexistent-model-xyz');
+		expect(run.failure?.message).not.toMatch(/ended before the answer was complete/);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
+	test('an unknown model in the 2026 dialect: the failed run, once', async () => {
+		const input = `Hi there (${String(stream)})`;
+		const run = await assistant.run(
+			{ input, options, model: { __rl: true, mode: 'id', value: 'nonexistent-model-xyz' } },
+			{ streaming: stream },
+		);
+		expect(run.failure?.message).toContain('Unknown model: nonexistent-model-xyz');
+		expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+		expectNoEcho(run);
+	});
+});
+
+test('a JSON Schema answer as the output tool’s arguments (the 2026 dialect’s default)', async () => {
+	const schema = {
+		type: 'object',
+		properties: { summary: { type: 'string' }, count: { type: 'number' } },
+		required: ['summary', 'count'],
+	};
+	const run = await assistant.run({
+		input: 'Count the apples',
+		responseFormat: 'jsonSchema',
+		jsonSchema: JSON.stringify(schema),
+		options: { stream: true },
+	});
+	expect(run.failure).toBeUndefined();
+	expect(run.json.output).toEqual({ summary: 'Count the apples', count: 42 });
+	expectNoEcho(run);
+});

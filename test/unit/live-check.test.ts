@@ -1,0 +1,165 @@
+/**
+ * The pure half of `npm run check:live` (docs/live-check.md): what a stream is made of, how it is
+ * compared with what the node and the emulator know, and what is removed before it is saved.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { redactStream, scrubText } from '../../scripts/live-check/redact';
+import {
+	compareShapes,
+	compareSignatures,
+	eventKind,
+	jsonShape,
+	parseEvents,
+	signaturesOf,
+	unknownEventNames,
+} from '../../scripts/live-check/signatures';
+
+const fixture = (name: string) =>
+	fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'captures', name), 'utf8');
+
+describe('stream signatures', () => {
+	test('an event kind names the part, delta or chunk type inside', () => {
+		expect(eventKind({ event: 'PartStartEvent', data: { part: { part_kind: 'text' } } })).toBe(
+			'PartStartEvent:text',
+		);
+		expect(
+			eventKind({ event: 'PartDeltaEvent', data: { delta: { part_delta_kind: 'tool_call' } } }),
+		).toBe('PartDeltaEvent:tool_call');
+		expect(eventKind({ event: 'AgentRuntimeStreamChunk', data: { type: 'persisted' } })).toBe(
+			'AgentRuntimeStreamChunk:persisted',
+		);
+		expect(eventKind({ event: 'completed', data: { status: 'succeeded' } })).toBe('completed');
+		expect(eventKind({ event: 'message', data: '[DONE]' })).toBe('message');
+	});
+
+	test('the research capture: its kinds and their fields, nested ones one level down', () => {
+		const signatures = signaturesOf(parseEvents(fixture('2026-08-09-research.sse')));
+		expect([...signatures.keys()].sort()).toEqual([
+			'AgentRuntimeStreamChunk:persisted',
+			'AgentRuntimeStreamChunk:status',
+			'FunctionToolCallEvent:tool-call',
+			'FunctionToolResultEvent',
+			'PartDeltaEvent:text',
+			'PartDeltaEvent:thinking',
+			'PartDeltaEvent:tool_call',
+			'PartStartEvent:text',
+			'PartStartEvent:thinking',
+			'PartStartEvent:tool-call',
+			'completed',
+		]);
+		expect(signatures.get('FunctionToolResultEvent')).toEqual(
+			new Set([
+				'content',
+				'event_kind',
+				'result',
+				'result.content',
+				'result.metadata',
+				'result.outcome',
+				'result.part_kind',
+				'result.timestamp',
+				'result.tool_call_id',
+				'result.tool_name',
+				'metadata',
+				'metadata.zmid',
+				'metadata.runner_id',
+			]),
+		);
+	});
+
+	test('differences: a new event, a new field, a field left out; kinds only the reference has are none', () => {
+		const reference = signaturesOf([
+			{ event: 'completed', data: { status: 'succeeded', error: null } },
+			{ event: 'FunctionToolCallEvent', data: { part: { part_kind: 'tool-call' } } },
+		]);
+		const seen = signaturesOf([
+			{ event: 'completed', data: { status: 'succeeded', usage: {} } },
+			{ event: 'RunUsageEvent', data: { tokens: 3 } },
+		]);
+		expect(compareSignatures(seen, reference, 'the emulator')).toEqual([
+			'completed: fields the emulator does not send: usage',
+			'completed: fields the service left out: error',
+			'RunUsageEvent: an event the emulator does not send',
+		]);
+		expect(compareSignatures(reference, reference, 'the emulator')).toEqual([]);
+		expect(unknownEventNames(seen, ['completed', 'End'])).toEqual(['RunUsageEvent']);
+	});
+
+	test('JSON answers: field paths three levels deep (array items count as one), compared both ways', () => {
+		const shape = jsonShape({ models: [{ id: 'a', meta: { deep: { deeper: 1 } } }], ok: true });
+		expect([...shape]).toEqual(['models', 'models[]', 'models[].id', 'models[].meta', 'ok']);
+		expect(
+			compareShapes('models', new Set(['a', 'b']), new Set(['b', 'c']), 'the emulator'),
+		).toEqual([
+			'models: fields the emulator does not send: a',
+			'models: fields the service left out: c',
+		]);
+	});
+
+	test('parseEvents reads CRLF, comments, id lines, several data lines and non-JSON data', () => {
+		const events = parseEvents(
+			': ping\r\nid: a@1-0\r\nevent: End\r\ndata: {"a":\r\ndata: 1}\r\n\r\ndata: [DONE]\n\n',
+		);
+		expect(events).toEqual([
+			{ event: 'End', data: { a: 1 } },
+			{ event: 'message', data: '[DONE]' },
+		]);
+	});
+});
+
+describe('what a saved capture keeps', () => {
+	const token = 'tok_live_Secret123';
+	const stream = [
+		'id: 3907e0ce@1789870143394-0',
+		'event: FrontendModelRequest',
+		`data: {"parts":[{"content":"my private file"}],"token":"${token}"}`,
+		'',
+		'id: 3907e0ce@1789870143394-1',
+		'event: PartStartEvent',
+		'data: {"index":0,"part":{"content":"Let me think","id":"reasoning_content","part_kind":"thinking","signature":"abc"},"metadata":{"zmid":"ya78zk76dv1h","runner_id":"aed0"}}',
+		'',
+		'event: PartStartEvent',
+		`data: {"index":1,"part":{"content":"Four, con_eHdR4qvN6wGURY4Z ${token}","id":null,"part_kind":"text"}}`,
+		'',
+		'event: FunctionToolResultEvent',
+		'data: {"result":{"content":{"stdout":"memory: my bank"},"outcome":"success","tool_call_id":"call_1"}}',
+		'',
+		'event: completed',
+		'data: {"status":"succeeded","error":null,"runner_id":null}',
+		'',
+		'',
+	].join('\n');
+
+	test('no echo, no id lines, no ids, no token, no thinking or tool data; the answer text and every field name stay', () => {
+		const saved = redactStream(stream, [token]);
+		expect(saved).not.toContain('FrontendModelRequest');
+		expect(saved).not.toContain('private file');
+		expect(saved).not.toMatch(/^id:/m);
+		for (const secret of [
+			token,
+			'ya78zk76dv1h',
+			'aed0',
+			'eHdR4qvN6wGURY4Z',
+			'Let me think',
+			'abc',
+			'my bank',
+			'call_1',
+		]) {
+			expect(saved).not.toContain(secret);
+		}
+		expect(saved).toContain('"content":"Four, con_[removed] [token removed]"');
+		expect(saved).toContain('"outcome":"success"');
+		expect(saved).toContain('"runner_id":null');
+		expect(saved.endsWith('"status":"succeeded","error":null,"runner_id":null}\n\n')).toBe(true);
+		const kinds = (text: string) =>
+			[...signaturesOf(parseEvents(text)).entries()].map(([k, f]) => [k, [...f]]);
+		expect(kinds(saved)).toEqual(kinds(stream).filter(([kind]) => kind !== 'FrontendModelRequest'));
+	});
+
+	test('scrubText leaves short strings alone and replaces conversation ids of both forms', () => {
+		expect(scrubText('a conv_0123abcd and con_AbC123 b', ['', 'ab'])).toBe(
+			'a con_[removed] and con_[removed] b',
+		);
+	});
+});
