@@ -8,7 +8,7 @@ import { tool as langchainTool } from '@langchain/core/tools';
 import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { readTranscript, type TranscriptEntry } from '../../nodes/AssistantChatModel/transcript';
+import { readTranscript, type ReadEntry } from '../../nodes/AssistantChatModel/transcript';
 import { startEmulator, type Emulator } from '../emulator/server';
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
@@ -46,7 +46,7 @@ async function run(
 }
 
 /** Every ask's messages, as the assistant reads them. */
-function askedMessages(): TranscriptEntry[][] {
+function askedMessages(): ReadEntry[][] {
 	return emulator.stats.requests
 		.filter((request) => request.path === '/assistant/ask')
 		.map((request) => String((request.body as IDataObject).input))
