@@ -71,4 +71,18 @@ function describeImages(images, sees) {
 	return ` Images: ${each.join('; ')}.`;
 }
 
-module.exports = { takeImages, seesImages, describeImages };
+/**
+ * A tool-envelope reply (scripted.js) whose final answer is text, with what the model says
+ * about the images after it.
+ * @template {Record<string, unknown> | null} T
+ * @param {T} reply
+ * @param {string} aboutImages
+ * @returns {T}
+ */
+function withImages(reply, aboutImages) {
+	if (!reply || aboutImages === '' || reply.action !== 'final_answer') return reply;
+	if (typeof reply.final_answer !== 'string') return reply;
+	return { ...reply, final_answer: reply.final_answer + aboutImages };
+}
+
+module.exports = { takeImages, seesImages, describeImages, withImages };
