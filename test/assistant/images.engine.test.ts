@@ -24,6 +24,7 @@ import {
 	type EngineCredential,
 	type RunResult,
 } from '../helpers/engine';
+import { agentWorkflow, withAiTools } from '../helpers/tool';
 
 const TOKEN = 'secret-token-for-image-tests-30';
 const TEXT_ONLY_MODEL = 'mistral:mistral-large-latest';
@@ -274,4 +275,50 @@ test('without Image Fields nothing changes: no catalog read, the Input alone', a
 	expect(result.error()).toBeUndefined();
 	expect(askBodies()[0].input).toBe('Hello');
 	expect(catalogReads()).toBe(0);
+});
+
+describe('the Assistant Tool', () => {
+	test('sends the chat’s files, given by an expression, with the question the agent wrote', async () => {
+		const photo = image(PNG_SIGNATURE, 20_000);
+		const pkg = withAiTools(withBinaryItems(await assistantPackage()));
+		const tool = assistantNode(
+			pkg,
+			'Personal Assistant',
+			{
+				operation: 'ask',
+				input: "={{ $fromAI('question', 'The question', 'string') }}",
+				// The tool's item is the agent's call: the chat's files come from the trigger's item.
+				imageFields: "={{ $('Items').item.binary.data0 }}",
+			},
+			{ type: pkg.nodeType('assistantTool') },
+		);
+		const files = binaryItemsNode([
+			{
+				json: { chatInput: 'What is on this receipt?' },
+				binary: {
+					data0: {
+						base64: photo.toString('base64'),
+						mimeType: 'image/png',
+						fileName: 'receipt.png',
+					},
+				},
+			},
+		]);
+		const { nodes, connections } = agentWorkflow(
+			[tool],
+			[{ args: { question: 'Read the receipt' } }],
+		);
+		// The agent's input item comes from the files node instead of the plain items node.
+		const workflow = {
+			nodes: nodes.map((node) =>
+				node.type === 'test.items' ? { ...files, name: node.name } : node,
+			),
+			connections,
+		};
+		const run = await runWorkflow(pkg, workflow, { credentials: [credential] });
+		expect(run.error()).toBeUndefined();
+		expect(askBodies()[0].input).toBe(
+			`Read the receipt\n\n![receipt.png](data:image/png;base64,${photo.toString('base64')})`,
+		);
+	});
 });

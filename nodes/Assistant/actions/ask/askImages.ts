@@ -18,6 +18,7 @@ import {
 } from '../../../shared/parameters/parameterErrors';
 import { catalogOfExecution } from '../executionCatalog';
 import type { RunCache } from '../runCache';
+import { isToolVariant } from '../toolVariant';
 
 /**
  * Ask's Image Fields: the item's binary fields whose images go with the Input, each as a Markdown
@@ -32,7 +33,7 @@ export const imageFieldsProperty: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'e.g. data, attachment_0',
-	description: `The names of the item's binary fields whose images to send with the Input, comma-separated (${IMAGE_TYPES_IN_WORDS}, up to ${MAX_IMAGE_IN_WORDS} each). The model must be one that sees images. Leave empty to send text only.`,
+	description: `The names of the item's binary fields whose images to send with the Input, comma-separated (${IMAGE_TYPES_IN_WORDS}, up to ${MAX_IMAGE_IN_WORDS} each), or files from an expression. The model must be one that sees images. Leave empty to send text only.`,
 	displayOptions: { show: { operation: ['ask'] } },
 };
 
@@ -42,34 +43,57 @@ export interface ItemImage {
 	markdown: string;
 }
 
-/** The field names, checked (text, comma-separated); [] when empty. */
-export function readImageFields(ctx: ParameterContext, itemIndex: number): string[] {
+/**
+ * A binary field by its name, or a file itself: an expression can give one (or a list), e.g.
+ * `{{ $('When chat message received').item.binary.data0 }}`, which the AI Agent's tool needs, as
+ * its own item is the agent's call and holds no files.
+ */
+export type ImageField = string | IBinaryData;
+
+/** The fields named (text, comma-separated) or given, checked; [] when empty. */
+export function readImageFields(ctx: ParameterContext, itemIndex: number): ImageField[] {
 	const value = nodeParameter(ctx, 'imageFields', itemIndex, '');
-	if (value === undefined || value === null) return [];
-	if (typeof value !== 'string') {
-		throw invalidParameter(
-			ctx,
-			itemIndex,
-			'Image Fields must be text',
-			`Got ${describeValue(value)}. Write the names of the binary fields, comma-separated, e.g. data, attachment_0.`,
-		);
+	const values = Array.isArray(value) ? (value as unknown[]) : [value];
+	const fields: ImageField[] = [];
+	for (const entry of values) {
+		if (entry === undefined || entry === null) continue;
+		if (isBinary(entry)) {
+			fields.push(entry);
+			continue;
+		}
+		if (typeof entry !== 'string') {
+			throw invalidParameter(
+				ctx,
+				itemIndex,
+				'Image Fields must be text',
+				`Got ${describeValue(entry)}. Write the names of the binary fields, comma-separated, e.g. data, attachment_0, or give files with an expression, e.g. {{ $('Form').item.binary.photo }}.`,
+			);
+		}
+		const names = entry.split(',').map((name) => name.trim());
+		fields.push(...names.filter((name) => name !== '' && !fields.includes(name)));
 	}
-	const names = value
-		.split(',')
-		.map((name) => name.trim())
-		.filter((name) => name !== '');
-	return [...new Set(names)];
+	return fields;
+}
+
+function isBinary(value: unknown): value is IBinaryData {
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as IBinaryData).mimeType === 'string' &&
+		typeof (value as IBinaryData).data === 'string'
+	);
 }
 
 /** Each named field's image, read and checked; the first bad one fails the item. */
 export async function readItemImages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	fields: string[],
+	fields: ImageField[],
 ): Promise<ItemImage[]> {
 	const images: ItemImage[] = [];
-	for (const field of fields) {
-		const binary = binaryOf(ctx, itemIndex, field);
+	for (const given of fields) {
+		const binary = typeof given === 'string' ? binaryOf(ctx, itemIndex, given) : given;
+		const field = typeof given === 'string' ? given : (given.fileName ?? 'the file given');
 		const declared = binary.mimeType;
 		checkSize(ctx, itemIndex, field, binary.bytes);
 		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, binary);
@@ -83,7 +107,7 @@ export async function readItemImages(
 				`Only ${IMAGE_TYPES_IN_WORDS} images can be sent. Convert the file first, or remove "${field}" from Image Fields.`,
 			);
 		}
-		const name = binary.fileName ?? field;
+		const name = binary.fileName ?? (typeof given === 'string' ? given : undefined);
 		images.push({ field, markdown: imageMarkdown(name, mediaType, bytes.toString('base64')) });
 	}
 	return images;
@@ -100,7 +124,9 @@ function binaryOf(ctx: IExecuteFunctions, itemIndex: number, field: string): IBi
 			`The item has no binary field "${field}" (Image Fields)`,
 			names.length > 0
 				? `Its binary fields are: ${names.join(', ')}. Name one of them in Image Fields.`
-				: 'It has no binary data at all. Make sure the node before this one outputs the image as a binary field, or clear Image Fields.',
+				: isToolVariant(ctx)
+					? "As the AI Agent's tool, its item is the agent's call, which holds no files: give the chat's files with an expression, e.g. {{ $('When chat message received').item.binary.data0 }}, or clear Image Fields."
+					: 'It has no binary data at all. Make sure the node before this one outputs the image as a binary field, or clear Image Fields.',
 		);
 	}
 }

@@ -9,7 +9,7 @@ import {
 	type ParameterContext,
 } from '../../../shared/parameters/parameterErrors';
 import { readAskOptions, type AskOptions } from './askOptions';
-import { imageFieldsProperty, readImageFields } from './askImages';
+import { imageFieldsProperty, readImageFields, type ImageField } from './askImages';
 import { toolMessageDefaults } from '../toolParameters';
 import { readOutputFormat, type OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
@@ -68,8 +68,8 @@ export interface AskParameters {
 	request: AskRequest;
 	options: AskOptions;
 	outputFormat?: OutputFormat;
-	/** The binary fields whose images go with the Input (askImages.ts); [] for none. */
-	imageFields: string[];
+	/** The binary fields (or files) whose images go with the Input (askImages.ts); [] for none. */
+	imageFields: ImageField[];
 }
 
 /** Every parameter of the item, checked; optional fields are left out of the request when empty. */
