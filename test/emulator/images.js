@@ -39,7 +39,8 @@ function takeImages(input) {
 		});
 		return '';
 	});
-	return { images, text };
+	// Ask writes its images after the text, a blank line before each.
+	return { images, text: images.length > 0 ? text.trimEnd() : text };
 }
 
 /**
