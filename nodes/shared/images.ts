@@ -73,6 +73,17 @@ export function modelSeesImages(catalog: CatalogResponse, modelId: string): bool
 	return entry.supports_images !== false;
 }
 
+/** Every Markdown image of a base64 data URL, as the service finds them in `input`. */
+const DATA_URL_IMAGE = /!\[[^\]\n]*\]\(data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]*\)/gi;
+
+/**
+ * A text without its images: what the conversation keeps of an ask's text, whether the service
+ * stores the images apart or leaves their Markdown in it (recovery compares the two).
+ */
+export function withoutImages(text: string): string {
+	return text.replace(DATA_URL_IMAGE, '');
+}
+
 /** The model an ask goes to: the chosen one, else the catalog's default chat model. */
 export function modelOfAsk(
 	catalog: CatalogResponse,

@@ -8,6 +8,7 @@ import {
 	sniffImageType,
 } from '../../../nodes/shared/images';
 import { filterModels } from '../../../nodes/shared/methods/listSearch';
+import { readTurn } from '../../../nodes/shared/recovery/turnReading';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -101,5 +102,30 @@ describe('which model sees images, by the catalog', () => {
 		expect(filterModels(models, 'sees images', catalog).map((result) => result.value)).toEqual([
 			'a:sees',
 		]);
+	});
+});
+
+describe('recovery reads an ask with images as taken (docs/api.md#images)', () => {
+	const input = 'What is this?\n\n![photo.png](data:image/png;base64,iVBORw0KGgo=)';
+	const answered = (prompt: unknown) =>
+		readTurn(
+			[
+				{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: prompt }] },
+				{ kind: 'response', parts: [{ part_kind: 'text', content: 'A photo.' }] },
+			],
+			input,
+			false,
+		);
+
+	test('whether the conversation keeps the images apart or their Markdown in the text', () => {
+		expect(answered(['What is this?\n\n', { kind: 'binary', media_type: 'image/png' }])).toEqual({
+			kind: 'answered',
+			output: 'A photo.',
+		});
+		expect(answered(input)).toEqual({ kind: 'answered', output: 'A photo.' });
+	});
+
+	test('another text is still another ask', () => {
+		expect(answered(['What is that?', { kind: 'binary' }])).toEqual({ kind: 'not-taken' });
 	});
 });
