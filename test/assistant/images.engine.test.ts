@@ -322,3 +322,20 @@ describe('the Assistant Tool', () => {
 		);
 	});
 });
+
+test('a failure after acceptance: the answer is read from the conversation, the ask sent once', async () => {
+	const photo = image(PNG_SIGNATURE, 10_000);
+	const result = await askWithFiles(
+		[{ binary: { data: { base64: photo.toString('base64'), mimeType: 'image/png' } } }],
+		{
+			input: 'Describe it #fault=drop-after-headers&ms=150&times=1',
+			imageFields: 'data',
+			options: { stream: true, retries: 2 },
+		},
+	);
+	expect(result.error()).toBeUndefined();
+	const [item] = result.outputs('Ask');
+	expect(item.json.recovered).toBe(true);
+	expect(item.json.output).toContain(`sha256 ${sha256(photo)}`);
+	expect(askBodies()).toHaveLength(1);
+});
