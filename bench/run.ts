@@ -7,7 +7,7 @@
  *   --runs N        runs per measurement (default 5; per-item overhead N + 2, concurrency 4 at most 3,
  *                   concurrency 1 at most 2: 20 s a run)
  *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog, busy,
- *                   scaling, agentBytes
+ *                   scaling, agentBytes, images
  *   --no-write      print only, leave BENCHMARKS.md alone (a run with --only writes its rows
  *                   alone into BENCHMARKS.md, the others' figures staying)
  *   --quick         smaller sizes for a smoke test (never written to BENCHMARKS.md)
@@ -23,6 +23,7 @@ import path from 'node:path';
 
 import { PACKAGE_DIR } from '../test/helpers/assistant';
 import { agentBytesRow } from './rows/agentBytes';
+import { imagesRow } from './rows/images';
 import { catalogRow } from './rows/catalog';
 import { concurrencyRows } from './rows/concurrency';
 import { overheadRows } from './rows/overhead';
@@ -59,6 +60,7 @@ const ROWS = [
 	'busy',
 	'scaling',
 	'agentBytes',
+	'images',
 ] as const;
 
 async function main(): Promise<void> {
@@ -151,6 +153,10 @@ async function main(): Promise<void> {
 		);
 
 	if (want('agentBytes')) await step('agent chat bytes', () => agentBytesRow());
+	if (want('images'))
+		await step('images', () =>
+			imagesRow({ items: 10, imageBytes: quick ? 200_000 : 2_000_000, runs: Math.min(runs, 3) }),
+		);
 
 	const loadAfter = os.loadavg();
 	const busy = activity();

@@ -9,8 +9,9 @@ import path from 'node:path';
 import type { IConnections, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { startEmulator } from './emulator/server';
-import { assistantPackage, emulatorCredential } from './helpers/assistant';
-import { runWorkflow } from './helpers/engine';
+import { assistantNode, assistantPackage, emulatorCredential } from './helpers/assistant';
+import { binaryItemsNode, withBinaryItems } from './helpers/binary-items';
+import { chain, manualTrigger, runWorkflow, type EngineCredential } from './helpers/engine';
 
 const EXAMPLES_DIR = path.resolve(__dirname, '..', 'examples');
 const ORDER = [
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
 			}
 			console.log();
 		}
+		failures += await askAboutAnImage(credential);
 	} finally {
 		await emulator.close();
 	}
@@ -91,6 +93,37 @@ async function main(): Promise<void> {
 	} else {
 		console.log('Every example ran.');
 	}
+}
+
+/**
+ * examples/ask-image.json downloads its image with n8n's HTTP Request node, which this engine
+ * does not have: here a test node makes the file (a tiny PNG) and Ask sends it by Image Fields.
+ */
+async function askAboutAnImage(credential: EngineCredential): Promise<number> {
+	const pkg = withBinaryItems(await assistantPackage());
+	const png =
+		'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg==';
+	const files = binaryItemsNode([
+		{ binary: { data: { base64: png, mimeType: 'image/png', fileName: 'pixel.png' } } },
+	]);
+	const ask = assistantNode(pkg, 'Ask About the Image', {
+		operation: 'ask',
+		input: 'Describe this picture in two sentences.',
+		imageFields: 'data',
+	});
+	console.log(
+		'=== Assistant: ask about an image  (as examples/ask-image.json, the file made here)',
+	);
+	const run = await runWorkflow(pkg, chain(manualTrigger(), files, ask), {
+		credentials: [credential],
+	});
+	const error = run.nodeError(ask.name) as { message?: string } | undefined;
+	if (error) {
+		console.log(`--- ${ask.name}: FAILED: ${error.message}\n`);
+		return 1;
+	}
+	console.log(`--- ${ask.name}:\n${show(run.outputs(ask.name))}\n`);
+	return 0;
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { readMark, type ConversationMark } from './conversationMark';
+import type { ImagePolicy } from './chatImages';
 import { formatTranscript, toolNamesById, type Transcript } from './messages';
 
 /**
@@ -25,7 +26,12 @@ export interface PlannedAsk extends Transcript {
 	catalogue?: string;
 }
 
-export function planAsk(messages: Message[], chosenConversation?: string): PlannedAsk {
+/** `images`: whether the messages' images go (chatImages.ts); without it, each is a note. */
+export function planAsk(
+	messages: Message[],
+	chosenConversation?: string,
+	images?: ImagePolicy,
+): PlannedAsk {
 	const toolNames = toolNamesById(messages);
 	const mark = latestMark(messages);
 	const marked =
@@ -38,7 +44,7 @@ export function planAsk(messages: Message[], chosenConversation?: string): Plann
 			// A conversation the node asked before holds the transcript's whole preface.
 			const plan: PlannedAsk = {
 				conversationId,
-				...formatTranscript(fresh, toolNames, { continued: marked !== undefined }),
+				...formatTranscript(fresh, toolNames, { continued: marked !== undefined, images }),
 			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
 			return plan;
@@ -48,11 +54,14 @@ export function planAsk(messages: Message[], chosenConversation?: string): Plann
 		if (chosenConversation && messages.length > 0) {
 			return {
 				conversationId,
-				...formatTranscript(messages.slice(-1), toolNames, { continued: marked !== undefined }),
+				...formatTranscript(messages.slice(-1), toolNames, {
+					continued: marked !== undefined,
+					images,
+				}),
 			};
 		}
 	}
-	return formatTranscript(messages, toolNames);
+	return formatTranscript(messages, toolNames, { images });
 }
 
 /** The latest assistant message this node produced: its id or a tool call id is a mark. */

@@ -3,9 +3,10 @@ import type { MessageContent } from '@n8n/ai-node-sdk';
 import type { TranscriptRole } from './transcript';
 
 /**
- * The API's `input` is text: images, audio, video and other files in a message cannot go with
- * it. Each is replaced, where it stood, by a note that says what was left out, so that neither
- * the assistant nor the user is left to guess (docs/api.md#what-cannot-be-sent).
+ * The API's `input` is text: audio, video and other files in a message cannot go with it, nor
+ * can an image the model cannot see (images it can see go as data URLs, chatImages.ts). Each is
+ * replaced, where it stood, by a note that says what was left out and, for an image, why, so
+ * that neither the assistant nor the user is left to guess (docs/api.md#what-cannot-be-sent).
  */
 
 type ContentFile = Extract<MessageContent, { type: 'file' }>;
@@ -17,9 +18,13 @@ const WHO: Record<TranscriptRole, string> = {
 	tool: 'the tool returned',
 };
 
-/** `[the user attached an image (photo.png), which could not be passed on]` */
-export function noteOfFile(file: ContentFile, role: TranscriptRole): string {
-	return `[${WHO[role]} ${describeFile(file)}, which could not be passed on]`;
+/**
+ * `[the user attached a PDF document (a.pdf), which could not be passed on]`, with the reason
+ * when there is one: `[… an image (photo.png), which could not be passed on: the model X cannot
+ * see images]`.
+ */
+export function noteOfFile(file: ContentFile, role: TranscriptRole, reason?: string): string {
+	return `[${WHO[role]} ${describeFile(file)}, which could not be passed on${reason ? `: ${oneLine(reason)}` : ''}]`;
 }
 
 /** A provider's own content part (n8n's `provider` block): not text, so not sendable either. */
@@ -55,7 +60,7 @@ function kindOf(mediaType: string): string {
 }
 
 /** n8n's agents put the file name in the block's metadata (`filename`); others use similar keys. */
-function fileNameOf(file: ContentFile): string | undefined {
+export function fileNameOf(file: ContentFile): string | undefined {
 	const metadata = file.providerMetadata ?? {};
 	for (const key of ['filename', 'fileName', 'name', 'title']) {
 		const value = metadata[key];

@@ -8,6 +8,7 @@ import type { RunNotices } from '../shared/runNotices';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
+import { imagePolicyFor } from './chatImages';
 import { markOfConversation } from './conversationMark';
 import { noteStreamedAnswer, type LogDetails, type ModelShownInLogs } from './logsPanel';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
@@ -110,7 +111,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 	async generate(messages: Message[]): Promise<GenerateResult> {
 		const tools = this.boundTools();
 		if (tools.length > 0) return await this.generateWithTools(messages, tools);
-		const plan = this.plan(messages);
+		const plan = await this.plan(messages);
 		const answer = await this.ask(this.request(plan.input, plan.conversationId));
 		return textResult(
 			answerText(answer.output),
@@ -130,7 +131,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 			yield* resultAsChunks(result);
 			return;
 		}
-		const plan = this.plan(messages);
+		const plan = await this.plan(messages);
 		const answer = askStreamed(
 			this.ctx,
 			this.request(plan.input, plan.conversationId),
@@ -162,7 +163,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		messages: Message[],
 		tools: BoundTool[],
 	): Promise<GenerateResult> {
-		const plan = this.plan(messages);
+		const plan = await this.plan(messages);
 		const catalogue = catalogueFingerprint(tools);
 		// The conversation has these tools' catalogue already: the output format names them.
 		const input =
@@ -223,12 +224,16 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		};
 	}
 
-	/** What to send; anything the API cannot carry is noted in it, and said in the log. */
-	private plan(messages: Message[]): PlannedAsk {
-		const plan = planAsk(messages, this.settings.conversationId);
+	/**
+	 * What to send, images included where the model sees them (chatImages.ts); anything the API
+	 * cannot carry is noted in it, and said in the log.
+	 */
+	private async plan(messages: Message[]): Promise<PlannedAsk> {
+		const images = await imagePolicyFor(this.ctx, this.settings, messages);
+		const plan = planAsk(messages, this.settings.conversationId, images);
 		if (plan.leftOut.length > 0) {
 			this.ctx.logger.warn(
-				`Assistant Chat Model: the API takes text only, so ${plan.leftOut.length === 1 ? 'one part of the messages was' : `${plan.leftOut.length} parts of the messages were`} replaced by a note: ${plan.leftOut.join('; ')}`,
+				`Assistant Chat Model: ${plan.leftOut.length === 1 ? 'one part of the messages' : `${plan.leftOut.length} parts of the messages`} could not be sent, so each was replaced by a note: ${plan.leftOut.join('; ')}`,
 			);
 		}
 		return plan;

@@ -1,8 +1,11 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
-import { noteOfEmptyMessage, noteOfFile, noteOfProviderPart } from './attachments';
+import { fileNameOf, noteOfEmptyMessage, noteOfFile, noteOfProviderPart } from './attachments';
+import { imageOfFile, isImageFile, type ImagePolicy } from './chatImages';
 import {
 	writeTranscript,
+	type TranscriptContent,
+	type TranscriptImage,
 	type TranscriptEntry,
 	type TranscriptOptions,
 	type TranscriptRole,
@@ -34,6 +37,11 @@ export interface Transcript {
 	leftOut: string[];
 }
 
+export interface FormatOptions extends TranscriptOptions {
+	/** Whether images go with the ask (chatImages.ts); without it, each is a note. */
+	images?: ImagePolicy;
+}
+
 /**
  * The messages in the transcript's form (transcript.ts): one entry per message, in order, every
  * message whatever it holds; the workflow's tool catalogue after them when given.
@@ -41,11 +49,38 @@ export interface Transcript {
 export function formatTranscript(
 	messages: Message[],
 	toolNames = toolNamesById(messages),
-	options: TranscriptOptions = {},
+	{ images, ...options }: FormatOptions = {},
 ): Transcript {
 	const leftOut: string[] = [];
-	const entries = messages.map((message) => entryOf(message, toolNames, leftOut));
+	const files = new Files(images, leftOut);
+	const entries = messages.map((message) => entryOf(message, toolNames, files));
 	return { input: writeTranscript(entries, options), leftOut };
+}
+
+type ContentFile = Extract<MessageContent, { type: 'file' }>;
+
+/** What becomes of each file: an image the model sees goes as it is, anything else is a note. */
+class Files {
+	constructor(
+		private readonly policy: ImagePolicy | undefined,
+		private readonly leftOut: string[],
+	) {}
+
+	/** `ownLine` false: in a tool's result, whose blocks are one per line already. */
+	add(parts: Parts, file: ContentFile, role: TranscriptRole, ownLine = true): void {
+		if (this.policy && isImageFile(file)) {
+			const image = this.policy.send ? imageOfFile(file, fileNameOf(file)) : this.policy;
+			if ('markdown' in image) parts.image(image.markdown, ownLine);
+			else this.note(parts, noteOfFile(file, role, image.reason), ownLine);
+			return;
+		}
+		this.note(parts, noteOfFile(file, role), ownLine);
+	}
+
+	note(parts: Parts, text: string, ownLine = true): void {
+		this.leftOut.push(text);
+		parts.note(text, ownLine);
+	}
 }
 
 function roleOf(message: Message): TranscriptRole {
@@ -66,28 +101,20 @@ function roleOf(message: Message): TranscriptRole {
  * and tool results keep their tool. Reasoning (a model's thinking, not what it said) and
  * citations (sources of text that is kept) are not part of the message's text.
  */
-function entryOf(
-	message: Message,
-	toolNames: Map<string, string>,
-	leftOut: string[],
-): TranscriptEntry {
+function entryOf(message: Message, toolNames: Map<string, string>, files: Files): TranscriptEntry {
 	const role = roleOf(message);
 	const entry: TranscriptEntry = { role, content: '' };
 	const parts = new Parts();
-	const note = (text: string) => {
-		leftOut.push(text);
-		parts.note(text);
-	};
 	for (const block of message.content) {
 		switch (block.type) {
 			case 'text':
 				parts.text(block.text);
 				break;
 			case 'file':
-				note(noteOfFile(block, role));
+				files.add(parts, block, role);
 				break;
 			case 'provider':
-				note(noteOfProviderPart(role));
+				files.note(parts, noteOfProviderPart(role));
 				break;
 			case 'tool-call':
 				(entry.toolCalls ??= []).push({ tool: block.toolName, arguments: block.input || '{}' });
@@ -101,61 +128,94 @@ function entryOf(
 			case 'tool-result':
 				entry.tool ??= message.name || toolNames.get(block.toolCallId) || '(unnamed)';
 				if (block.isError) entry.failed = true;
-				parts.text(resultText(block.result, role, (text) => (leftOut.push(text), text)));
+				addResult(parts, block.result, role, files);
 				break;
 			default:
 				break;
 		}
 	}
 	if (role === 'tool' && entry.tool === undefined) entry.tool = message.name || '(unnamed)';
-	if (message.content.length === 0) note(noteOfEmptyMessage(role));
+	if (message.content.length === 0) files.note(parts, noteOfEmptyMessage(role));
 	entry.content = parts.join();
 	return entry;
 }
 
-/** Text pieces joined as they are; a note on a line of its own among them. */
+interface Piece {
+	text: string;
+	/** A note, or an image of the message: on a line of its own. */
+	ownLine: boolean;
+	image?: true;
+}
+
+/**
+ * Text pieces joined as they are; a note or an image on a line of its own among them. The
+ * content is text, or, with images, its pieces of text and images (transcript.ts).
+ */
 class Parts {
-	private readonly pieces: Array<{ note: boolean; text: string }> = [];
+	private readonly pieces: Piece[] = [];
 
 	text(text: string): void {
-		this.pieces.push({ note: false, text });
+		this.pieces.push({ text, ownLine: false });
 	}
 
-	note(text: string): void {
-		this.pieces.push({ note: true, text });
+	note(text: string, ownLine = true): void {
+		this.pieces.push({ text, ownLine });
 	}
 
-	join(): string {
-		let out = '';
+	image(markdown: string, ownLine = true): void {
+		this.pieces.push({ text: markdown, ownLine, image: true });
+	}
+
+	join(): TranscriptContent {
+		const out: Array<string | TranscriptImage> = [];
+		let last = '';
+		const append = (text: string) => {
+			if (text === '') return;
+			const end = out.length - 1;
+			if (typeof out[end] === 'string') out[end] += text;
+			else out.push(text);
+			last = text;
+		};
 		this.pieces.forEach((piece, index) => {
 			const previous = this.pieces[index - 1];
-			if (previous && (piece.note || previous.note) && out !== '' && !out.endsWith('\n')) {
-				out += '\n';
+			if (
+				previous &&
+				(piece.ownLine || previous.ownLine) &&
+				out.length > 0 &&
+				!last.endsWith('\n')
+			) {
+				append('\n');
 			}
-			out += piece.text;
+			if (piece.image) {
+				out.push({ image: piece.text });
+				last = piece.text;
+			} else {
+				append(piece.text);
+			}
 		});
+		if (!out.some((piece) => typeof piece !== 'string'))
+			return (out[0] as string | undefined) ?? '';
 		return out;
 	}
 }
 
-/** A tool result that is not text: its content blocks (files noted), or its JSON. */
-function resultText(
-	result: unknown,
-	role: TranscriptRole,
-	record: (note: string) => string,
-): string {
-	if (typeof result === 'string') return result;
+/**
+ * A tool result that is not text: its content blocks, one per line (files as in a message), or
+ * its JSON.
+ */
+function addResult(parts: Parts, result: unknown, role: TranscriptRole, files: Files): void {
+	if (typeof result === 'string') return parts.text(result);
 	if (Array.isArray(result) && result.length > 0 && result.every(isContentBlock)) {
-		const texts: string[] = [];
-		for (const block of result as MessageContent[]) {
-			if (block.type === 'text') texts.push(block.text);
-			else if (block.type === 'file') texts.push(record(noteOfFile(block, role)));
-			else texts.push(JSON.stringify(block));
-		}
-		return texts.join('\n');
+		(result as MessageContent[]).forEach((block, index) => {
+			if (index > 0) parts.text('\n');
+			if (block.type === 'text') parts.text(block.text);
+			else if (block.type === 'file') files.add(parts, block, role, false);
+			else parts.text(JSON.stringify(block));
+		});
+		return;
 	}
 	const json = JSON.stringify(result);
-	return json === undefined ? String(result) : json;
+	parts.text(json === undefined ? String(result) : json);
 }
 
 function isContentBlock(value: unknown): boolean {

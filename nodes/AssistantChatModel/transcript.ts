@@ -18,10 +18,21 @@ export interface TranscriptToolCall {
 	arguments: string;
 }
 
+/** An image where it stood in a message: its Markdown data URL (docs/api.md#images). */
+export interface TranscriptImage {
+	image: string;
+}
+
+/** A message's text, or its pieces of text and images in order. */
+export type TranscriptContent = string | Array<string | TranscriptImage>;
+
 export interface TranscriptEntry {
 	role: TranscriptRole;
-	/** The message's text, with a note where something could not be passed on (attachments.ts). */
-	content: string;
+	/**
+	 * The message's text, with a note where something could not be passed on (attachments.ts),
+	 * and its images where they stood. Read back, it is text: each image its Markdown.
+	 */
+	content: TranscriptContent;
 	/** A tool's result: which tool. */
 	tool?: string;
 	/** A tool's result: the tool failed. */
@@ -40,8 +51,11 @@ export interface TranscriptOptions {
 	continued?: boolean;
 }
 
+/** A message read back: its content is text, each image its Markdown. */
+export type ReadEntry = TranscriptEntry & { content: string };
+
 export interface ReadTranscript {
-	entries: TranscriptEntry[];
+	entries: ReadEntry[];
 	/** Written without the preface, for a conversation that holds it. */
 	continued?: true;
 	/** The workflow's tool catalogue after the messages, when there is one. */
@@ -83,19 +97,53 @@ export function withCatalogue(transcript: string, catalogue: string): string {
 	return `${transcript}\n\n${catalogue}`;
 }
 
-/** One message as one line of JSON: the keys in a fixed order, nothing that could break a line. */
+/** The text of a message's content: each image as its Markdown. */
+export function contentText(content: TranscriptContent): string {
+	if (typeof content === 'string') return content;
+	return content.map((piece) => (typeof piece === 'string' ? piece : piece.image)).join('');
+}
+
+/**
+ * One message as one line of JSON: the keys in a fixed order, nothing that could break a line.
+ * The message's images are the only Markdown images in it: text cannot write one (safeJson).
+ */
 function entryJson(entry: TranscriptEntry): string {
-	const json: Record<string, unknown> = { role: entry.role };
-	if (entry.tool !== undefined) json.tool = entry.tool;
-	if (entry.failed) json.failed = true;
-	json.content = entry.role === 'tool' ? jsonOrText(entry.content) : entry.content;
+	const head: Record<string, unknown> = { role: entry.role };
+	if (entry.tool !== undefined) head.tool = entry.tool;
+	if (entry.failed) head.failed = true;
+	const fields = [safeJson(head).slice(1, -1), `"content":${contentJson(entry)}`];
 	if (entry.toolCalls && entry.toolCalls.length > 0) {
-		json.tool_calls = entry.toolCalls.map((call) => ({
+		const calls = entry.toolCalls.map((call) => ({
 			tool: call.tool,
 			arguments: jsonOrText(call.arguments),
 		}));
+		fields.push(`"tool_calls":${safeJson(calls)}`);
 	}
-	return escapeInvisible(JSON.stringify(json));
+	return `{${fields.join(',')}}`;
+}
+
+function contentJson({ role, content }: TranscriptEntry): string {
+	if (typeof content === 'string') {
+		return safeJson(role === 'tool' ? jsonOrText(content) : content);
+	}
+	// An image's Markdown needs no escaping in JSON (shared/images.ts): it is written as it is.
+	const pieces = content.map((piece) =>
+		typeof piece === 'string' ? safeJson(piece).slice(1, -1) : piece.image,
+	);
+	return `"${pieces.join('')}"`;
+}
+
+/**
+ * JSON that reads back as the value given, with no invisible characters (escapeInvisible) and no
+ * Markdown image of a data URL: the service hands such images to the model, so a text that wrote
+ * one would pass for an image the workflow sent, or, written across messages, cut the transcript.
+ * `![` and `data:` are written with a \u escape (only ever inside a JSON string), which JSON.parse
+ * reads back as they were.
+ */
+function safeJson(value: unknown): string {
+	return escapeInvisible(JSON.stringify(value))
+		.replace(/!\[/g, '\\u0021[')
+		.replace(/(data):/gi, '$1\\u003a');
 }
 
 /**
@@ -146,7 +194,7 @@ export function readTranscript(input: string): ReadTranscript | undefined {
 		return undefined;
 	}
 	if (!Array.isArray(parsed)) return undefined;
-	const entries: TranscriptEntry[] = [];
+	const entries: ReadEntry[] = [];
 	for (const value of parsed) {
 		const entry = entryOf(value);
 		if (!entry) return undefined;
@@ -161,14 +209,14 @@ export function readTranscript(input: string): ReadTranscript | undefined {
 
 const ROLES: readonly string[] = ['instructions', 'user', 'assistant', 'tool'];
 
-function entryOf(value: unknown): TranscriptEntry | undefined {
+function entryOf(value: unknown): ReadEntry | undefined {
 	if (!isObject(value)) return undefined;
 	const { role, tool, failed, content, tool_calls: calls } = value;
 	if (typeof role !== 'string' || !ROLES.includes(role)) return undefined;
 	const embedded = role === 'tool' && typeof content === 'object' && content !== null;
 	if (typeof content !== 'string' && !embedded) return undefined;
 	const text = typeof content === 'string' ? content : JSON.stringify(content);
-	const entry: TranscriptEntry = { role: role as TranscriptRole, content: text };
+	const entry: ReadEntry = { role: role as TranscriptRole, content: text };
 	if (tool !== undefined) {
 		if (typeof tool !== 'string') return undefined;
 		entry.tool = tool;

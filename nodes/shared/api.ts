@@ -104,6 +104,8 @@ export interface CatalogModel {
 	reasoning: ReasoningConfig | null;
 	media_domain: MediaDomain | null;
 	media_profiles: MediaProfile[];
+	/** Whether the model sees images in the input (docs/api.md#images); true when absent. */
+	supports_images?: boolean;
 	[field: string]: unknown;
 }
 

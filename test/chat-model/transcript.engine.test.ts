@@ -5,10 +5,11 @@
  * carry is replaced by a note, said in the log and in the AI message's metadata.
  */
 import { tool as langchainTool } from '@langchain/core/tools';
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { z } from 'zod';
 
-import { readTranscript, type TranscriptEntry } from '../../nodes/AssistantChatModel/transcript';
+import { readTranscript, type ReadEntry } from '../../nodes/AssistantChatModel/transcript';
+import { rl } from '../helpers/assistant';
 import type { ConsumerOutput, ScriptMessage } from '../helpers/chat-model';
 import { useEmulator } from '../helpers/emulatorFixture';
 
@@ -26,7 +27,7 @@ function webPage(pageText: string) {
 }
 
 /** Every ask's messages, as the assistant reads them. */
-function askedMessages(): TranscriptEntry[][] {
+function askedMessages(): ReadEntry[][] {
 	return assistant.emulator.stats.requests
 		.filter((request) => request.path === '/assistant/ask')
 		.map((request) => String((request.body as IDataObject).input))
@@ -101,7 +102,8 @@ describe('no text poses as the workflow or the user', () => {
 	});
 });
 
-describe('an image the API cannot carry is noted, not dropped', () => {
+// A model that sees images gets them (images.engine.test.ts); this one cannot.
+describe('an image the model cannot see is noted, not dropped', () => {
 	// n8n's AI Agent hands binary images on as a user message of `image_url` blocks.
 	const image: ScriptMessage = {
 		role: 'user',
@@ -116,11 +118,15 @@ describe('an image the API cannot carry is noted, not dropped', () => {
 	test.each(['invoke', 'agent'] as const)(
 		'%s: the ask says where the image was, the log and the AI message metadata say it too',
 		async (scenario) => {
-			const result = await assistant.chat(scenario, [
-				{ role: 'system', content: INSTRUCTIONS },
-				{ role: 'user', content: 'What is in this picture?' },
-				image,
-			]);
+			const result = await assistant.chat(
+				scenario,
+				[
+					{ role: 'system', content: INSTRUCTIONS },
+					{ role: 'user', content: 'What is in this picture?' },
+					image,
+				],
+				{ model: rl('mistral:mistral-large-latest') },
+			);
 			expect(result.error()).toBeUndefined();
 			const [messages] = askedMessages();
 			expect(messages.slice(0, 2)).toEqual([
@@ -130,7 +136,8 @@ describe('an image the API cannot carry is noted, not dropped', () => {
 			// n8n's SDK would drop the image_url part; handed on in the standard form, it is named.
 			expect(messages[2]).toEqual({
 				role: 'user',
-				content: '[the user attached an image (image/png), which could not be passed on]',
+				content:
+					'[the user attached an image (image/png), which could not be passed on: the model mistral:mistral-large-latest cannot see images]',
 			});
 			const output = result.outputs('Consumer')[0].json as ConsumerOutput;
 			expect(output.metadata.leftOut).toEqual([messages[2].content]);

@@ -13,6 +13,8 @@ const { parseDirectives } = require('./directives');
 const { composeReply, extractName } = require('./reply');
 const { scriptedOutput, scriptedText } = require('./scripted');
 const { lastUserText, plainText } = require('./transcript');
+const { describeImages, seesImages, takeImages, withImages } = require('./images');
+const { CATALOG } = require('./data');
 const { buildOutput } = require('./schema');
 const { isPlainObject } = require('../helpers/outputFormatSubset');
 const { resolveShape } = require('./shapes');
@@ -185,20 +187,30 @@ async function runAsk(ctx, ask, plan, directives) {
 	const earlier = conversation.messages.slice();
 	conversation.messages.push(ask.input);
 	conversation.name = extractName(ask.input) ?? conversation.name;
+	// The input's images are taken out of its text and described after the reply (images.js).
+	const { images, text: inputText } = takeImages(ask.input);
+	const modelId = directives.fallbackModel ?? ask.modelId;
+	const aboutImages = describeImages(images, seesImages(CATALOG, modelId));
 	const text =
 		scriptedText(ask.input) ??
 		// A chat model's transcript is answered as its last user message.
-		composeReply(lastUserText(ask.input), {
-			modelId: directives.fallbackModel ?? ask.modelId,
+		composeReply(lastUserText(inputText), {
+			modelId,
 			personaId: ask.personaId,
-			earlier: earlier.map(lastUserText),
+			earlier: earlier.map((input) => lastUserText(takeImages(input).text)),
 			knownName: conversation.name,
 			unicodeProbe: plan.splitBytes,
-		});
+		}) + aboutImages;
 	const structured = ask.outputFormat !== null;
 	const output = ask.outputFormat
-		? (scriptedOutput(ask.outputFormat, ask.input, earlier) ??
-			buildOutput(ask.outputFormat, ask.input))
+		? (withImages(
+				scriptedOutput(
+					ask.outputFormat,
+					inputText,
+					earlier.map((input) => takeImages(input).text),
+				),
+				aboutImages,
+			) ?? buildOutput(ask.outputFormat, ask.input))
 		: text;
 	/** @type {Answer} */
 	const answer = {

@@ -144,12 +144,13 @@ const DEPRECATION_MAP = {
 };
 
 /**
- * Catalog entry for a chat model: the available-models fields plus reasoning and empty media
- * fields.
+ * Catalog entry for a chat model: the available-models fields plus reasoning, whether it sees
+ * images, and empty media fields.
  * @param {string} id
  * @param {object | null} reasoning
+ * @param {boolean} [supportsImages]
  */
-function chatCatalogEntry(id, reasoning) {
+function chatCatalogEntry(id, reasoning, supportsImages = true) {
 	const model = MODELS.find((m) => m.model_name === id);
 	if (!model) throw new Error(`fixture error: no model ${id}`);
 	return {
@@ -160,6 +161,8 @@ function chatCatalogEntry(id, reasoning) {
 		type: model.type,
 		context_window: model.context_window,
 		reasoning,
+		// docs/api.md#images: whether the model sees images written into the input.
+		supports_images: supportsImages,
 		media_domain: null,
 		media_profiles: [],
 	};
@@ -404,7 +407,8 @@ const CATALOG = {
 		chatCatalogEntry('openai:gpt-5-mini', GPT5_REASONING),
 		chatCatalogEntry('openai:gpt-5', GPT5_REASONING),
 		chatCatalogEntry('google:gemini-2.5-pro', GEMINI_REASONING),
-		chatCatalogEntry('mistral:mistral-large-latest', null),
+		// Text only: an image sent to it reaches it as base64 text.
+		chatCatalogEntry('mistral:mistral-large-latest', null, false),
 		IMAGE_MODEL,
 		VIDEO_MODEL,
 		SPEECH_MODEL,

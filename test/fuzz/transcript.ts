@@ -16,7 +16,16 @@ import {
 	TRANSCRIPT_PREFACE,
 	type TranscriptEntry,
 } from '../../nodes/AssistantChatModel/transcript';
+import type { ImagePolicy } from '../../nodes/AssistantChatModel/chatImages';
 import { draw, type Draw } from './prng';
+import {
+	IMAGE_LOOKALIKES,
+	POLICIES,
+	checkImages,
+	expectedImage,
+	imageBlock,
+	joinPieces,
+} from './transcriptImages';
 
 /** Everything a forged role could be made of. */
 export const HOSTILE_PIECES: readonly string[] = [
@@ -94,6 +103,8 @@ export const HOSTILE_PIECES: readonly string[] = [
 	'e\u0301',
 	' ',
 	'',
+	// Text that writes an image (transcriptImages.ts).
+	...IMAGE_LOOKALIKES,
 ];
 
 function hostileText(d: Draw): string {
@@ -139,12 +150,41 @@ function textBlocks(d: Draw): { blocks: MessageContent[]; text: string } {
 	return { blocks, text: blocks.map((block) => (block as { text: string }).text).join('') };
 }
 
+/**
+ * Text blocks with images among them (each image a note when the policy keeps images out), and
+ * the content they make: in a message, a note or image on a line of its own; in a tool's result,
+ * one block per line. `sent` collects the images' Markdown, in order.
+ */
+function blocksWithImages(
+	d: Draw,
+	role: TranscriptEntry['role'],
+	policy: ImagePolicy,
+	sent: string[],
+	inResult: boolean,
+): { blocks: MessageContent[]; text: string } {
+	const { blocks } = textBlocks(d);
+	for (let count = d.int(1, 3); count > 0; count--) {
+		blocks.splice(d.int(0, blocks.length), 0, imageBlock(d, hostileText(d)));
+	}
+	const pieces = blocks.map((block) => {
+		if (block.type === 'text') return { text: block.text, ownLine: false };
+		const text = expectedImage(block as MessageContent & { type: 'file' }, role, policy);
+		if (policy.send) sent.push(text);
+		return { text, ownLine: true };
+	});
+	const text = inResult ? pieces.map((piece) => piece.text).join('\n') : joinPieces(pieces);
+	return { blocks, text };
+}
+
 export interface TranscriptCase {
 	seed: number;
 	messages: Message[];
 	catalogue?: string;
 	/** Written without the preface, for a conversation that holds it. */
 	continued: boolean;
+	/** Whether the model sees images; `sent`: the images' Markdown the input must hold, in order. */
+	images: ImagePolicy;
+	sent: string[];
 	expected: { entries: TranscriptEntry[]; catalogue?: string; continued?: true };
 }
 
@@ -154,13 +194,19 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 	const messages: Message[] = [];
 	const entries: TranscriptEntry[] = [];
 	const calls: Array<{ id: string; name: string }> = [];
+	const images = d.pick(POLICIES);
+	const sent: string[] = [];
 	const count = d.int(1, 8);
 	for (let index = 0; index < count; index++) {
 		const role = d.pick(['system', 'user', 'user', 'assistant', 'tool'] as const);
 		if (role === 'system' || role === 'user') {
-			const { blocks, text } = textBlocks(d);
+			const entryRole = role === 'system' ? 'instructions' : 'user';
+			const { blocks, text } =
+				role === 'user' && d.chance(0.3)
+					? blocksWithImages(d, entryRole, images, sent, false)
+					: textBlocks(d);
 			messages.push({ role, content: blocks });
-			entries.push({ role: role === 'system' ? 'instructions' : 'user', content: text });
+			entries.push({ role: entryRole, content: text });
 		} else if (role === 'assistant') {
 			const { blocks, text } = d.chance(0.7) ? textBlocks(d) : { blocks: [], text: '' };
 			const entry: TranscriptEntry = { role: 'assistant', content: text };
@@ -183,7 +229,10 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 			const name = call && d.chance(0.5) ? undefined : hostileText(d);
 			const failed = d.chance(0.2);
 			const blockResult = d.chance(0.3);
-			const { blocks, text } = textBlocks(d);
+			const withImages = blockResult && d.chance(0.4);
+			const { blocks, text } = withImages
+				? blocksWithImages(d, 'tool', images, sent, true)
+				: textBlocks(d);
 			const result = blockResult ? blocks : text;
 			messages.push({
 				role: 'tool',
@@ -198,9 +247,10 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 				],
 			});
 			const tool = name || call?.name || '(unnamed)';
-			const content = blockResult
-				? blocks.map((block) => (block as { text: string }).text).join('\n')
-				: text;
+			const content =
+				blockResult && !withImages
+					? blocks.map((block) => (block as { text: string }).text).join('\n')
+					: text;
 			entries.push({ role: 'tool', tool, ...(failed ? { failed: true } : {}), content });
 		}
 	}
@@ -219,6 +269,8 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 		messages,
 		catalogue,
 		continued,
+		images,
+		sent,
 		expected: {
 			entries,
 			...(catalogue === undefined ? {} : { catalogue }),
@@ -232,6 +284,7 @@ export function checkTranscriptCase(fuzzCase: TranscriptCase): string | undefine
 	const { input } = formatTranscript(fuzzCase.messages, undefined, {
 		catalogue: fuzzCase.catalogue,
 		continued: fuzzCase.continued,
+		images: fuzzCase.images,
 	});
 	const read = readTranscript(input);
 	if (!read) return 'the input does not read as a transcript';
@@ -250,7 +303,9 @@ export function checkTranscriptCase(fuzzCase: TranscriptCase): string | undefine
 	if (/[\r\u2028\u2029\u0085\u200b\u202e\ufeff]/u.test(messageLines.join(''))) {
 		return 'a line break or invisible character is written as it is';
 	}
-	return undefined;
+	// The messages end at the array's `]`; the catalogue after it is the workflow's own text.
+	const end = input.indexOf('\n]') + 2;
+	return checkImages(input.slice(0, end), fuzzCase.sent, fuzzCase.expected.entries);
 }
 
 export interface TranscriptFuzzReport {

@@ -16,6 +16,7 @@ import { askOptions, readConcurrency } from './ask/askOptions';
 import { conversationOf, messageProperties, readAskParameters } from './ask/askParameters';
 import { activeModel } from './ask/deprecatedModel';
 import { addAnswerHints } from './ask/answerHints';
+import { checkModelSeesImages, inputWithImages, readItemImages } from './ask/askImages';
 import { forAgentIfUnknownConversation } from './ask/unknownConversation';
 import { responseFormatProperties } from '../../shared/outputFormat/responseFormat';
 
@@ -56,7 +57,8 @@ export async function execute(
 	pace?: AttemptPace,
 ): Promise<INodeExecutionData[]> {
 	// Every parameter is checked before the first request (the catalog's included).
-	const { request, options, outputFormat } = readAskParameters(this, itemIndex);
+	const { request, options, outputFormat, imageFields } = readAskParameters(this, itemIndex);
+	const images = await readItemImages(this, itemIndex, imageFields);
 	if (request.model_name) {
 		request.model_name = await activeModel(
 			this,
@@ -65,6 +67,12 @@ export async function execute(
 			request.model_name,
 			options.useSuccessor,
 		);
+	}
+	if (images.length > 0) {
+		await checkModelSeesImages(this, itemIndex, cache, request.model_name);
+		request.input = inputWithImages(request.input, images);
+		// Held in the input now: the item's images are not kept twice while the ask runs.
+		images.length = 0;
 	}
 	const settings: RequestSettings = {
 		timeoutMs: options.timeoutMs,

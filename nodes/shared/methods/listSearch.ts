@@ -30,7 +30,8 @@ export async function searchModels(
 			authenticated: true,
 			timeoutMs: PICKER_TIMEOUT_MS,
 		}),
-		// Only to mark deprecated models: the list still shows when the catalog is unavailable.
+		// Only to mark deprecated models and those that see images: the list still shows when the
+		// catalog is unavailable.
 		readCatalog(this, 'picker', { timeoutMs: PICKER_TIMEOUT_MS, retries: 0 }).catch(
 			() => undefined,
 		),
@@ -60,10 +61,11 @@ export function filterModels(
 	const results: INodeListSearchItems[] = [];
 	for (const model of models) {
 		const successor = catalog ? successorOf(catalog, model.model_name) : undefined;
-		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''} ${successor ? 'deprecated' : ''}`;
+		const images = catalog ? imagesMark(catalog, model.model_name) : undefined;
+		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''} ${successor ? 'deprecated' : ''} ${images ?? ''}`;
 		if (!matches(haystack, terms)) continue;
 		results.push({
-			name: modelLabel(model, successor),
+			name: modelLabel(model, successor, images),
 			value: model.model_name,
 			description: model.description ?? undefined,
 		});
@@ -72,13 +74,29 @@ export function filterModels(
 }
 
 /**
- * e.g. "Claude Haiku 4.5 · Anthropic · fast · 200k tokens", "My GPT key · Custom · BYOK",
- * "Claude 3.5 Sonnet · Anthropic · deprecated, use anthropic:claude-sonnet-4-5".
+ * Whether the catalog says the model sees images (docs/api.md#images), for Ask's Image Fields:
+ * marked only where the catalog says it, either way.
  */
-export function modelLabel(model: ModelEntry, successor?: string): string {
+function imagesMark(catalog: CatalogResponse, modelId: string): ImagesMark | undefined {
+	const entry = (Array.isArray(catalog.models) ? catalog.models : []).find(
+		(candidate) => candidate?.value === modelId,
+	);
+	if (entry?.supports_images === true) return 'sees images';
+	if (entry?.supports_images === false) return 'text only';
+	return undefined;
+}
+
+type ImagesMark = 'sees images' | 'text only';
+
+/**
+ * e.g. "Claude Haiku 4.5 · Anthropic · fast · 200k tokens · sees images", "My GPT key · Custom ·
+ * BYOK", "Claude 3.5 Sonnet · Anthropic · deprecated, use anthropic:claude-sonnet-4-5".
+ */
+export function modelLabel(model: ModelEntry, successor?: string, images?: ImagesMark): string {
 	const parts = [model.label || model.model_name, model.vendor];
 	if (model.type) parts.push(model.type);
 	if (model.context_window) parts.push(`${formatTokens(model.context_window)} tokens`);
+	if (images) parts.push(images);
 	if (model.is_byok) parts.push('BYOK');
 	if (successor) parts.push(`deprecated, use ${successor}`);
 	return parts.filter(Boolean).join(' · ');

@@ -1,4 +1,5 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
+import { withoutImages } from '../images';
 import { jsonObject } from '../stream/answer';
 import { isObject } from '../json';
 
@@ -7,7 +8,8 @@ import { isObject } from '../json';
  * (docs/api.md#recovery-after-a-failure). Pure: the conversation comes as it was read.
  *
  * The ask was taken when the conversation's last request that carries a prompt is this ask's
- * input (the same text, line endings and surrounding whitespace aside); the answer is then the
+ * input (the same text, line endings, surrounding whitespace and images aside: the service takes
+ * an input's images out of its text, docs/api.md#images); the answer is then the
  * last `text` part of the last `response` after that request, as a public client reads it, or,
  * for a structured ask, the object of pydantic-ai's output tool call (`final_result…`) or that
  * text parsed as a JSON object.
@@ -92,5 +94,5 @@ function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 }
 
 function normalized(text: string): string {
-	return text.replace(/\r\n?/g, '\n').trim();
+	return withoutImages(text).replace(/\r\n?/g, '\n').trim();
 }

@@ -19,6 +19,7 @@ module.exports = [
 	...require('./chat-model'),
 	...require('./chat-model-conversations'),
 	...require('./transcript'),
+	...require('./images'),
 	...require('./backend'),
 	...require('./usability'),
 	...require('./power-user'),

@@ -9,6 +9,7 @@ import {
 	type ParameterContext,
 } from '../../../shared/parameters/parameterErrors';
 import { readAskOptions, type AskOptions } from './askOptions';
+import { imageFieldsProperty, readImageFields, type ImageField } from './askImages';
 import { toolMessageDefaults } from '../toolParameters';
 import { readOutputFormat, type OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
@@ -50,6 +51,7 @@ export const messageProperties: INodeProperties[] = [
 			'The message for the assistant. By default the agent writes it ($fromAI "question").',
 		displayOptions: showInTool,
 	},
+	imageFieldsProperty,
 	{ ...modelLocator, displayOptions: showForAsk },
 	{ ...personaLocator, displayOptions: showForAsk },
 	{ ...conversationId, displayOptions: showInNode },
@@ -66,6 +68,8 @@ export interface AskParameters {
 	request: AskRequest;
 	options: AskOptions;
 	outputFormat?: OutputFormat;
+	/** The binary fields (or files) whose images go with the Input (askImages.ts); [] for none. */
+	imageFields: ImageField[];
 }
 
 /** Every parameter of the item, checked; optional fields are left out of the request when empty. */
@@ -82,7 +86,7 @@ export function readAskParameters(ctx: ParameterContext, itemIndex: number): Ask
 	const options = readAskOptions(ctx, itemIndex);
 	// docs/api.md#memory-mode: the service's default is "enabled"; only "off" is sent.
 	if (!options.memory) request.memory_mode = 'off';
-	return { request, options, outputFormat };
+	return { request, options, outputFormat, imageFields: readImageFields(ctx, itemIndex) };
 }
 
 export function readInput(ctx: ParameterContext, itemIndex: number): string {
