@@ -5,7 +5,7 @@
  * carry is replaced by a note, said in the log and in the AI message's metadata.
  */
 import { tool as langchainTool } from '@langchain/core/tools';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { readTranscript, type ReadEntry } from '../../nodes/AssistantChatModel/transcript';
