@@ -70,15 +70,9 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(seen.startless).toBeGreaterThan(10);
 	});
 
-	// Waits for the node: a response after a tool round that opens with deltas for an index the
-	// previous response used (its start not sent, only its new metadata.zmid tells it apart) is
-	// read as more of the previous response's part: the blank line between the two messages is
-	// lost, or text is. When the stream reader tells responses apart by zmid, this fails: make it
-	// a plain test then.
-	test.failing(
-		'2026: a response that opens with deltas for an index the previous one used, start not sent',
-		() => {
-			expect(runFuzz(600, 1, { startlessAfterRound: true }).failed).toEqual([]);
-		},
-	);
+	// A response after a tool round that opens with deltas for an index the previous response
+	// used (its start not sent): only its new metadata.zmid tells it apart.
+	test('2026: a response that opens with deltas for an index the previous one used, start not sent', () => {
+		expect(runFuzz(600, 1, { startlessAfterRound: true }).failed).toEqual([]);
+	});
 });

@@ -138,6 +138,7 @@ export class StreamAnswer {
 					this.noteUnknown(event.name);
 					break;
 				default:
+					if ('response' in event && event.response) this.assembler.enterResponse(event.response);
 					if (collector) this.collect(collector, event);
 					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
 						this.assembler.accept(event);

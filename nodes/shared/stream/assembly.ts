@@ -58,6 +58,9 @@ export class AnswerAssembler {
 	private contentAhead = '';
 	private contentAgrees = true;
 
+	/** The id of the model response the current message is, when the Part events name it. */
+	private responseId: string | undefined;
+
 	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
 	messageNumber = 0;
 
@@ -106,6 +109,15 @@ export class AnswerAssembler {
 			}
 		}
 		this.pumpContent(false);
+	}
+
+	/**
+	 * A Part event names the model response it belongs to: another response than the current
+	 * message's begins a new message, whatever its part index (docs/api.md#2026-stream-dialect).
+	 */
+	enterResponse(id: string): void {
+		if (this.responseId !== undefined && this.responseId !== id) this.beginMessage();
+		this.responseId = id;
 	}
 
 	/** The stream has ended: content still waiting after a tool call is the next message's. */

@@ -27,13 +27,16 @@ export type StreamEvent =
 	 * steps, the parts themselves and the `model_name` beside them.
 	 */
 	| { type: 'snapshot'; text: string; kinds: string[]; parts?: unknown[]; model?: string }
-	/** With steps, and for every tool call, `part` is the part itself. */
-	| { type: 'partStart'; index: number; kind: string; text: string; part?: Json }
+	/**
+	 * With steps, and for every tool call, `part` is the part itself. `response` is the model
+	 * response the Part event names (2026: `metadata.zmid`), when it names one.
+	 */
+	| { type: 'partStart'; index: number; kind: string; text: string; part?: Json; response?: string }
 	/** `kind` is absent when the delta does not name it: it is then its part's kind. */
-	| { type: 'partDelta'; index: number; kind?: string; text: string }
-	| { type: 'partEnd'; index: number; kind: string; text: string; part?: Json }
+	| { type: 'partDelta'; index: number; kind?: string; text: string; response?: string }
+	| { type: 'partEnd'; index: number; kind: string; text: string; part?: Json; response?: string }
 	/** A `tool_call` delta: more of a tool call's name or arguments. */
-	| { type: 'toolDelta'; index: number; delta: Json }
+	| { type: 'toolDelta'; index: number; delta: Json; response?: string }
 	/** With steps: a tool call or result told beside the parts (`FunctionToolCallEvent`, …). */
 	| { type: 'toolEvent'; part: Json }
 	/** `End`, or the 2026 stream's `completed` with `status` `succeeded`. */
@@ -197,16 +200,33 @@ function partEvent(
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
 	const text = typeof part.content === 'string' ? part.content : '';
 	const which = type === 'PartStartEvent' ? 'partStart' : 'partEnd';
-	return steps || kind === 'tool-call'
-		? [{ type: which, index: data.index, kind, text, part: data.part }]
-		: [{ type: which, index: data.index, kind, text }];
+	const event: Extract<StreamEvent, { type: 'partStart' | 'partEnd' }> =
+		steps || kind === 'tool-call'
+			? { type: which, index: data.index, kind, text, part: data.part }
+			: { type: which, index: data.index, kind, text };
+	const response = responseOf(data);
+	if (response) event.response = response;
+	return [event];
+}
+
+/**
+ * The model response a Part event belongs to (2026: `metadata.zmid`): a response may open with a
+ * delta for an index the previous one used, so its id alone tells them apart.
+ */
+function responseOf(data: Json): string | undefined {
+	const metadata = data.metadata;
+	if (!isObject(metadata)) return undefined;
+	return typeof metadata.zmid === 'string' && metadata.zmid ? metadata.zmid : undefined;
 }
 
 function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
 	const { part_delta_kind: kind, content_delta: text } = delta;
-	if (kind === 'tool_call') return [{ type: 'toolDelta', index: data.index, delta: data.delta }];
+	const response = responseOf(data);
+	if (kind === 'tool_call') {
+		return [{ type: 'toolDelta', index: data.index, delta: data.delta, response }];
+	}
 	if (typeof text !== 'string' || !text) return [];
 	return [
 		{
@@ -214,6 +234,7 @@ function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): Stream
 			index: data.index,
 			kind: typeof kind === 'string' ? kind : undefined,
 			text,
+			response,
 		},
 	];
 }
