@@ -8,12 +8,7 @@ import {
 } from './recovery/afterFailure';
 import { quotedStart } from './outputFormat/structuredText';
 import { unsentRest } from './recovery/recoverAnswer';
-import {
-	jsonObject,
-	NO_ANSWER_MESSAGE,
-	StreamAnswer,
-	type StreamAnswerError,
-} from './stream/answer';
+import { jsonObject, NO_ANSWER_MESSAGE, StreamAnswer, StreamAnswerError } from './stream/answer';
 import { LostResponse } from './transport/acceptance';
 import { apiError, headline } from './transport/errors';
 import {
@@ -54,6 +49,8 @@ export interface AskCall {
 	pace?: AttemptPace;
 	/** Collect what the assistant did (docs/api.md#steps); `thinking` adds its thinking texts. */
 	steps?: { thinking: boolean };
+	/** The most answer text to hold, in characters (docs/api.md#memory-bounds); the default when not given. */
+	answerLimitChars?: number;
 }
 
 export interface AskResult {
@@ -99,6 +96,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		retries: call.retries,
 		itemIndex: call.itemIndex,
 		pace: call.pace,
+		answerLimitChars: call.answerLimitChars,
 	};
 	const live = new LiveText(call.onText);
 	return await runCall(
@@ -256,7 +254,12 @@ async function streamedAnswer(
 		return resultOfJson(attempt.scope, call, opened.body, opened.headers, heard);
 	}
 	const structured = call.request.output_format !== undefined;
-	const answer = new StreamAnswer({ structured, onText: live.forward, steps: call.steps });
+	const answer = new StreamAnswer({
+		structured,
+		onText: live.forward,
+		steps: call.steps,
+		answerLimitChars: call.answerLimitChars,
+	});
 	live.reads(answer);
 	heard.answer = answer;
 	read: for await (const batch of opened.messages) {
@@ -324,6 +327,16 @@ function streamFailure(
 			);
 		case 'no-answer':
 			return new LostResponse('empty', noAnswerError(scope));
+		case 'too-large':
+			return apiError(
+				node,
+				{
+					message: failure.message,
+					description:
+						"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+				},
+				request.itemIndex,
+			);
 		default:
 			return apiError(
 				node,

@@ -76,7 +76,13 @@ export async function execute(
 		answer = await askItem(
 			this,
 			request,
-			{ ...settings, pace, stream: options.stream, steps: options.steps },
+			{
+				...settings,
+				pace,
+				stream: options.stream,
+				steps: options.steps,
+				answerLimitChars: options.answerLimitChars,
+			},
 			itemIndex,
 			cache,
 		);
@@ -98,6 +104,7 @@ async function askItem(
 		pace?: AttemptPace;
 		stream: boolean;
 		steps?: { thinking: boolean };
+		answerLimitChars: number;
 	},
 	itemIndex: number,
 	cache: RunCache,

@@ -1,3 +1,4 @@
+import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { createSseDecoder, type SseMessage } from './decode';
@@ -20,6 +21,8 @@ export interface StreamAnswerOptions {
 	onText?: (delta: string) => void;
 	/** Also collect the steps (docs/api.md#steps); `thinking` includes the thinking texts. */
 	steps?: { thinking: boolean };
+	/** The most text the answer and its steps may hold, in characters (docs/api.md#memory-bounds). */
+	answerLimitChars?: number;
 }
 
 export interface StreamAnswerResult {
@@ -38,7 +41,9 @@ export type StreamFailure =
 	/** `End` after no answer text and no `output`. */
 	| 'no-answer'
 	/** A structured ask answered without an object. */
-	| 'not-an-object';
+	| 'not-an-object'
+	/** The answer (or its steps) grew past the bound. */
+	| 'too-large';
 
 /** A stream that did not answer; `message` is the sentence to show the user. */
 export class StreamAnswerError extends Error {
@@ -63,6 +68,8 @@ export class StreamAnswer {
 	private readonly collector: StepCollector | undefined;
 	private end: Extract<StreamEvent, { type: 'end' }> | undefined;
 	private errorMessage: string | undefined;
+	/** The bound the answer grew past (docs/api.md#memory-bounds). */
+	private exceeded: number | undefined;
 
 	constructor(private readonly options: StreamAnswerOptions) {
 		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
@@ -86,7 +93,7 @@ export class StreamAnswer {
 
 	/** End or an error event has come: later messages mean nothing. */
 	get finished(): boolean {
-		return this.end !== undefined || this.errorMessage !== undefined;
+		return this.end !== undefined || this.errorMessage !== undefined || this.exceeded !== undefined;
 	}
 
 	/** Returns false once the stream is finished. */
@@ -104,7 +111,18 @@ export class StreamAnswer {
 			}
 			if (this.finished) return false;
 		}
-		return true;
+		return this.withinBound();
+	}
+
+	/**
+	 * Past the bound the stream is finished, as a failure (result()): the answer is never held in
+	 * full, and never cut silently.
+	 */
+	private withinBound(): boolean {
+		const limit = this.options.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
+		if (this.assembler.heldLength + (this.collector?.heldLength ?? 0) <= limit) return true;
+		this.exceeded = limit;
+		return false;
 	}
 
 	/** The assembler decides where a model message begins; the steps go by its messages. */
@@ -142,6 +160,14 @@ export class StreamAnswer {
 
 	/** The answer of a finished stream; a StreamAnswerError when it has none. */
 	result(): StreamAnswerResult {
+		if (this.exceeded !== undefined) {
+			throw new StreamAnswerError(
+				'too-large',
+				`The answer grew past ${this.exceeded.toLocaleString('en-US')} characters; the node stopped reading it so as not to exhaust n8n's memory`,
+				undefined,
+				this.hasText,
+			);
+		}
 		if (this.errorMessage !== undefined) {
 			throw new StreamAnswerError(
 				'error-event',
@@ -193,7 +219,10 @@ export function readAnswerFromChunks(
 	options: StreamAnswerOptions,
 ): StreamAnswerResult {
 	const answer = new StreamAnswer(options);
-	const decoder = createSseDecoder((message) => answer.accept(message));
+	const decoder = createSseDecoder(
+		(message) => answer.accept(message),
+		messageLimitBytes(options.answerLimitChars),
+	);
 	for (const chunk of chunks) {
 		decoder.push(chunk);
 		if (answer.finished) break;
