@@ -67,7 +67,6 @@ export function createSseDecoder(
 	function addToLine(bytes: Uint8Array): void {
 		if (bytes.length === 0 || skipping) return;
 		lineBytes += bytes.length;
-		if (lineBytes > limitBytes) throw new SseLimitError('line', limitBytes);
 		pieces.push(bytes);
 		if (!decided && (lineBytes > DATA_FIELD.length || pieces[0][0] === COLON)) {
 			decided = true;
@@ -75,8 +74,10 @@ export function createSseDecoder(
 			if (isSkipped(head)) {
 				skipping = true;
 				pieces = [];
+				return;
 			}
 		}
+		if (lineBytes > limitBytes) throw new SseLimitError('line', limitBytes);
 	}
 
 	/** A comment, or a data line of a discarded event: nothing in it is ever needed. */
