@@ -120,7 +120,8 @@ export class StreamAnswer {
 	 */
 	private withinBound(): boolean {
 		const limit = this.options.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
-		if (this.assembler.heldLength + (this.collector?.heldLength ?? 0) <= limit) return true;
+		const held = Math.max(this.assembler.heldLength, this.collector?.heldLength ?? 0);
+		if (held <= limit) return true;
 		this.exceeded = limit;
 		return false;
 	}

@@ -65,9 +65,12 @@ export class AnswerAssembler {
 
 	constructor(private readonly onText?: (delta: string) => void) {}
 
-	/** Characters of text held: the answer, and what its sources hold beside it (the bound's measure). */
+	/**
+	 * The bound's measure: the longest text held, the answer or a source's copy beside it (the
+	 * Part events' texts, content deltas ahead). An honest answer is held about twice.
+	 */
 	get heldLength(): number {
-		return this.turn.length + this.partsLength + this.contentAhead.length;
+		return Math.max(this.turn.length, this.partsLength, this.contentAhead.length);
 	}
 
 	get hasText(): boolean {
