@@ -6,7 +6,7 @@
  * Options (after `npm run bench --`):
  *   --runs N        runs per measurement (default 5; per-item overhead N + 2, concurrency 4 at most 3,
  *                   concurrency 1 at most 2: 20 s a run)
- *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog, busy,
+ *   --only a,b      only these rows: overhead, concurrency, streaming, memory, pickers, catalog, busy,
  *                   scaling, agentBytes
  *   --no-write      print only, leave BENCHMARKS.md alone (a run with --only writes its rows
  *                   alone into BENCHMARKS.md, the others' figures staying)
@@ -24,6 +24,7 @@ import path from 'node:path';
 import { PACKAGE_DIR } from '../test/helpers/assistant';
 import { agentBytesRow } from './rows/agentBytes';
 import { catalogRow } from './rows/catalog';
+import { memoryBoundsRow } from './rows/memoryBounds';
 import { concurrencyRows } from './rows/concurrency';
 import { overheadRows } from './rows/overhead';
 import { pickerRow } from './rows/pickers';
@@ -59,6 +60,7 @@ const ROWS = [
 	'busy',
 	'scaling',
 	'agentBytes',
+	'memory',
 ] as const;
 
 async function main(): Promise<void> {
@@ -124,6 +126,8 @@ async function main(): Promise<void> {
 			}),
 		);
 	}
+	if (want('memory'))
+		await step('memory bounds', () => memoryBoundsRow({ runs: Math.min(runs, 3) }));
 	if (want('pickers'))
 		await step('pickers', () =>
 			pickerRow({ models: 2000, callsPerRun: 200, runs, filter: 'claude fast' }),
