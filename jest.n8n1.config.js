@@ -25,6 +25,8 @@ module.exports = {
 		'**/test/assistant/credential-token.engine.test.ts',
 		'**/test/engine-harness.test.ts',
 		'**/test/chat-model/loading.test.ts',
+		'**/test/redirects/redirects.engine.test.ts',
+		'**/test/bounds/memory-bounds.engine.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,

@@ -6,8 +6,8 @@
  * Options (after `npm run bench --`):
  *   --runs N        runs per measurement (default 5; per-item overhead N + 2, concurrency 4 at most 3,
  *                   concurrency 1 at most 2: 20 s a run)
- *   --only a,b      only these rows: overhead, concurrency, streaming, pickers, catalog, busy,
- *                   scaling, agentBytes, images
+ *   --only a,b      only these rows: overhead, concurrency, streaming, memory, pickers, catalog,
+ *                   busy, scaling, agentBytes, images
  *   --no-write      print only, leave BENCHMARKS.md alone (a run with --only writes its rows
  *                   alone into BENCHMARKS.md, the others' figures staying)
  *   --quick         smaller sizes for a smoke test (never written to BENCHMARKS.md)
@@ -25,6 +25,7 @@ import { PACKAGE_DIR } from '../test/helpers/assistant';
 import { agentBytesRow } from './rows/agentBytes';
 import { imagesRow } from './rows/images';
 import { catalogRow } from './rows/catalog';
+import { memoryBoundsRow } from './rows/memoryBounds';
 import { concurrencyRows } from './rows/concurrency';
 import { overheadRows } from './rows/overhead';
 import { pickerRow } from './rows/pickers';
@@ -61,6 +62,7 @@ const ROWS = [
 	'scaling',
 	'agentBytes',
 	'images',
+	'memory',
 ] as const;
 
 async function main(): Promise<void> {
@@ -126,6 +128,8 @@ async function main(): Promise<void> {
 			}),
 		);
 	}
+	if (want('memory'))
+		await step('memory bounds', () => memoryBoundsRow({ runs: Math.min(runs, 3) }));
 	if (want('pickers'))
 		await step('pickers', () =>
 			pickerRow({ models: 2000, callsPerRun: 200, runs, filter: 'claude fast' }),

@@ -31,6 +31,8 @@ export interface AskCall {
 	steps?: { thinking: boolean };
 	/** The run's notices, so that an unknown stream event is logged once per run. */
 	notices?: RunNotices;
+	/** The most answer text to hold, in characters (docs/api.md#memory-bounds); the default when not given. */
+	answerLimitChars?: number;
 }
 
 export interface AskResult {
@@ -76,6 +78,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		retries: call.retries,
 		itemIndex: call.itemIndex,
 		pace: call.pace,
+		answerLimitChars: call.answerLimitChars,
 	};
 	const live = new LiveText(call.onText);
 	return await runCall(

@@ -74,6 +74,7 @@ export async function attemptAsk(
 			onText: live.forward,
 			steps: call.steps,
 			onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
+			answerLimitChars: call.answerLimitChars,
 		});
 		live.reads(answer);
 		read: for await (const batch of opened.messages) {
@@ -189,6 +190,16 @@ function streamFailure(
 			);
 		case 'no-answer':
 			return new LostResponse('empty', noAnswerError(scope));
+		case 'too-large':
+			return apiError(
+				node,
+				{
+					message: failure.message,
+					description:
+						"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+				},
+				request.itemIndex,
+			);
 		default:
 			return apiError(
 				node,

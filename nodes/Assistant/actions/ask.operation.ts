@@ -84,7 +84,13 @@ export async function execute(
 		answer = await askItem(
 			this,
 			request,
-			{ ...settings, pace, stream: options.stream, steps: options.steps },
+			{
+				...settings,
+				pace,
+				stream: options.stream,
+				steps: options.steps,
+				answerLimitChars: options.answerLimitChars,
+			},
 			itemIndex,
 			cache,
 		);
@@ -106,6 +112,7 @@ async function askItem(
 		pace?: AttemptPace;
 		stream: boolean;
 		steps?: { thinking: boolean };
+		answerLimitChars: number;
 	},
 	itemIndex: number,
 	cache: RunCache,

@@ -5,6 +5,15 @@ import type {
 } from 'n8n-workflow';
 
 import { bareToken } from '../transport/credentials';
+import {
+	MAX_REDIRECTS,
+	originOf,
+	redirectOf,
+	shownTarget,
+	suggestedBaseUrl,
+} from '../transport/redirects';
+import { BodyTooLarge, discard, readAll } from '../transport/send';
+import { redact } from '../transport/serverMessage';
 
 /**
  * The credential test: passes only when the Base URL answers as the Assistant API does
@@ -37,32 +46,82 @@ export async function assistantApiTest(
 			'The access token is empty: paste the token you created in the assistant app under Settings > Advanced.',
 		);
 
-	let response: TestResponse;
+	let response: TestResponse | string;
 	try {
 		response = await requestModelList(this.helpers, base, token);
 	} catch (error) {
 		return failed(unreachable(base, error));
 	}
-	return verdict(base, response);
+	return typeof response === 'string' ? failed(response) : verdict(base, response);
 }
 
+/** The models list is small; more than this is not the Assistant API's answer. */
+const TEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
 /**
- * GET /models/available with the token, whatever the status. A credential test's context offers
- * only `request` (n8n-workflow's ICredentialTestFunctions has no httpRequest), so it is used here.
+ * GET /models/available with the token, whatever the status: the response, or why there is
+ * none to judge (a redirect away from the Base URL's origin, a loop, a body too large). A
+ * credential test's context offers only `request` (n8n-workflow's ICredentialTestFunctions has
+ * no httpRequest), so it is used here. It follows no redirect: the node follows those within the
+ * Base URL's origin itself, so the token never goes elsewhere (docs/api.md#redirects).
  */
 async function requestModelList(
 	helpers: ICredentialTestFunctions['helpers'],
 	base: BaseUrl,
 	token: string,
-): Promise<TestResponse> {
-	return (await helpers.request({
-		method: 'GET',
-		uri: `${base.address}/models/available`,
-		headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-		resolveWithFullResponse: true,
-		simple: false,
-		timeout: TEST_TIMEOUT_MS,
-	})) as TestResponse;
+): Promise<TestResponse | string> {
+	const path = '/models/available';
+	let url = `${base.address}${path}`;
+	const origin = originOf(url);
+	for (let redirects = 0; ; redirects++) {
+		const response = (await helpers.request({
+			method: 'GET',
+			uri: url,
+			headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+			resolveWithFullResponse: true,
+			simple: false,
+			followRedirect: false,
+			followAllRedirects: false,
+			maxRedirects: 0,
+			sendCredentialsOnCrossOriginRedirect: false,
+			useStream: true,
+			timeout: TEST_TIMEOUT_MS,
+		})) as TestResponse;
+		const location = response.headers?.location;
+		const redirect = redirectOf(
+			response.statusCode,
+			typeof location === 'string' ? location : undefined,
+			url,
+			'GET',
+			origin,
+		);
+		if (redirect.kind === 'none') return await withBody(base, response);
+		discard(response.body);
+		const status = response.statusCode;
+		if (redirect.kind === 'elsewhere') {
+			return redact(
+				`${base.host} redirected the request (HTTP ${status}) to another address, ${shownTarget(redirect.url)}; the token was not sent there. If that address is the Assistant API's, put ${suggestedBaseUrl(redirect.url, path)} in the Base URL.`,
+				token,
+			);
+		}
+		if (redirects >= MAX_REDIRECTS) {
+			return redact(
+				`${base.host} redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shownTarget(redirect.url)}): put the API's final address in the Base URL.`,
+				token,
+			);
+		}
+		url = redirect.url;
+	}
+}
+
+/** The response with its body read, within its bound; a message when it is larger. */
+async function withBody(base: BaseUrl, response: TestResponse): Promise<TestResponse | string> {
+	try {
+		return { ...response, body: await readAll(response.body, TEST_BODY_LIMIT_BYTES) };
+	} catch (error) {
+		if (!(error instanceof BodyTooLarge)) return unreachable(base, error);
+		return `${base.host} answered with more than ${TEST_BODY_LIMIT_BYTES / (1024 * 1024)} MiB instead of the list of models: check the Base URL.`;
+	}
 }
 
 /** The verdict on what answered at the Base URL; exported for the unit tests. */

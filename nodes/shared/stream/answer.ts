@@ -1,3 +1,4 @@
+import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { createSseDecoder, type SseMessage } from './decode';
@@ -23,6 +24,8 @@ export interface StreamAnswerOptions {
 	steps?: { thinking: boolean };
 	/** Each event name this node does not know, the first time this stream carries it. */
 	onUnknownEvent?: (name: string) => void;
+	/** The most text the answer and its steps may hold, in characters (docs/api.md#memory-bounds). */
+	answerLimitChars?: number;
 }
 
 export interface StreamAnswerResult {
@@ -46,7 +49,9 @@ export type StreamFailure =
 	/** `End` after no answer text and no `output`. */
 	| 'no-answer'
 	/** A structured ask answered without an object. */
-	| 'not-an-object';
+	| 'not-an-object'
+	/** The answer (or its steps) grew past the bound. */
+	| 'too-large';
 
 /** A stream that did not answer; `message` is the sentence to show the user. */
 export class StreamAnswerError extends Error {
@@ -84,6 +89,8 @@ export class StreamAnswer {
 	private errorMessage: string | undefined;
 	private runFailure: Extract<StreamEvent, { type: 'runFailed' }> | undefined;
 	private readonly unknown: string[] = [];
+	/** The bound the answer grew past (docs/api.md#memory-bounds). */
+	private exceeded: number | undefined;
 
 	constructor(private readonly options: StreamAnswerOptions) {
 		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
@@ -114,7 +121,10 @@ export class StreamAnswer {
 	/** An end, an error event or the run's failure has come: later messages mean nothing. */
 	get finished(): boolean {
 		return (
-			this.end !== undefined || this.errorMessage !== undefined || this.runFailure !== undefined
+			this.end !== undefined ||
+			this.errorMessage !== undefined ||
+			this.runFailure !== undefined ||
+			this.exceeded !== undefined
 		);
 	}
 
@@ -147,7 +157,23 @@ export class StreamAnswer {
 			}
 			if (this.finished) return false;
 		}
-		return true;
+		return this.withinBound();
+	}
+
+	/**
+	 * Past the bound the stream is finished, as a failure (result()): the answer is never held in
+	 * full, and never cut silently.
+	 */
+	private withinBound(): boolean {
+		const limit = this.options.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
+		const held = Math.max(
+			this.assembler.heldLength,
+			this.collector?.heldLength ?? 0,
+			this.outputTool?.heldLength ?? 0,
+		);
+		if (held <= limit) return true;
+		this.exceeded = limit;
+		return false;
 	}
 
 	private noteUnknown(name: string): void {
@@ -207,6 +233,14 @@ export class StreamAnswer {
 
 	/** The answer of a finished stream; a StreamAnswerError when it has none. */
 	result(): StreamAnswerResult {
+		if (this.exceeded !== undefined) {
+			throw new StreamAnswerError(
+				'too-large',
+				`The answer grew past ${this.exceeded.toLocaleString('en-US')} characters; the node stopped reading it so as not to exhaust n8n's memory`,
+				undefined,
+				this.hasText,
+			);
+		}
 		if (this.runFailure) {
 			const { message, status, errorType, failureKind } = this.runFailure;
 			throw new StreamAnswerError(
@@ -281,7 +315,10 @@ export function readAnswerFromChunks(
 	options: StreamAnswerOptions,
 ): StreamAnswerResult {
 	const answer = new StreamAnswer(options);
-	const decoder = createSseDecoder((message) => answer.accept(message));
+	const decoder = createSseDecoder(
+		(message) => answer.accept(message),
+		messageLimitBytes(options.answerLimitChars),
+	);
 	for (const chunk of chunks) {
 		decoder.push(chunk);
 		if (answer.finished) break;

@@ -46,6 +46,8 @@ export class AnswerAssembler {
 	/** Where in `turn` a separator goes: each message after the first that added text. */
 	private readonly separators: number[] = [];
 	private parts = new Map<number, Part>();
+	/** Characters held in `parts` (for the bound: `heldLength`). */
+	private partsLength = 0;
 	private highestIndex = -1;
 	private partsView: View = freshView();
 	private snapshotView: View = freshView();
@@ -65,6 +67,14 @@ export class AnswerAssembler {
 	messageNumber = 0;
 
 	constructor(private readonly onText?: (delta: string) => void) {}
+
+	/**
+	 * The bound's measure: the longest text held, the answer or a source's copy beside it (the
+	 * Part events' texts, content deltas ahead). An honest answer is held about twice.
+	 */
+	get heldLength(): number {
+		return Math.max(this.turn.length, this.partsLength, this.contentAhead.length);
+	}
 
 	get hasText(): boolean {
 		return this.turn.length > 0;
@@ -92,6 +102,7 @@ export class AnswerAssembler {
 			case 'partStart':
 				if (event.index <= this.highestIndex) this.beginMessage();
 				this.highestIndex = event.index;
+				this.partsLength -= this.parts.get(event.index)?.text.length ?? 0;
 				this.parts.delete(event.index);
 				this.lastPartKind = event.kind;
 				this.setPart(event.index, event.kind, event.text);
@@ -149,6 +160,7 @@ export class AnswerAssembler {
 		}
 		// The common case, one growing part: only the new piece is compared, never the whole text.
 		part.text.append(text);
+		this.partsLength += text.length;
 		if (this.isLastTextPart(index)) this.append(this.partsView, text);
 		else this.replace(this.partsView, this.partsText());
 	}
@@ -166,6 +178,7 @@ export class AnswerAssembler {
 		const before = old?.kind === 'text' ? old.text : new SegmentedText();
 		const after = kind === 'text' ? text : '';
 		this.parts.set(index, { kind, text: segmented(after) });
+		this.partsLength += after.length - (old?.text.length ?? 0);
 		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
 		if (grows && after.length === before.length) return;
 		if (grows && this.isLastTextPart(index)) {
@@ -282,6 +295,7 @@ export class AnswerAssembler {
 		this.messageNumber++;
 		this.messageStart = this.turn.length;
 		this.parts = new Map();
+		this.partsLength = 0;
 		this.highestIndex = -1;
 		this.partsView = freshView();
 		this.snapshotView = freshView();

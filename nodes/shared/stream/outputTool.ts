@@ -47,6 +47,13 @@ export class OutputToolCalls {
 		}
 	}
 
+	/** Characters the calls' arguments hold as text, for the answer's bound. */
+	get heldLength(): number {
+		let held = 0;
+		for (const call of this.calls) if (typeof call.args === 'string') held += call.args.length;
+		return held;
+	}
+
 	/** The object of the last output-tool call whose arguments are one, if any. */
 	object(): Json | undefined {
 		for (let i = this.calls.length - 1; i >= 0; i--) {

@@ -56,6 +56,15 @@ interface Entry {
 	byEvent: boolean;
 	/** A result's `outcome`, when told. */
 	outcome?: string;
+	/** Characters it holds (name, grown and whole views), for the bound. */
+	size: number;
+}
+
+/** Characters a view holds: a text's length, an object's as JSON. */
+function sizeOf(value: unknown): number {
+	if (value === undefined || value === null) return 0;
+	if (typeof value === 'string') return value.length;
+	return JSON.stringify(value)?.length ?? 0;
 }
 
 export class StepCollector {
@@ -69,6 +78,8 @@ export class StepCollector {
 	/** Messages a snapshot showed to be new where the assembler saw none (see `snapshot`). */
 	private split = 0;
 	private lastMessage = 0;
+	/** Characters every step holds (the bound's measure: StreamAnswer). */
+	heldLength = 0;
 
 	constructor(private readonly thinking: boolean) {}
 
@@ -97,6 +108,7 @@ export class StepCollector {
 		}
 		if (entry.kind !== 'thinking') return;
 		entry.grown = (typeof entry.grown === 'string' ? entry.grown : '') + text;
+		this.measure(entry);
 	}
 
 	toolDelta(message: number, index: number, delta: Json): void {
@@ -115,6 +127,13 @@ export class StepCollector {
 		} else if (isObject(args)) {
 			entry.grown = { ...(isObject(entry.grown) ? entry.grown : {}), ...args };
 		}
+		this.measure(entry);
+	}
+
+	private measure(entry: Entry): void {
+		const size = entry.toolName.length + sizeOf(entry.grown) + sizeOf(entry.whole);
+		this.heldLength += size - entry.size;
+		entry.size = size;
 	}
 
 	/**
@@ -215,6 +234,7 @@ export class StepCollector {
 				whole: undefined,
 				hasWhole: false,
 				byEvent: false,
+				size: 0,
 			};
 			this.entries.push(entry);
 		}
@@ -251,6 +271,7 @@ export class StepCollector {
 		} else {
 			entry.grown = value;
 		}
+		this.measure(entry);
 	}
 }
 

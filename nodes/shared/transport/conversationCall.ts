@@ -3,7 +3,8 @@ import type { NodeApiError } from 'n8n-workflow';
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { RetryableFailure, statusFailure } from './failures';
 import type { ApiRequest, ResponseHeaders } from './request';
-import { readAll, sendOnce, type Attempt } from './send';
+import { readJsonBody } from './jsonCall';
+import { sendOnce, type Attempt } from './send';
 
 /** What one read of a conversation got. */
 export type ConversationRead =
@@ -39,9 +40,10 @@ export async function readConversation(
 		attemptTimeoutMs: READ_TIMEOUT_MS,
 	};
 	const read: Attempt = { ...attempt, scope: { ...attempt.scope, request } };
-	const response = await sendOnce<unknown>(read, 'text');
+	const response = await sendOnce<unknown>(read, 'json');
 	const { statusCode, headers } = response;
-	const bodyText = await readAll(response.body).catch(() => '');
+	// Beyond its bound, the read fails as the item's error: a conversation is never read in part.
+	const bodyText = await readJsonBody(read, statusCode, response.body);
 	const where = `GET ${request.path}`;
 	if (statusCode < 200 || statusCode >= 300) {
 		const failure: RetryableFailure | NodeApiError = statusFailure(

@@ -11,6 +11,8 @@ import {
 } from './errors';
 import type { RequestLifetime } from './lifetime';
 import type { ApiRequest, ResponseHeaders } from './request';
+import { mebibytes } from '../limits';
+import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
 import type { RetryCause } from './retryPolicy';
 import { isRetryableStatus } from './retryPolicy';
 import { isCreditMessage, isSessionPoolMessage, redact, serverMessage } from './serverMessage';
@@ -273,5 +275,59 @@ export function transportDetail(error: unknown, secret: string): string {
 	return redact(
 		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
 		secret,
+	);
+}
+
+/**
+ * The service redirected to another origin than the Base URL's: not followed, so the token
+ * stays with the service and nothing from there becomes output (docs/api.md#redirects).
+ */
+export function redirectElsewhereError(
+	scope: FailureScope,
+	status: number,
+	target: string,
+): NodeApiError {
+	const shown = redact(shownTarget(target), scope.secret);
+	const base = redact(suggestedBaseUrl(target, scope.request.path), scope.secret);
+	return apiError(
+		scope.node,
+		{
+			message: `The service redirected the request to another address (HTTP ${status}): ${shown}. The node does not follow a redirect away from the Base URL's origin, so the access token was not sent there`,
+			description: `If that address is the Assistant API's, put it in the credential's Base URL (${base}). Otherwise check the Base URL, and any proxy between n8n and the service.`,
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** More redirects within the origin than a service needs: a loop, most likely. */
+export function tooManyRedirectsError(
+	scope: FailureScope,
+	status: number,
+	target: string,
+): NodeApiError {
+	const shown = redact(shownTarget(target), scope.secret);
+	return apiError(
+		scope.node,
+		{
+			message: `The service redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shown})`,
+			description:
+				"The redirects go round in a loop or never end. Check the credential's Base URL: put the API's final address there.",
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** A response beyond a memory bound (docs/api.md#memory-bounds): never retried, never cut. */
+export function tooLargeError(scope: FailureScope, what: string, limitBytes: number): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`,
+			description:
+				"No partial answer was returned. If the service really answers with this much, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+		},
+		scope.request.itemIndex,
 	);
 }

@@ -1,9 +1,18 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
+import { messageLimitBytes } from '../limits';
 import { apiError, headline } from './errors';
-import { inBandFailure, statusFailure, type FailureScope } from './failures';
+import { joinUrl } from './credentials';
+import {
+	inBandFailure,
+	networkFailure,
+	statusFailure,
+	stoppedError,
+	tooLargeError,
+	type FailureScope,
+} from './failures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
-import { readAll, sendOnce, type Attempt } from './send';
+import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
 import { messageFromJson, redact } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
@@ -19,10 +28,30 @@ export async function apiRequest<T>(ctx: AssistantContext, request: ApiRequest):
 
 /** One JSON attempt: the body of a 2xx answer with its headers; anything else a failure. */
 export async function jsonAttempt<T>(attempt: Attempt): Promise<JsonAnswer<T>> {
-	const response = await sendOnce<unknown>(attempt, 'text');
-	const bodyText = await readAll(response.body);
+	const response = await sendOnce<unknown>(attempt, 'json');
 	const { statusCode, headers } = response;
+	const bodyText = await readJsonBody(attempt, statusCode, response.body);
 	return { body: parseJsonAnswer<T>(attempt.scope, statusCode, headers, bodyText), headers };
+}
+
+/**
+ * A 2xx body in full, within its bound (docs/api.md#memory-bounds); of any other, its start (for
+ * the error's words).
+ */
+export async function readJsonBody(
+	{ scope, lifetime, credentials }: Attempt,
+	status: number,
+	body: unknown,
+): Promise<string> {
+	if (status < 200 || status >= 300) return await readErrorBody(body);
+	const limit = messageLimitBytes(scope.request.answerLimitChars);
+	try {
+		return await readAll(body, limit);
+	} catch (error) {
+		if (error instanceof BodyTooLarge) throw tooLargeError(scope, 'a JSON response', limit);
+		if (lifetime.reason) throw stoppedError(scope, lifetime);
+		throw networkFailure(scope, joinUrl(credentials.baseUrl, scope.request.path), error);
+	}
 }
 
 /** The JSON of an answer; statuses, non-JSON bodies and in-band errors become failures. */

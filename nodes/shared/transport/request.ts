@@ -32,6 +32,11 @@ export interface ApiRequest {
 	attemptTimeoutMs?: number;
 	retries?: number;
 	itemIndex?: number;
+	/**
+	 * The ask's bound on answer text, in characters; the bounds on SSE events and JSON bodies follow
+	 * from it (limits.ts). The default when not given.
+	 */
+	answerLimitChars?: number;
 	pace?: AttemptPace;
 }
 

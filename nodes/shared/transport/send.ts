@@ -1,9 +1,17 @@
 import { NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 
+import { ERROR_BODY_LIMIT_BYTES } from '../limits';
 import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentials';
-import { networkFailure, stoppedError, type FailureScope } from './failures';
+import {
+	networkFailure,
+	redirectElsewhereError,
+	stoppedError,
+	tooManyRedirectsError,
+	type FailureScope,
+} from './failures';
 import type { RequestLifetime } from './lifetime';
-import type { AssistantContext, RawResponse } from './request';
+import { MAX_REDIRECTS, originOf, redirectOf } from './redirects';
+import { headerValue, type AssistantContext, type RawResponse } from './request';
 
 /** One attempt on the wire, through n8n's HTTP helpers. */
 export interface Attempt {
@@ -13,34 +21,79 @@ export interface Attempt {
 	lifetime: RequestLifetime;
 }
 
+/** What the request asks for: a JSON body or an event stream. Either comes as a byte stream. */
+export type Accepted = 'json' | 'events';
+
 /**
- * Sends the request once. Every status comes back as a response (to be mapped by the caller);
- * a connection failure throws a RetryableFailure, a stop (deadline, cancellation) its error.
- * `signal` aborts this request alone, besides the call's lifetime, when given.
+ * Sends the request once, following redirects within the Base URL's origin
+ * (transport/redirects.ts); one to another origin throws its NodeApiError. Every other status
+ * comes back as a response (to be mapped by the caller), its body a byte stream to be read
+ * within a bound (readAll); a connection failure throws a RetryableFailure, a stop (deadline,
+ * cancellation) its error. `signal` aborts this request alone, besides the call's lifetime.
  */
 export async function sendOnce<TBody>(
-	{ ctx, scope, credentials, lifetime }: Attempt,
-	encoding: 'text' | 'stream',
-	signal: AbortSignal = lifetime.signal,
+	attempt: Attempt,
+	accepted: Accepted,
+	signal: AbortSignal = attempt.lifetime.signal,
+): Promise<RawResponse<TBody>> {
+	const { scope, credentials } = attempt;
+	let url = joinUrl(credentials.baseUrl, scope.request.path);
+	const origin = originOf(url);
+	let method = scope.request.method;
+	let body = scope.request.body;
+	for (let redirects = 0; ; redirects++) {
+		const response = await sendHop<TBody>(attempt, { url, method, body }, accepted, signal);
+		const location = headerValue(response.headers, 'location');
+		const redirect = redirectOf(response.statusCode, location, url, method, origin);
+		if (redirect.kind === 'none') return response;
+		discard(response.body);
+		if (redirect.kind === 'elsewhere') {
+			throw redirectElsewhereError(scope, response.statusCode, redirect.url);
+		}
+		if (redirects >= MAX_REDIRECTS) {
+			throw tooManyRedirectsError(scope, response.statusCode, redirect.url);
+		}
+		url = redirect.url;
+		method = redirect.method;
+		if (!redirect.keepsBody) body = undefined;
+	}
+}
+
+interface Hop {
+	url: string;
+	method: IHttpRequestOptions['method'];
+	body: object | undefined;
+}
+
+async function sendHop<TBody>(
+	{ ctx, scope, lifetime }: Attempt,
+	{ url, method, body }: Hop,
+	accepted: Accepted,
+	signal: AbortSignal,
 ): Promise<RawResponse<TBody>> {
 	const { request } = scope;
-	const url = joinUrl(credentials.baseUrl, request.path);
 	const options: IHttpRequestOptions = {
-		method: request.method,
+		method,
 		url,
-		headers: { Accept: encoding === 'stream' ? 'text/event-stream' : 'application/json' },
-		encoding,
+		headers: { Accept: accepted === 'events' ? 'text/event-stream' : 'application/json' },
+		// Every body is read by the node, within a bound: the helper would buffer it without one.
+		encoding: 'stream',
 		returnFullResponse: true,
 		// Statuses are mapped by the caller, so that errors carry the server's words, never the request.
 		ignoreHttpStatusErrors: true,
+		// Redirects are the node's to follow (sendOnce): n8n's helper would carry the token to any
+		// origin (n8n 1.x and 2.x; the last option only exists on 2.x, and only drops the header).
+		disableFollowRedirect: true,
+		maxRedirects: 0,
+		sendCredentialsOnCrossOriginRedirect: false,
 		// The lifetime enforces the deadline; this replaces the HTTP client's 300 s default, or
 		// bounds one attempt that has its own limit.
 		timeout: Math.min(lifetime.remainingMs() + 1000, request.attemptTimeoutMs ?? Infinity),
 		abortSignal: signal,
 		json: false,
 	};
-	if (request.body !== undefined) {
-		options.body = request.body as IHttpRequestOptions['body'];
+	if (body !== undefined) {
+		options.body = body as IHttpRequestOptions['body'];
 		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
 	}
 	try {
@@ -72,13 +125,56 @@ export function discard(body: unknown): void {
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
-export async function readAll(body: unknown): Promise<string> {
-	if (typeof body === 'string') return body;
+/** A body went beyond the bound it was read with (docs/api.md#memory-bounds). */
+export class BodyTooLarge extends Error {
+	constructor(readonly limitBytes: number) {
+		super(`The response body is larger than ${limitBytes} bytes`);
+		this.name = 'BodyTooLarge';
+	}
+}
+
+/** The whole body as text; past `limitBytes` it is dropped and BodyTooLarge thrown. */
+export async function readAll(body: unknown, limitBytes: number): Promise<string> {
+	if (typeof body === 'string') {
+		if (Buffer.byteLength(body) > limitBytes) throw new BodyTooLarge(limitBytes);
+		return body;
+	}
 	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
 		return String(body ?? '');
 	}
 	const parts: Buffer[] = [];
-	for await (const chunk of body as AsyncIterable<Uint8Array | string>)
-		parts.push(Buffer.from(chunk));
+	let size = 0;
+	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+		const part = Buffer.from(chunk);
+		size += part.length;
+		if (size > limitBytes) {
+			discard(body);
+			throw new BodyTooLarge(limitBytes);
+		}
+		parts.push(part);
+	}
 	return Buffer.concat(parts).toString('utf8');
+}
+
+/** The start of an error response's body, for its message; the rest is dropped. */
+export async function readErrorBody(body: unknown): Promise<string> {
+	if (typeof body === 'string') return body.slice(0, ERROR_BODY_LIMIT_BYTES);
+	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
+		return String(body ?? '');
+	}
+	const parts: Buffer[] = [];
+	let size = 0;
+	try {
+		for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+			const part = Buffer.from(chunk);
+			parts.push(part);
+			size += part.length;
+			if (size >= ERROR_BODY_LIMIT_BYTES) break;
+		}
+	} catch {
+		// What came before the failure is the message, if anything.
+	} finally {
+		discard(body);
+	}
+	return Buffer.concat(parts).subarray(0, ERROR_BODY_LIMIT_BYTES).toString('utf8');
 }

@@ -1,10 +1,17 @@
-import { decodeSseBatches, type SseMessage } from '../stream/decode';
+import { messageLimitBytes } from '../limits';
+import { decodeSseBatches, SseLimitError, type SseMessage } from '../stream/decode';
 import { LostResponse } from './acceptance';
-import { brokenStreamError, statusFailure, stoppedError, type FailureScope } from './failures';
+import {
+	brokenStreamError,
+	statusFailure,
+	stoppedError,
+	tooLargeError,
+	type FailureScope,
+} from './failures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
-import { discard, readAll, sendOnce, type Attempt } from './send';
+import { BodyTooLarge, discard, readAll, readErrorBody, sendOnce, type Attempt } from './send';
 
 type ByteStream = AsyncIterable<Uint8Array> & {
 	destroy?: (error?: Error) => void;
@@ -26,20 +33,24 @@ export type OpenedStream =
  */
 export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
+	const messageLimit = messageLimitBytes(scope.request.answerLimitChars);
 	const idleMs = scope.request.idleTimeoutMs;
 	// A silent stream is given up, not the call: the answer may still be read elsewhere.
 	const stall = idleMs ? new AbortController() : undefined;
 	const signal = stall && AbortSignal.any([lifetime.signal, stall.signal]);
-	const response = await sendOnce<ByteStream>(attempt, 'stream', signal);
+	const response = await sendOnce<ByteStream>(attempt, 'events', signal);
 	const { statusCode, headers } = response;
 	if (statusCode < 200 || statusCode >= 300) {
-		const bodyText = await readAll(response.body).catch(() => '');
+		const bodyText = await readErrorBody(response.body);
 		throw statusFailure(scope, statusCode, headers, bodyText);
 	}
 	const contentType = headerValue(headers, 'content-type') ?? '';
 	if (!/text\/event-stream/i.test(contentType) && /json/i.test(contentType)) {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
-		const bodyText = await readAll(response.body).catch((error: unknown) => {
+		const bodyText = await readAll(response.body, messageLimit).catch((error: unknown) => {
+			if (error instanceof BodyTooLarge) {
+				throw tooLargeError(scope, 'a JSON answer', messageLimit);
+			}
 			throw lostOrStopped(scope, lifetime, error, false);
 		});
 		const body = parseJsonAnswer<unknown>(scope, statusCode, headers, bodyText);
@@ -56,7 +67,13 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	return {
 		kind: 'events',
 		headers,
-		messages: guarded(decodeSseBatches(touching(body, lifetime)), body, scope, lifetime, stall),
+		messages: guarded(
+			decodeSseBatches(touching(body, lifetime), messageLimit),
+			body,
+			scope,
+			lifetime,
+			stall,
+		),
 	};
 }
 
@@ -103,6 +120,10 @@ async function* guarded(
 	try {
 		yield* messages;
 	} catch (error) {
+		// Beyond a bound the item fails: its conversation's answer would be as large.
+		if (error instanceof SseLimitError) {
+			throw tooLargeError(scope, `an event-stream ${error.what}`, error.limitBytes);
+		}
 		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false);
 	} finally {
 		lifetime.unwatchIdle();

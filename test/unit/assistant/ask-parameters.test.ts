@@ -29,6 +29,7 @@ describe('Ask: what is sent', () => {
 			timeoutMs: 600_000,
 			idleTimeoutMs: 300_000,
 			retries: 2,
+			answerLimitChars: 32_000_000,
 		});
 	});
 

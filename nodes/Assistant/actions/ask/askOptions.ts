@@ -13,10 +13,13 @@ import {
 	timeoutOption,
 	type RequestSettings,
 } from '../../../shared/parameters/requestOptions';
+import { DEFAULT_ANSWER_LIMIT_CHARS, MAX_ANSWER_LIMIT_CHARS } from '../../../shared/limits';
 
 /** Ask's Options collection: declared, read and checked here. */
 
 export const MAX_CONCURRENCY = 20;
+
+const MILLION = 1_000_000;
 
 export const askOptions: INodeProperties = {
 	displayName: 'Options',
@@ -54,6 +57,16 @@ export const askOptions: INodeProperties = {
 				"Whether steps also hold the assistant's thinking texts, where the model shares them. They can be long.",
 		},
 		{
+			displayName: 'Max Answer Length (Million Characters)',
+			name: 'maxAnswerMillionChars',
+			type: 'number',
+			// DEFAULT_ANSWER_LIMIT_CHARS / MILLION (a literal, as n8n's description rules want).
+			default: 32,
+			typeOptions: { minValue: 1, maxValue: MAX_ANSWER_LIMIT_CHARS / MILLION },
+			description:
+				"The longest answer the node accepts. A longer one fails the item (never cut short), so that a broken or hostile server cannot exhaust n8n's memory. Real answers are far shorter; raise it only for answers this long, within your n8n instance's memory.",
+		},
+		{
 			displayName: 'Memory',
 			name: 'memory',
 			type: 'boolean',
@@ -88,6 +101,8 @@ export interface AskOptions extends RequestSettings {
 	steps?: { thinking: boolean };
 	memory: boolean;
 	useSuccessor: boolean;
+	/** docs/api.md#memory-bounds. */
+	answerLimitChars: number;
 }
 
 /** The item's options, checked before anything is sent. */
@@ -114,8 +129,29 @@ export function readAskOptions(ctx: ParameterContext, itemIndex: number): AskOpt
 			'Replace Deprecated Model',
 			true,
 		),
+		answerLimitChars: readAnswerLimit(ctx, itemIndex, options),
 		...readRequestSettings(ctx, itemIndex),
 	};
+}
+
+/** Options > Max Answer Length, in characters. */
+function readAnswerLimit(
+	ctx: ParameterContext,
+	itemIndex: number,
+	options: Record<string, unknown>,
+): number {
+	const value = options.maxAnswerMillionChars ?? DEFAULT_ANSWER_LIMIT_CHARS / MILLION;
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	const max = MAX_ANSWER_LIMIT_CHARS / MILLION;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < 1 || number > max) {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`Max Answer Length must be a number from 1 to ${max} (got ${describeValue(value)})`,
+			`Set Options > Max Answer Length (Million Characters); the default is ${DEFAULT_ANSWER_LIMIT_CHARS / MILLION}.`,
+		);
+	}
+	return Math.round(number * MILLION);
 }
 
 /** Options > Concurrency: one value for the whole run, read from the first item. */

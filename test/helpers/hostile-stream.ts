@@ -1,0 +1,101 @@
+/**
+ * Servers that never stop (docs/api.md#memory-bounds): one SSE `data:` line that never ends, or
+ * an answer that keeps growing, written with backpressure (the server holds one chunk at a
+ * time) until the client hangs up or `totalBytes` are out. Also an honest large answer. For the
+ * bounds suite and the bench row.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type StreamKind = 'endless-line' | 'endless-answer' | 'honest-answer';
+
+export interface StreamServer {
+	baseUrl: string;
+	/** Bytes written to the last response so far. */
+	written: () => number;
+	close(): Promise<void>;
+}
+
+const CHUNK_CHARS = 256 * 1024;
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** `totalBytes`: of the line or of answer text; the honest answer ends with End after them. */
+export async function startStreamServer(
+	kind: StreamKind,
+	totalBytes: number,
+): Promise<StreamServer> {
+	let written = 0;
+	const piece = 'x'.repeat(CHUNK_CHARS);
+	const server = http.createServer((request, response) => {
+		request.resume();
+		written = 0;
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': 'con_boundstest000001',
+		});
+		let closed = false;
+		response.on('close', () => (closed = true));
+		const write = (text: string) =>
+			new Promise<void>((resolve) => {
+				written += Buffer.byteLength(text);
+				if (response.write(text)) resolve();
+				else response.once('drain', resolve);
+			});
+		void (async () => {
+			if (kind === 'endless-line') {
+				await write('data: ');
+				while (!closed && written < totalBytes) await write(piece);
+			} else {
+				await write(
+					event('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } }),
+				);
+				let text = 0;
+				while (!closed && text < totalBytes) {
+					const size = Math.min(CHUNK_CHARS, totalBytes - text);
+					text += size;
+					await write(
+						event('PartDeltaEvent', {
+							index: 0,
+							delta: { part_delta_kind: 'text', content_delta: piece.slice(0, size) },
+						}),
+					);
+				}
+				if (kind === 'honest-answer' && !closed) await write(event('End', {}));
+			}
+			response.end();
+		})();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		written: () => written,
+		close: async () =>
+			await new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+/** The process's peak resident memory above what it was at the start, while `run` runs. */
+export async function peakRssGrowth<T>(
+	run: () => Promise<T>,
+): Promise<{ result: T; growth: number }> {
+	(globalThis as { gc?: () => void }).gc?.();
+	const start = process.memoryUsage().rss;
+	let peak = start;
+	const timer = setInterval(() => {
+		peak = Math.max(peak, process.memoryUsage().rss);
+	}, 10);
+	try {
+		const result = await run();
+		peak = Math.max(peak, process.memoryUsage().rss);
+		return { result, growth: peak - start };
+	} finally {
+		clearInterval(timer);
+	}
+}

@@ -1,0 +1,133 @@
+/**
+ * Real HTTP servers on loopback for the redirect suites (docs/api.md#redirects): the service at
+ * the Base URL (`home`) and servers of other origins, each recording every request it gets
+ * (with its Authorization header) and answering every API path with a valid answer that names
+ * it (`HOME`, `OTHER-PORT`, `OTHER-HOST`), so that any answer from another origin that became
+ * output would show.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Seen {
+	method: string;
+	path: string;
+	authorization: string | undefined;
+	body: string;
+}
+
+/** Answers a request itself (returns true), or leaves it to the server's API answers. */
+export type Intercept = (
+	request: http.IncomingMessage,
+	response: http.ServerResponse,
+	body: string,
+) => boolean;
+
+export interface TestServer {
+	/** `http://host:port`. */
+	origin: string;
+	/** The marker in every answer it gives. */
+	marker: string;
+	seen: Seen[];
+	intercept: Intercept | undefined;
+	close(): Promise<void>;
+}
+
+export const CONVERSATION_ID = 'con_redirecttest00001';
+
+/** A server at `host` (127.0.0.1, 127.0.0.2, …), on `port` or any free one. */
+export async function startServer(marker: string, host = '127.0.0.1', port = 0) {
+	const server: TestServer = {
+		origin: '',
+		marker,
+		seen: [],
+		intercept: undefined,
+		close: async () =>
+			await new Promise<void>((resolve) => {
+				httpServer.closeAllConnections();
+				httpServer.close(() => resolve());
+			}),
+	};
+	const httpServer = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const body = Buffer.concat(chunks).toString('utf8');
+			server.seen.push({
+				method: request.method ?? '',
+				path: request.url ?? '',
+				authorization: request.headers.authorization,
+				body,
+			});
+			if (server.intercept?.(request, response, body)) return;
+			answer(marker, request.url ?? '', response);
+		});
+	});
+	await new Promise<void>((resolve, reject) => {
+		httpServer.once('error', reject);
+		httpServer.listen(port, host, () => resolve());
+	});
+	const address = httpServer.address() as AddressInfo;
+	server.origin = `http://${host}:${address.port}`;
+	return server;
+}
+
+/** A valid answer of the API for `path` (any prefix), naming the server. */
+function answer(marker: string, path: string, response: http.ServerResponse): void {
+	const json = (body: unknown) => {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify(body));
+	};
+	if (path.endsWith('/models/available')) {
+		return json({
+			models: [
+				{
+					model_name: `vendor:${marker}`,
+					label: marker,
+					vendor: 'Vendor',
+					description: null,
+					type: null,
+					context_window: null,
+					is_byok: false,
+				},
+			],
+		});
+	}
+	if (path.endsWith('/personas/available')) {
+		return json({ personas: [{ id: marker, name: marker, prompt: '', model: null, image: null }] });
+	}
+	if (path.includes('/conversations/')) {
+		return json({
+			state: 'idle',
+			messages: [
+				{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'Hello' }] },
+				{ kind: 'response', parts: [{ part_kind: 'text', content: `Answer from ${marker}` }] },
+			],
+		});
+	}
+	if (path.endsWith('/assistant/ask')) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': CONVERSATION_ID,
+		});
+		response.end(
+			sse('PartStartEvent', {
+				index: 0,
+				part: { part_kind: 'text', content: `Answer from ${marker}` },
+			}) + sse('End', {}),
+		);
+		return;
+	}
+	response.writeHead(404, { 'Content-Type': 'application/json' });
+	response.end(JSON.stringify({ detail: 'Not Found' }));
+}
+
+export function sse(event: string, data: unknown): string {
+	return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Answers with a redirect to `location`. */
+export function redirect(response: http.ServerResponse, status: number, location: string): true {
+	response.writeHead(status, { Location: location, 'Content-Type': 'text/plain' });
+	response.end(`Redirecting to ${location}`);
+	return true;
+}

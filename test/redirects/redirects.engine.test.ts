@@ -1,0 +1,281 @@
+/**
+ * Redirects on every request kind the package makes (docs/api.md#redirects), with the built
+ * package in n8n-core's engine against real servers on loopback: the service at the Base URL
+ * redirects with 301, 302, 303, 307 or 308 to the same origin, to another port, or to another
+ * host (127.0.0.2). Within the origin the redirect is followed and the item holds the answer
+ * from there; to another origin it is not followed: the item fails with the target and the fix,
+ * the other server gets no request at all (so never the token), and nothing it could answer
+ * becomes output. The same suite runs against n8n 1.x (`npm run test:n8n1`). The scheme
+ * (https→http is another origin) is held by the unit test of the origin check
+ * (test/unit/shared/redirects.test.ts); the Assistant Tool and the chat model, which n8n 1.x
+ * cannot load, in redirects-ai.engine.test.ts.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import { callListSearch, testCredential } from '../helpers/engine';
+import {
+	CONVERSATION_ID,
+	redirect,
+	sse,
+	startServer,
+	type TestServer,
+} from '../helpers/redirect-servers';
+
+const TOKEN = 'zo_sk_redirect-secret-token-29';
+const STATUSES = [301, 302, 303, 307, 308];
+
+let home: TestServer;
+let otherPort: TestServer;
+let otherHost: TestServer;
+
+beforeAll(async () => {
+	home = await startServer('HOME');
+	otherPort = await startServer('OTHER-PORT');
+	otherHost = await startServer('OTHER-HOST', '127.0.0.2');
+});
+afterAll(async () => {
+	await Promise.all([home.close(), otherPort.close(), otherHost.close()]);
+});
+beforeEach(() => {
+	for (const server of [home, otherPort, otherHost]) {
+		server.seen = [];
+		server.intercept = undefined;
+	}
+});
+
+const credential = () => emulatorCredential(`${home.origin}/api`, TOKEN);
+
+type Target = 'same origin' | 'other port' | 'other host';
+const TARGETS: Target[] = ['same origin', 'other port', 'other host'];
+
+function targetServer(target: Target): TestServer {
+	return target === 'same origin' ? home : target === 'other port' ? otherPort : otherHost;
+}
+
+/** `/api/<path>` on the home server redirects to `<target>/moved/<path>` when `path` matches. */
+function redirectAt(matches: (path: string) => boolean, status: number, target: Target): void {
+	home.intercept = (request, response) => {
+		const path = request.url ?? '';
+		if (!path.startsWith('/api/') || !matches(path)) return false;
+		const location = `${targetServer(target).origin}/moved${path.slice('/api'.length)}`;
+		return redirect(response, status, location);
+	};
+}
+
+/** Which server saw the token, and that no other origin saw anything. */
+function expectTokenOnlyAtHome(): void {
+	expect(home.seen.length).toBeGreaterThan(0);
+	for (const seen of home.seen) {
+		// The public catalog (the model picker reads it too) is asked without the token.
+		const expected = seen.path.endsWith('/models/catalog') ? undefined : `Bearer ${TOKEN}`;
+		expect(seen.authorization).toBe(expected);
+	}
+	expect(otherPort.seen).toEqual([]);
+	expect(otherHost.seen).toEqual([]);
+}
+
+function expectFollowedWithin(): void {
+	expect(home.seen.some((seen) => seen.path.startsWith('/moved/'))).toBe(true);
+}
+
+/** The failure names where the service redirected and what to do, never the token. */
+function expectRedirectFailure(message: string, status: number, target: Target): void {
+	expect(message).toContain(`HTTP ${status}`);
+	expect(message).toContain(targetServer(target).origin.replace('http://', ''));
+	expect(message).not.toContain(TOKEN);
+	expect(message).not.toContain('OTHER');
+}
+
+async function runAssistant(parameters: INodeParameters) {
+	const pkg = await assistantPackage();
+	const run = await runWithItems([{}], [assistantNode(pkg, 'Assistant', parameters)], {
+		credentials: [credential()],
+	});
+	const error = run.error();
+	const output = error ? undefined : run.outputs('Assistant').map((item) => item.json);
+	const description = (error as { description?: string } | undefined)?.description ?? '';
+	return { error, message: error ? `${error.message} ${description}` : '', output };
+}
+
+const NODE_KINDS: Array<[string, INodeParameters, (path: string) => boolean]> = [
+	['Ask', { operation: 'ask', input: 'Hello' }, (path) => path.endsWith('/assistant/ask')],
+	[
+		'Ask with Stream on',
+		{ operation: 'ask', input: 'Hello', options: { stream: true } },
+		(path) => path.endsWith('/assistant/ask'),
+	],
+	['List Models', { operation: 'listModels' }, (path) => path.endsWith('/models/available')],
+	['List Personas', { operation: 'listPersonas' }, (path) => path.endsWith('/personas/available')],
+];
+
+describe.each(NODE_KINDS)('%s', (_kind, parameters, matches) => {
+	describe.each(STATUSES)('HTTP %i', (status) => {
+		test.each(TARGETS)('to %s', async (target) => {
+			redirectAt(matches, status, target);
+			const { error, message, output } = await runAssistant(parameters);
+			expectTokenOnlyAtHome();
+			if (target === 'same origin') {
+				expect(error).toBeUndefined();
+				expectFollowedWithin();
+				expect(JSON.stringify(output)).toContain('HOME');
+			} else {
+				expect(output).toBeUndefined();
+				expectRedirectFailure(message, status, target);
+				expect(message).toContain('Base URL');
+			}
+		});
+	});
+});
+
+describe('a conversation read during recovery', () => {
+	/** The ask's stream breaks off after the service accepted it; its conversation is redirected. */
+	function brokenAskThenRedirect(status: number, target: Target): void {
+		redirectAt((path) => path.includes('/conversations/'), status, target);
+		const redirectRead = home.intercept!;
+		home.intercept = (request, response, body) => {
+			if (request.url === '/api/assistant/ask') {
+				response.writeHead(200, {
+					'Content-Type': 'text/event-stream',
+					'x-conversation-id': CONVERSATION_ID,
+				});
+				response.write(sse('AgentRuntimeStreamChunk', { type: 'status' }));
+				setTimeout(() => response.socket?.destroy(), 20);
+				return true;
+			}
+			return redirectRead(request, response, body);
+		};
+	}
+
+	describe.each(STATUSES)('HTTP %i', (status) => {
+		test.each(TARGETS)('to %s', async (target) => {
+			brokenAskThenRedirect(status, target);
+			const { error, message, output } = await runAssistant({
+				operation: 'ask',
+				input: 'Hello',
+				options: { retries: 0 },
+			});
+			expectTokenOnlyAtHome();
+			expect(home.seen.filter((seen) => seen.path === '/api/assistant/ask')).toHaveLength(1);
+			if (target === 'same origin') {
+				expect(error).toBeUndefined();
+				expect(output?.[0]).toMatchObject({ output: 'Answer from HOME', recovered: true });
+			} else {
+				expect(output).toBeUndefined();
+				expect(message).toContain(targetServer(target).origin.replace('http://', ''));
+				expect(message).not.toContain(TOKEN);
+				expect(message).not.toContain('OTHER');
+			}
+		});
+	});
+});
+
+describe.each([
+	['model picker', 'searchModels', '/models/available'],
+	['persona picker', 'searchPersonas', '/personas/available'],
+])('the %s', (_kind, method, suffix) => {
+	describe.each(STATUSES)('HTTP %i', (status) => {
+		test.each(TARGETS)('to %s', async (target) => {
+			redirectAt((path) => path.endsWith(suffix), status, target);
+			const pkg = await assistantPackage();
+			let results: IDataObject[] | undefined;
+			let failure = '';
+			try {
+				const found = await callListSearch(pkg, pkg.nodeType('assistant'), method, {
+					credentials: [credential()],
+				});
+				results = found.results as unknown as IDataObject[];
+			} catch (error) {
+				failure = `${(error as Error).message} ${(error as { description?: string }).description ?? ''}`;
+			}
+			expectTokenOnlyAtHome();
+			if (target === 'same origin') {
+				expect(failure).toBe('');
+				expect(JSON.stringify(results)).toContain('HOME');
+			} else {
+				expect(results).toBeUndefined();
+				expectRedirectFailure(failure, status, target);
+			}
+		});
+	});
+});
+
+describe('the credential test', () => {
+	describe.each(STATUSES)('HTTP %i', (status) => {
+		test.each(TARGETS)('to %s', async (target) => {
+			redirectAt((path) => path.endsWith('/models/available'), status, target);
+			const pkg = await assistantPackage();
+			const result = await testCredential(pkg, 'assistantApi', {
+				baseUrl: `${home.origin}/api`,
+				accessToken: TOKEN,
+			});
+			expectTokenOnlyAtHome();
+			if (target === 'same origin') {
+				expect(result.status).toBe('OK');
+				expectFollowedWithin();
+			} else {
+				expect(result.status).toBe('Error');
+				expectRedirectFailure(result.message, status, target);
+				expect(result.message).toContain(`${targetServer(target).origin}/moved`);
+			}
+		});
+	});
+});
+
+describe('chains', () => {
+	test('same origin, then same origin, then another origin: the token stays home', async () => {
+		home.intercept = (request, response) => {
+			const path = request.url ?? '';
+			if (path === '/api/models/available')
+				return redirect(response, 307, '/hop1/models/available');
+			if (path === '/hop1/models/available') {
+				return redirect(response, 302, `${home.origin}/hop2/models/available`);
+			}
+			if (path === '/hop2/models/available') {
+				return redirect(response, 308, `${otherHost.origin}/api/models/available`);
+			}
+			return false;
+		};
+		const { message, output } = await runAssistant({ operation: 'listModels' });
+		expect(output).toBeUndefined();
+		expectTokenOnlyAtHome();
+		expect(home.seen.map((seen) => seen.path)).toEqual([
+			'/api/models/available',
+			'/hop1/models/available',
+			'/hop2/models/available',
+		]);
+		expectRedirectFailure(message, 308, 'other host');
+	});
+
+	test('a loop within the origin ends after 5 redirects, with an error saying so', async () => {
+		home.intercept = (request, response) => redirect(response, 302, `${request.url}x`);
+		const { message, output } = await runAssistant({
+			operation: 'listModels',
+			options: { retries: 0 },
+		});
+		expect(output).toBeUndefined();
+		expect(message).toContain('more than 5 times');
+		expect(home.seen).toHaveLength(6);
+		expectTokenOnlyAtHome();
+	});
+
+	test('307 keeps the ask: the same POST and body at the new address', async () => {
+		redirectAt((path) => path.endsWith('/assistant/ask'), 307, 'same origin');
+		await runAssistant({ operation: 'ask', input: 'Hello' });
+		const [first, second] = home.seen;
+		expect(second).toMatchObject({ method: 'POST', path: '/moved/assistant/ask' });
+		expect(second.body).toBe(first.body);
+		expect(JSON.parse(second.body)).toMatchObject({ input: 'Hello' });
+	});
+
+	test('303 on the ask becomes a GET without body', async () => {
+		redirectAt((path) => path.endsWith('/assistant/ask'), 303, 'same origin');
+		await runAssistant({ operation: 'ask', input: 'Hello' });
+		expect(home.seen[1]).toMatchObject({ method: 'GET', path: '/moved/assistant/ask', body: '' });
+	});
+});

@@ -1,0 +1,64 @@
+/** The event-stream decoder's bounds (docs/api.md#memory-bounds), on the sources. */
+import {
+	createSseDecoder,
+	SseLimitError,
+	type SseMessage,
+} from '../../../nodes/shared/stream/decode';
+
+const LIMIT = 1024;
+
+function decode(chunks: Array<string | Uint8Array>, limit = LIMIT): SseMessage[] {
+	const messages: SseMessage[] = [];
+	const decoder = createSseDecoder((message) => messages.push(message), limit);
+	for (const chunk of chunks) decoder.push(chunk);
+	decoder.finish();
+	return messages;
+}
+
+test('a line past the bound fails as its bytes arrive, before it ends', () => {
+	const decoder = createSseDecoder(() => undefined, LIMIT);
+	decoder.push('data: ');
+	expect(() => {
+		for (let i = 0; i < 100; i++) decoder.push('x'.repeat(100));
+	}).toThrow(SseLimitError);
+});
+
+test('an event of many lines past the bound fails', () => {
+	const line = `data: ${'y'.repeat(200)}\n`;
+	expect(() => decode([line.repeat(10)])).toThrow(/event-stream event is larger than 1024 bytes/);
+});
+
+test('lines within the bound, split anywhere, with \\r\\n, \\r and \\n, decode as before', () => {
+	const text = 'event: End\r\ndata: {"a":"é€"}\r\rdata: two\ndata: lines\n\n';
+	const bytes = Buffer.from(text, 'utf8');
+	for (let cut = 1; cut < bytes.length; cut++) {
+		expect(decode([bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual([
+			{ event: 'End', data: '{"a":"é€"}' },
+			{ event: 'message', data: 'two\nlines' },
+		]);
+	}
+});
+
+test("FrontendModelRequest's data is dropped unread, however large; the events around it pass", () => {
+	const huge = `data: ${'z'.repeat(LIMIT * 50)}\n`;
+	const messages = decode([
+		'event: FrontendModelRequest\n',
+		huge.slice(0, 3),
+		huge.slice(3, 5000),
+		huge.slice(5000),
+		huge,
+		'\n',
+		'event: PartStartEvent\ndata: {"index":0}\n\n',
+	]);
+	expect(messages).toEqual([{ event: 'PartStartEvent', data: '{"index":0}' }]);
+});
+
+test('a comment line is dropped unread, however long', () => {
+	expect(decode([`: ${'k'.repeat(LIMIT * 10)}\n`, 'data: ok\n\n'])).toEqual([
+		{ event: 'message', data: 'ok' },
+	]);
+});
+
+test('a byte order mark at the start is dropped', () => {
+	expect(decode(['\ufeffdata: bom\n\n'])).toEqual([{ event: 'message', data: 'bom' }]);
+});
