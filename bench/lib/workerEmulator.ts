@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 
 export interface WorkerEmulatorStats {
 	maxInFlight: number;
-	requests: Array<{ path: string }>;
+	requests: Array<{ path: string; body?: unknown }>;
 	sessionPool: { refused: number; maxActive: number; admitted: number } | null;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Row 1: per-item overhead. Ask over N items in the real n8n-core engine against the emulator
- * answering at once, judged against the least an n8n node can do with the same HTTP helper: a
+ * answering at once (in a worker thread, like a remote service: writing the service's stream is
+ * the server's work, not the node's, and must not queue on the node's thread), judged against the least an n8n node can do with the same HTTP helper: a
  * minimal n8n node (bench/lib/bareNode.ts) that only POSTs the input with n8n's authenticated
  * helper (httpRequestWithAuthentication, which the node uses: n8n applies the credential to every
  * request), in the same engine, one item after another as the node does.
@@ -13,7 +14,6 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { startEmulator } from '../../test/emulator/server';
 import {
 	assistantNode,
 	assistantPackage,
@@ -22,6 +22,7 @@ import {
 } from '../../test/helpers/assistant';
 import { chain, itemsNode, manualTrigger, runWorkflow } from '../../test/helpers/engine';
 import { BARE_NODE_TYPE, withBareNode } from '../lib/bareNode';
+import { startWorkerEmulator } from '../lib/workerEmulator';
 import type { Row } from '../lib/report';
 import { fmtMs, fmtRatio, fmtSpreadMs, spread, timed, type Spread } from '../lib/stats';
 
@@ -61,7 +62,7 @@ const VARIANTS: Variant[] = [
 const us = (ms: number, items: number) => `${((ms / items) * 1000).toFixed(0)} µs`;
 
 export async function overheadRows({ items, runs }: OverheadOptions): Promise<Row[]> {
-	const emulator = await startEmulator({ token: TOKEN });
+	const emulator = await startWorkerEmulator({ token: TOKEN, answerDelayMs: 0 });
 	const rows: Row[] = [];
 	try {
 		const pkg = await assistantPackage();
@@ -81,21 +82,24 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 			};
 			// The questions sent: the node asks in streamed form (docs/api.md#exactly-once), the
 			// minimal node and the fetch loop as plain JSON, so `stream` is left out of the check.
-			const bodies = () =>
+			// Read after a run only when checked (the warm-up), never inside a timed run.
+			const bodies = async () =>
 				JSON.stringify(
-					emulator.stats.requests.map((r) => ({ ...(r.body as object), stream: undefined })),
+					(await emulator.stats()).requests.map((r) => ({
+						...(r.body as object),
+						stream: undefined,
+					})),
 				);
 
 			const node = assistantNode(pkg, 'Ask', { operation: 'ask', input: variant.input });
 			const runNode = async () => {
-				emulator.reset();
+				await emulator.reset();
 				const outputs = (await runWithItems(inputs, [node], { credentials: [credential] })).outputs(
 					'Ask',
 				);
 				if (outputs.length !== items)
 					throw new Error(`node: ${outputs.length} outputs for ${items} items`);
 				checkLast('node', outputs[items - 1].json.output);
-				return bodies();
 			};
 
 			const bareRun = (auth: 'helper' | 'header') => {
@@ -104,7 +108,7 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 					type: BARE_NODE_TYPE,
 				};
 				return async () => {
-					emulator.reset();
+					await emulator.reset();
 					const workflow = chain(manualTrigger(), itemsNode(inputs), bare);
 					const outputs = (
 						await runWorkflow(barePkg, workflow, { credentials: [credential] })
@@ -112,14 +116,13 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 					if (outputs.length !== items)
 						throw new Error(`bare node: ${outputs.length} outputs for ${items} items`);
 					checkLast(`bare node (${auth})`, outputs[items - 1].json.output);
-					return bodies();
 				};
 			};
 			const runBare = bareRun('helper');
 			const runBareHeader = bareRun('header');
 
 			const runFetch = async () => {
-				emulator.reset();
+				await emulator.reset();
 				let last: unknown;
 				for (let i = 0; i < items; i++) {
 					const response = await fetch(url, {
@@ -135,13 +138,15 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 					last = ((await response.json()) as { output: unknown }).output;
 				}
 				checkLast('fetch', last);
-				return bodies();
 			};
 
 			// Warm-up (JIT, the package load), and a check that all sides send the same requests.
 			const sides = [runNode, runBare, runBareHeader, runFetch];
 			const sent: string[] = [];
-			for (const side of sides) sent.push(await side());
+			for (const side of sides) {
+				await side();
+				sent.push(await bodies());
+			}
 			if (sent.some((bodies) => bodies !== sent[sent.length - 1])) {
 				throw new Error(
 					'The node, the bare nodes and the fetch loop did not send the same request bodies',
