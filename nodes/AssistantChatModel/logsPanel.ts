@@ -30,7 +30,11 @@ export interface Generation {
 	generationInfo?: LogDetails;
 }
 
-/** The answer's details of a streamed call, by the call's options object (shared with the adapter). */
+/**
+ * The answer's details of a streamed call, by the call's options object: the one object the
+ * adapter hands both to the model's `stream` and to its own chunk loop, so the only way between
+ * them. Module-level but per call: an entry goes with its call's options object.
+ */
 const streamedAnswers = new WeakMap<object, LogDetails>();
 
 /** Called by the chat model's `stream` with the call's options before its `finish` chunk. */
