@@ -19,11 +19,11 @@ import { optionsOf, readRequestSettings } from '../shared/parameters/requestOpti
 import { assistantApiTest } from '../shared/methods/credentialTest';
 import { searchModels, searchPersonas } from '../shared/methods/listSearch';
 import { RunNotices } from '../shared/runNotices';
-import { AssistantChatModel as ChatModelOfAssistant, type MemoryMode } from './chatModel';
 import { chatModelProperties } from './description';
-import { showInLogs } from './logsPanel';
+import type { MemoryMode } from './modelSettings';
 import { loadAiNodeSdk } from './sdk';
-import { withStandardParts } from './standardParts';
+import { patchSdkAdapter } from './sdkAdapter';
+import { AssistantSdkChatModel } from './sdkChatModel';
 
 export class AssistantChatModel implements INodeType {
 	// Written out like the Assistant node's, not shared with it: n8n's community-node lint rules
@@ -67,14 +67,10 @@ export class AssistantChatModel implements INodeType {
 			notices: new RunNotices(),
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
-		const model = new ChatModelOfAssistant(this, settings, sdk.getParametersJsonSchema);
-		const chatModel: ChatModel = model;
-		const supplied = sdk.supplyModel(this, chatModel);
-		// The AI Agent's images in a form the SDK's adapter hands on (standardParts.ts).
-		return {
-			...supplied,
-			response: withStandardParts(showInLogs(supplied.response, model)),
-		};
+		const model: ChatModel = new AssistantSdkChatModel(this, settings, sdk.getParametersJsonSchema);
+		const supplied = sdk.supplyModel(this, model);
+		// The Logs panel's details and the AI Agent's images, on the SDK's adapter (sdkAdapter.ts).
+		return { ...supplied, response: patchSdkAdapter(supplied.response, this.logger) };
 	}
 }
 

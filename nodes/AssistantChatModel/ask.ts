@@ -15,7 +15,8 @@ const STEPS = { thinking: false };
 /** The chat model's settings an ask needs: its request options and the run's notices. */
 type AskSettings = RequestSettings & { notices?: RunNotices };
 
-export async function askOnce(
+/** The whole answer at once (not streamed): for tool calls, structured output and `generate`. */
+export async function askWhole(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,

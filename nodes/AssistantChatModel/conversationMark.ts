@@ -16,22 +16,23 @@ export interface ConversationMark {
 }
 
 /**
- * `turn` keeps marks unique within a conversation (tool call ids must be). The parts are joined
+ * `messageCount` (the messages of the call answered) keeps marks unique within a conversation
+ * (tool call ids must be). The parts are joined
  * with ":", which encodeURIComponent escapes inside the id.
  */
 export function markOfConversation(
 	conversationId: string,
-	turn: number,
+	messageCount: number,
 	catalogue?: string,
 ): string {
-	const mark = `${PREFIX}${encodeURIComponent(conversationId)}:${turn}`;
+	const mark = `${PREFIX}${encodeURIComponent(conversationId)}:${messageCount}`;
 	return catalogue ? `${mark}:${catalogue}` : mark;
 }
 
 export function readMark(mark: string | undefined): ConversationMark | undefined {
 	if (!mark || !mark.startsWith(PREFIX)) return undefined;
-	const [id, turn, catalogue, ...rest] = mark.slice(PREFIX.length).split(':');
-	if (!id || turn === undefined || rest.length > 0) return undefined;
+	const [id, messageCount, catalogue, ...rest] = mark.slice(PREFIX.length).split(':');
+	if (!id || messageCount === undefined || rest.length > 0) return undefined;
 	try {
 		const conversationId = decodeURIComponent(id);
 		return catalogue ? { conversationId, catalogue } : { conversationId };

@@ -8,10 +8,9 @@
  * `{"type": "not_implemented", …}` and its generations carry no `generationInfo`, so the panel
  * showed neither the model, its settings, nor which model, persona and conversation answered.
  *
- * So the adapter `supplyModel` returns (and each one its `bindTools` makes for the agent) gets,
- * on that instance alone, a serialization with the model's settings, and generations whose
- * `generationInfo` carries the answer's details (the same as the AI message's metadata). Its
- * calls, messages and results are untouched; an adapter of another shape is left as it is.
+ * So the adapter gets a serialization with the model's settings, and generations whose
+ * `generationInfo` carries the answer's details (the same as the AI message's metadata). This
+ * file says what the panel shows; sdkAdapter.ts puts it on the adapter.
  */
 
 export type LogDetails = Record<string, unknown>;
@@ -21,7 +20,21 @@ export interface ModelShownInLogs {
 	settingsForLogs(): LogDetails;
 }
 
-/** The answer's details of a streamed call, by the call's options object (shared with the adapter). */
+export function isModelShownInLogs(value: unknown): value is ModelShownInLogs {
+	return typeof (value as Partial<ModelShownInLogs> | null)?.settingsForLogs === 'function';
+}
+
+/** A generation (or a streamed chunk of one) as LangChain's adapter returns it. */
+export interface Generation {
+	message?: { response_metadata?: LogDetails };
+	generationInfo?: LogDetails;
+}
+
+/**
+ * The answer's details of a streamed call, by the call's options object: the one object the
+ * adapter hands both to the model's `stream` and to its own chunk loop, so the only way between
+ * them. Module-level but per call: an entry goes with its call's options object.
+ */
 const streamedAnswers = new WeakMap<object, LogDetails>();
 
 /** Called by the chat model's `stream` with the call's options before its `finish` chunk. */
@@ -31,43 +44,10 @@ export function noteStreamedAnswer(callOptions: unknown, details: LogDetails): v
 	}
 }
 
-interface Generation {
-	message?: { response_metadata?: LogDetails };
-	generationInfo?: LogDetails;
-}
-
-interface Adapter {
-	lc_id?: string[];
-	chatModel?: unknown;
-	toJSON(): unknown;
-	_generate(...args: unknown[]): Promise<{ generations: Generation[] }>;
-	_streamResponseChunks(
-		messages: unknown,
-		options: unknown,
-		runManager?: unknown,
-	): AsyncGenerator<Generation>;
-	bindTools(...args: unknown[]): unknown;
-}
-
-function isAdapter(value: unknown): value is Adapter {
-	const candidate = value as Partial<Adapter> | null;
-	return (
-		typeof candidate === 'object' &&
-		candidate !== null &&
-		typeof candidate.toJSON === 'function' &&
-		typeof candidate._generate === 'function' &&
-		typeof candidate._streamResponseChunks === 'function' &&
-		typeof candidate.bindTools === 'function'
-	);
-}
-
-function isModelShownInLogs(value: unknown): value is ModelShownInLogs {
-	return typeof (value as Partial<ModelShownInLogs> | null)?.settingsForLogs === 'function';
-}
-
 /**
- * The keys of the AI message's metadata that describe the answer (chatModel.ts): who answered,
- * in which conversation, what the assistant did (steps) and what could not be sent (leftOut).
+ * The keys of the AI message's metadata that describe the answer (answerMessage.ts): who
+ * answered, in which conversation, what the assistant did (steps) and what could not be sent
+ * (leftOut).
  */
 export const ANSWER_DETAIL_KEYS = [
 	'modelName',
@@ -86,56 +66,34 @@ function answerDetails(metadata: LogDetails | undefined): LogDetails {
 	return details;
 }
 
-/** Gives the SDK's adapter around `model` what the Logs panel shows; returns the adapter. */
-export function showInLogs<T>(adapter: T, model: ModelShownInLogs): T {
-	if (!isAdapter(adapter)) return adapter;
-	const generate = adapter._generate;
-	const streamChunks = adapter._streamResponseChunks;
-	const bindTools = adapter.bindTools;
-
-	adapter.toJSON = () => ({
+/** The model's LangChain serialization as the panel shows it: its settings as `kwargs`. */
+export function serializationForLogs(model: ModelShownInLogs, id: string[] | undefined): object {
+	return {
 		lc: 1,
 		type: 'constructor',
-		id: adapter.lc_id ?? ['n8n-nodes-assistant', 'AssistantChatModel'],
+		id: id ?? ['n8n-nodes-assistant', 'AssistantChatModel'],
 		kwargs: model.settingsForLogs(),
-	});
-
-	adapter._generate = async function (this: Adapter, ...args: unknown[]) {
-		const result = await generate.apply(this, args);
-		for (const generation of result.generations) {
-			const details = answerDetails(generation.message?.response_metadata);
-			generation.generationInfo = { ...generation.generationInfo, ...details };
-		}
-		return result;
 	};
+}
 
-	adapter._streamResponseChunks = async function* (
-		this: Adapter,
-		messages: unknown,
-		options: unknown,
-		runManager?: unknown,
-	) {
-		for await (const chunk of streamChunks.call(this, messages, options, runManager)) {
-			// The finish chunk: the only one with a finish reason, yielded once the answer is whole.
-			const details =
-				chunk.generationInfo?.finish_reason !== undefined && typeof options === 'object'
-					? streamedAnswers.get(options as object)
-					: undefined;
-			if (details) {
-				chunk.generationInfo = { ...chunk.generationInfo, ...details };
-				if (chunk.message) {
-					chunk.message.response_metadata = { ...chunk.message.response_metadata, ...details };
-				}
-			}
-			yield chunk;
-		}
-	};
+/** A whole call's generation: the answer's details (from its AI message) in `generationInfo`. */
+export function showAnswerDetails(generation: Generation): void {
+	const details = answerDetails(generation.message?.response_metadata);
+	generation.generationInfo = { ...generation.generationInfo, ...details };
+}
 
-	adapter.bindTools = function (this: Adapter, ...args: unknown[]) {
-		const bound = bindTools.apply(this, args);
-		const boundModel = (bound as Partial<Adapter> | null)?.chatModel;
-		return isModelShownInLogs(boundModel) ? showInLogs(bound, boundModel) : bound;
-	};
-
-	return adapter;
+/**
+ * A streamed call's chunk: the finish chunk (the only one with a finish reason, yielded once the
+ * answer is whole) gets the answer's details the model noted for the call's options, in its
+ * `generationInfo` and its message's metadata.
+ */
+export function showStreamedAnswerDetails(chunk: Generation, callOptions: unknown): void {
+	if (chunk.generationInfo?.finish_reason === undefined) return;
+	if (typeof callOptions !== 'object' || callOptions === null) return;
+	const details = streamedAnswers.get(callOptions);
+	if (!details) return;
+	chunk.generationInfo = { ...chunk.generationInfo, ...details };
+	if (chunk.message) {
+		chunk.message.response_metadata = { ...chunk.message.response_metadata, ...details };
+	}
 }

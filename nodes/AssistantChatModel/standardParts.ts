@@ -4,32 +4,15 @@
  * node would get an empty message and could not say what was in it. LangChain's own
  * `contentBlocks` gives such a message's parts in the standard form that the adapter converts (an
  * image or a file, with its media type and name), so the note that replaces them can name them
- * (attachments.ts). The adapter's calls are wrapped, and so is the model `bindTools` returns;
- * a message without such parts, or an adapter without these methods, passes as it is.
+ * (attachments.ts). sdkAdapter.ts hands the adapter's calls their messages through this; a
+ * message without such parts passes as it is.
  */
 
 import { isObject } from '../shared/json';
 
-type Call = (...args: unknown[]) => unknown;
-
-export function withStandardParts<T>(model: T): T {
-	if (typeof model !== 'object' || model === null) return model;
-	const adapter = model as unknown as Record<string, unknown>;
-	for (const method of ['_generate', '_streamResponseChunks']) {
-		const original = adapter[method];
-		if (typeof original !== 'function') continue;
-		adapter[method] = function (this: unknown, messages: unknown, ...rest: unknown[]) {
-			const standard = Array.isArray(messages) ? messages.map(standardMessage) : messages;
-			return (original as Call).call(this, standard, ...rest);
-		};
-	}
-	const bindTools = adapter.bindTools;
-	if (typeof bindTools === 'function') {
-		adapter.bindTools = function (this: unknown, ...args: unknown[]) {
-			return withStandardParts((bindTools as Call).apply(this, args));
-		};
-	}
-	return model;
+/** The messages, each with older parts given in the standard form (the others as they are). */
+export function standardMessages(messages: unknown): unknown {
+	return Array.isArray(messages) ? messages.map(standardMessage) : messages;
 }
 
 /** A copy of the message with its parts in the standard form, when it has older ones. */

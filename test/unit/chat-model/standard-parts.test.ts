@@ -1,44 +1,25 @@
 /**
  * The AI Agent's images reach the node as images (standardParts.ts): LangChain's older parts are
- * handed to n8n's LangChain adapter in the standard form it converts. On the sources, with
- * LangChain's own messages and a stand-in for the adapter.
+ * given in the standard form n8n's LangChain adapter converts. On the sources, with LangChain's
+ * own messages; sdk-adapter.test.ts shows them going through the SDK's real adapter.
  */
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 
-import { withStandardParts } from '../../../nodes/AssistantChatModel/standardParts';
-
-/** What n8n's adapter is to the node: it receives LangChain's messages; bindTools gives another. */
-class StandInAdapter {
-	received: BaseMessage[][] = [];
-	bound?: StandInAdapter;
-
-	async _generate(messages: BaseMessage[]) {
-		this.received.push(messages);
-		return { generations: [] };
-	}
-
-	async *_streamResponseChunks(messages: BaseMessage[]) {
-		this.received.push(messages);
-		yield 'chunk';
-	}
-
-	bindTools() {
-		this.bound = new StandInAdapter();
-		return this.bound;
-	}
-}
+import { standardMessages } from '../../../nodes/AssistantChatModel/standardParts';
 
 const image = new HumanMessage({
 	content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }],
 });
 
-describe("the AI Agent's images reach the node as images", () => {
-	test('an image_url part is handed on as a standard image, with its media type', async () => {
-		const adapter = withStandardParts(new StandInAdapter());
+function standard(messages: BaseMessage[]): BaseMessage[] {
+	return standardMessages(messages) as BaseMessage[];
+}
+
+describe("the AI Agent's images are given in LangChain's standard form", () => {
+	test('an image_url part becomes a standard image, with its media type', () => {
 		const question = new HumanMessage('What is in this picture?');
-		await adapter._generate([question, image]);
-		const [[first, second]] = adapter.received;
+		const [first, second] = standard([question, image]);
 		expect(first).toBe(question);
 		expect(HumanMessage.isInstance(second)).toBe(true);
 		expect(second.content).toEqual([
@@ -50,8 +31,7 @@ describe("the AI Agent's images reach the node as images", () => {
 		]);
 	});
 
-	test("a PDF in LangChain's first data form keeps its name", async () => {
-		const adapter = withStandardParts(new StandInAdapter());
+	test("a PDF in LangChain's first data form keeps its name", () => {
 		const pdf = new HumanMessage({
 			content: [
 				{
@@ -63,8 +43,7 @@ describe("the AI Agent's images reach the node as images", () => {
 				},
 			],
 		});
-		for await (const chunk of adapter._streamResponseChunks([pdf])) expect(chunk).toBe('chunk');
-		expect(adapter.received[0][0].content).toEqual([
+		expect(standard([pdf])[0].content).toEqual([
 			{
 				type: 'file',
 				mimeType: 'application/pdf',
@@ -74,20 +53,14 @@ describe("the AI Agent's images reach the node as images", () => {
 		]);
 	});
 
-	test('the model bindTools returns is wrapped too; other messages pass as they are', async () => {
-		const adapter = withStandardParts(new StandInAdapter());
-		const bound = adapter.bindTools();
+	test('other messages, and anything that is not a list of messages, pass as they are', () => {
 		const answer = new AIMessage('Hello');
-		await bound._generate([answer, image]);
-		expect(bound.received[0][0]).toBe(answer);
-		expect(bound.received[0][1].content).toEqual([
-			{ type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
-		]);
-	});
-
-	test('anything that is not an adapter passes as it is', () => {
-		expect(withStandardParts(undefined)).toBeUndefined();
-		const plain = { invoke: () => 'x' };
-		expect(withStandardParts(plain)).toBe(plain);
+		const parts = new HumanMessage({ content: [{ type: 'text', text: 'Hi' }] });
+		const [first, second] = standard([answer, parts]);
+		expect(first).toBe(answer);
+		expect(second).toBe(parts);
+		expect(standardMessages(undefined)).toBeUndefined();
+		const notAList = { content: [] };
+		expect(standardMessages(notAList)).toBe(notAList);
 	});
 });

@@ -1,0 +1,172 @@
+import type { GenerateResult, Message, Tool } from '@n8n/ai-node-sdk';
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+import type { AskRequest } from '../shared/api';
+import type { AskResult } from './ask';
+import { answerId, answerMetadata, textResult } from './answerMessage';
+import { askRequest } from './askRequest';
+import type { PlannedAsk } from './askPlan';
+import type { LogDetails } from './logsPanel';
+import type { AssistantModelSettings } from './modelSettings';
+import { checkToolArguments, type JsonSchema } from './toolArguments';
+import {
+	catalogueFingerprint,
+	correctionRequest,
+	readEnvelope,
+	toolInstructions,
+	type ToolForEnvelope,
+} from './toolEnvelope';
+import { withCatalogue } from './transcript';
+
+/**
+ * A call with tools bound: one turn of tool calling over the ask's output format (the tool
+ * envelope, toolEnvelope.ts), in which the assistant calls one tool or answers.
+ */
+
+/** The SDK's `getParametersJsonSchema` (Zod or JSON Schema to JSON Schema), passed in by the node. */
+export type ParametersJsonSchema = (tool: FunctionTool) => object;
+
+type FunctionTool = Extract<Tool, { type: 'function' }>;
+
+export interface BoundTool extends ToolForEnvelope {
+	/** The tool's own schema: Zod (checked with its safeParse) or JSON Schema. */
+	schema: unknown;
+}
+
+/** What the tool-calling path uses of the chat model: its node, settings, plan and asks. */
+export interface ToolCallingModel {
+	node: INode;
+	settings: AssistantModelSettings;
+	plan(messages: Message[]): Promise<PlannedAsk>;
+	ask(request: AskRequest): Promise<AskResult>;
+}
+
+/** The tools the agent bound, with their JSON Schema for the envelope; only function tools. */
+export function boundToolsOf(
+	tools: Tool[],
+	node: INode,
+	parametersJsonSchema?: ParametersJsonSchema,
+): BoundTool[] {
+	return tools.map((tool) => {
+		if (tool.type !== 'function') {
+			throw new NodeOperationError(
+				node,
+				`The Assistant Chat Model cannot use the provider tool "${tool.name}"`,
+				{ description: 'Only tools that n8n runs (function tools) can be called.' },
+			);
+		}
+		return {
+			name: tool.name,
+			description: tool.description,
+			schema: tool.inputSchema,
+			parameters: jsonSchemaOf(tool, parametersJsonSchema),
+		};
+	});
+}
+
+function jsonSchemaOf(
+	tool: FunctionTool,
+	parametersJsonSchema?: ParametersJsonSchema,
+): JsonSchema | undefined {
+	if (parametersJsonSchema) return parametersJsonSchema(tool) as JsonSchema;
+	const schema = tool.inputSchema;
+	return typeof schema === 'object' && schema !== null && !('safeParse' in schema)
+		? (schema as JsonSchema)
+		: undefined;
+}
+
+/**
+ * A reply that does not fit (unknown tool, arguments that do not match the tool's schema) is sent
+ * back once with what was wrong; a second miss fails with that reason.
+ */
+export async function generateWithTools(
+	model: ToolCallingModel,
+	messages: Message[],
+	tools: BoundTool[],
+): Promise<GenerateResult> {
+	const { settings } = model;
+	const plan = await model.plan(messages);
+	const catalogue = catalogueFingerprint(tools);
+	// The conversation has these tools' catalogue already: the output format names them.
+	const input =
+		plan.conversationId && plan.catalogue === catalogue
+			? plan.input
+			: withCatalogue(plan.input, toolInstructions(tools));
+	const structured = settings.outputFormat !== undefined;
+	let answer = await model.ask(askRequest(settings, input, plan.conversationId, tools));
+	const interpreted = (reply: AskResult) =>
+		interpret(
+			reply,
+			tools,
+			messages.length,
+			catalogue,
+			structured,
+			answerMetadata(reply, settings, plan.leftOut),
+		);
+	let outcome = interpreted(answer);
+	if ('problem' in outcome) {
+		const retry = askRequest(
+			settings,
+			correctionRequest(outcome.problem),
+			answer.conversationId ?? undefined,
+			tools,
+		);
+		// Without a conversation to continue, the correction carries the whole request again,
+		// after the transcript's messages like the catalogue.
+		if (!answer.conversationId) retry.input = withCatalogue(input, retry.input);
+		answer = await model.ask(retry);
+		outcome = interpreted(answer);
+	}
+	if ('problem' in outcome) {
+		throw new NodeOperationError(
+			model.node,
+			`The assistant's tool call could not be used: ${outcome.problem}`,
+			{
+				description:
+					'It was asked once more with the reason and answered the same way. Check the tools’ descriptions and parameters, or rephrase the request.',
+			},
+		);
+	}
+	return outcome.result;
+}
+
+type Outcome = { result: GenerateResult } | { problem: string };
+
+/** The reply as the final answer or one checked tool call, or what is wrong with it. */
+function interpret(
+	answer: AskResult,
+	tools: BoundTool[],
+	messageCount: number,
+	catalogue: string,
+	structured: boolean,
+	metadata: LogDetails,
+): Outcome {
+	const reply = readEnvelope(answer.output, tools, structured);
+	if (reply.action === 'invalid') return { problem: reply.problem };
+	if (reply.action === 'final_answer') {
+		return { result: textResult(reply.answer, answer, messageCount, metadata, catalogue) };
+	}
+	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
+	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
+	if (!checked.ok)
+		return { problem: `the arguments for the tool ${tool.name} are wrong: ${checked.problem}` };
+	const id = answerId(answer.conversationId, messageCount, catalogue);
+	return {
+		result: {
+			finishReason: 'tool-calls',
+			providerMetadata: metadata,
+			message: {
+				role: 'assistant',
+				id,
+				content: [
+					{
+						type: 'tool-call',
+						toolCallId: id,
+						toolName: tool.name,
+						input: JSON.stringify(checked.args),
+					},
+				],
+			},
+		},
+	};
+}
