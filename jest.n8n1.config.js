@@ -27,6 +27,8 @@ module.exports = {
 		'**/test/chat-model/loading.test.ts',
 		'**/test/redirects/redirects.engine.test.ts',
 		'**/test/bounds/memory-bounds.engine.test.ts',
+		'**/test/assistant/stream-2026.engine.test.ts',
+		'**/test/assistant/errors-2026.engine.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,

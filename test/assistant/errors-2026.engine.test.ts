@@ -1,0 +1,109 @@
+/**
+ * What the live service answered its users in 2026 (docs/api.md#errors-the-live-service-answered-in-2026),
+ * through the Ask node in n8n's engine: each failure ends the item with a message a user can act
+ * on, the HTTP status and the service's own words; the ones waiting cannot help are not retried,
+ * and a run that failed is never sent again.
+ */
+import { useEmulator } from '../helpers/emulatorFixture';
+
+// A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
+const assistant = useEmulator({ token: 'tok_errors_2026_suite', conversationRetryAfterMs: 20 });
+
+const ONE_RETRY = { retries: 1 };
+
+describe.each([false, true])('Stream %s', (stream) => {
+	const options = { stream, ...ONE_RETRY };
+
+	test.each([
+		[
+			'model-disabled',
+			'The model is disabled (HTTP 403): Model is disabled: vercel:zai/glm-5.2',
+			'403',
+			/Pick another model/,
+		],
+		[
+			'unknown-provider',
+			"The model's provider is unknown to the service (HTTP 502): Unknown provider",
+			'502',
+			/Pick a model from the list/,
+		],
+		[
+			'model-not-found',
+			"The account's default model is not available (HTTP 503): model_not_found",
+			'503',
+			/Choose a model in Model/,
+		],
+		[
+			'insufficient-balance',
+			"The account or the model's provider is out of credit (HTTP 402): Insufficient Balance",
+			'402',
+			/top up/,
+		],
+		[
+			'conversation-not-found',
+			'The conversation was not found (HTTP 404): Conversation not found',
+			'404',
+			/Check Conversation ID/,
+		],
+	])('%s: said as what it is, sent once', async (fault, message, httpCode, advice) => {
+		const input = `Hello (${fault}, ${String(stream)}) #fault=${fault}`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure?.message).toContain(message);
+		expect(run.failure?.httpCode).toBe(httpCode);
+		expect(run.failure?.description).toMatch(advice);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
+	test('model_not_found for a model the ask named says the model was not found', async () => {
+		const run = await assistant.run(
+			{
+				input: `Hello (${String(stream)}) #fault=model-not-found`,
+				model: { __rl: true, mode: 'id', value: 'openai:gpt-5-mini' },
+				options,
+			},
+			{ streaming: stream },
+		);
+		expect(run.failure?.message).toMatch(/^The model was not found \(HTTP 503\): model_not_found/);
+	});
+
+	test("a provider's 429 inside a 502 is waited out like a 429, then said as a rate limit", async () => {
+		const run = await assistant.run(
+			{ input: `Hello (${String(stream)}) #fault=provider-429`, options },
+			{ streaming: stream },
+		);
+		expect(run.failure?.message).toMatch(
+			/^The model's provider is rate limiting the account \(HTTP 502\): The model stream was interrupted/,
+		);
+		// Retries 1: the first ask and one retry, never more.
+		expect(assistant.askRequests()).toHaveLength(2);
+	});
+
+	test('a `completed` whose status is not `succeeded` fails the item with the run’s error, once', async () => {
+		const input = `Hello (${String(stream)}) #fault=completed-failed`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure?.message).toMatch(/^The assistant's run failed: /);
+		expect(run.failure?.message).not.toMatch(/ended before the answer was complete/);
+		expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+});
+
+test('a 200 JSON answer with an empty output is read from the conversation, not returned empty', async () => {
+	const input = 'Hello #fault=empty-json';
+	const run = await assistant.run({ input, options: ONE_RETRY });
+	expect(run.failure).toBeUndefined();
+	expect(String(run.json.output)).toContain('You said: "Hello');
+	expect(run.json.recovered).toBe(true);
+	expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+});
+
+test('an unknown stream event is named in the log once per run, by name only', async () => {
+	const input = 'Hello #fault=unknown-events';
+	const run = await assistant.run({ input }, { items: [{}, {}, {}] });
+	expect(run.failure).toBeUndefined();
+	const warnings = run.logs.filter((line) => line.includes('does not know'));
+	const names = warnings.map((line) => /"([^"]+)"/.exec(line)?.[1]);
+	// Each name once, whatever the number of items.
+	expect(new Set(names).size).toBe(names.length);
+	expect(names.length).toBeGreaterThan(0);
+});
