@@ -3,14 +3,11 @@ import type { ISupplyDataFunctions } from 'n8n-workflow';
 
 import { readCatalog } from '../shared/catalog';
 import {
-	IMAGE_MEDIA_TYPES,
 	IMAGE_TYPES_IN_WORDS,
-	MAX_IMAGE_BYTES,
 	MAX_IMAGE_IN_WORDS,
-	imageMarkdown,
-	imageMediaType,
 	modelOfAsk,
 	modelSeesImages,
+	writeImage,
 } from '../shared/images';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 
@@ -40,14 +37,14 @@ export function imageOfFile(file: ContentFile, name: string | undefined): ImageO
 	if (!bytes) {
 		return { reason: 'only an image with its data can be sent, not a link to it' };
 	}
-	if (bytes.length > MAX_IMAGE_BYTES) {
-		return { reason: `it is larger than ${MAX_IMAGE_IN_WORDS}, the most sent per image` };
-	}
-	const mediaType = imageMediaType(bytes, declaredType(file));
-	if (!IMAGE_MEDIA_TYPES.includes(mediaType)) {
-		return { reason: `only ${IMAGE_TYPES_IN_WORDS} images can be sent` };
-	}
-	return { markdown: imageMarkdown(name, mediaType, Buffer.from(bytes).toString('base64')) };
+	const written = writeImage(bytes, declaredType(file), name);
+	if ('markdown' in written) return written;
+	return {
+		reason:
+			written.problem === 'too-large'
+				? `it is larger than ${MAX_IMAGE_IN_WORDS}, the most sent per image`
+				: `only ${IMAGE_TYPES_IN_WORDS} images can be sent`,
+	};
 }
 
 /**

@@ -40,6 +40,25 @@ export function imageMediaType(bytes: Uint8Array, declared: string | undefined):
 	return sniffImageType(bytes) ?? (declared ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/** An image as the ask takes it (its Markdown), or what keeps it out. */
+export type WrittenImage =
+	{ markdown: string } | { problem: 'too-large' | 'not-an-image'; mediaType: string };
+
+/**
+ * An image's bytes checked as both nodes send images (at most MAX_IMAGE_BYTES, one of
+ * IMAGE_MEDIA_TYPES) and written as Markdown; each node words the problem its own way.
+ */
+export function writeImage(
+	bytes: Uint8Array,
+	declared: string | undefined,
+	name: string | undefined,
+): WrittenImage {
+	const mediaType = imageMediaType(bytes, declared);
+	if (bytes.length > MAX_IMAGE_BYTES) return { problem: 'too-large', mediaType };
+	if (!IMAGE_MEDIA_TYPES.includes(mediaType)) return { problem: 'not-an-image', mediaType };
+	return { markdown: imageMarkdown(name, mediaType, Buffer.from(bytes).toString('base64')) };
+}
+
 /**
  * `![name](data:<type>;base64,<base64>)`. The name is the sender's text: it is made a short,
  * plain alt text that cannot end the Markdown or a line, nor need escaping in JSON (the chat

@@ -1,4 +1,4 @@
-import { isObject } from '../json';
+import { isObject, objectOfJson } from '../json';
 
 /**
  * pydantic-ai's output tool (docs/api.md#structured-output-in-a-stream): with a structured output,
@@ -8,6 +8,16 @@ import { isObject } from '../json';
  */
 
 type Json = Record<string, unknown>;
+
+/**
+ * A tool call's arguments after an `args_delta`, as pydantic-ai grows them: text is appended to
+ * the text so far, an object merged into the object so far; anything else changes nothing.
+ */
+export function grownArgs(args: unknown, delta: unknown): unknown {
+	if (typeof delta === 'string') return (typeof args === 'string' ? args : '') + delta;
+	if (isObject(delta)) return { ...(isObject(args) ? args : {}), ...delta };
+	return args;
+}
 
 export function isOutputTool(name: string): boolean {
 	return name === 'final_result' || name.startsWith('final_result_');
@@ -39,12 +49,7 @@ export class OutputToolCalls {
 	delta(message: number, index: number, delta: Json): void {
 		const call = this.at(message, index);
 		if (typeof delta.tool_name_delta === 'string') call.name += delta.tool_name_delta;
-		const args = delta.args_delta;
-		if (typeof args === 'string') {
-			call.args = (typeof call.args === 'string' ? call.args : '') + args;
-		} else if (isObject(args)) {
-			call.args = { ...(isObject(call.args) ? call.args : {}), ...args };
-		}
+		call.args = grownArgs(call.args, delta.args_delta);
 	}
 
 	/** Characters the calls' arguments hold as text, for the answer's bound. */
@@ -59,7 +64,7 @@ export class OutputToolCalls {
 		for (let i = this.calls.length - 1; i >= 0; i--) {
 			const { name, args } = this.calls[i];
 			if (!isOutputTool(name)) continue;
-			const object = objectOf(args);
+			const object = objectOfJson(args);
 			if (object) return object;
 		}
 		return undefined;
@@ -77,16 +82,5 @@ export class OutputToolCalls {
 			this.calls.push(call);
 		}
 		return call;
-	}
-}
-
-function objectOf(args: unknown): Json | undefined {
-	if (isObject(args)) return args;
-	if (typeof args !== 'string') return undefined;
-	try {
-		const parsed: unknown = JSON.parse(args);
-		return isObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
 	}
 }

@@ -1,71 +1,25 @@
-import { isOutputTool } from './outputTool';
 import { isObject } from '../json';
+import { grownArgs, isOutputTool } from './outputTool';
+import {
+	argsOf,
+	current,
+	kindOf,
+	samePart,
+	sizeOf,
+	stepOf,
+	type AssistantStep,
+	type Entry,
+	type Json,
+	type StepKind,
+} from './stepEntry';
+
+export type { AssistantStep } from './stepEntry';
 
 /**
  * What the assistant did on the way to its answer, from its stream (docs/api.md#steps): each
  * tool call, each tool result and (when asked for) each thinking text, in the order they first
  * appeared, each once, whichever events told them and however often.
  */
-
-/** One thing the assistant did, as an output item shows it. */
-export type AssistantStep =
-	| {
-			type: 'tool_call';
-			tool_name: string;
-			args: Record<string, unknown>;
-			tool_call_id: string | null;
-	  }
-	| {
-			type: 'tool_result';
-			tool_name: string;
-			tool_call_id: string | null;
-			content: unknown;
-			/** Whether the tool succeeded, where the stream says (2026: `success` or `error`). */
-			outcome?: string;
-	  }
-	| { type: 'thinking'; content: string };
-
-type Json = Record<string, unknown>;
-
-type StepKind = 'call' | 'result' | 'thinking';
-
-/** pydantic-ai's part kinds, by what they are for the steps. */
-const KINDS: Record<string, StepKind> = {
-	'tool-call': 'call',
-	'builtin-tool-call': 'call',
-	'tool-return': 'result',
-	'builtin-tool-return': 'result',
-	thinking: 'thinking',
-};
-
-/**
- * One step as its sources told it. Each source has its own view (the Part events build a part
- * from its start and deltas, a snapshot or an end repeats it whole), so that a piece told by two
- * sources is never taken twice: the step is the most complete view.
- */
-interface Entry {
-	kind: StepKind;
-	toolName: string;
-	callId: string;
-	/** Start and deltas: the arguments (object, or JSON text so far), or the thinking text. */
-	grown: unknown;
-	/** The latest whole view: a part's end, a snapshot, a tool event. */
-	whole: unknown;
-	hasWhole: boolean;
-	/** A tool event has told this step (tool events carry no position: see `fromToolEvent`). */
-	byEvent: boolean;
-	/** A result's `outcome`, when told. */
-	outcome?: string;
-	/** Characters it holds (name, grown and whole views), for the bound. */
-	size: number;
-}
-
-/** Characters a view holds: a text's length, an object's as JSON. */
-function sizeOf(value: unknown): number {
-	if (value === undefined || value === null) return 0;
-	if (typeof value === 'string') return value.length;
-	return JSON.stringify(value)?.length ?? 0;
-}
 
 export class StepCollector {
 	private readonly entries: Entry[] = [];
@@ -121,12 +75,7 @@ export class StepCollector {
 		if (typeof id === 'string' && id && !entry.callId) this.setId(entry, id);
 		// pydantic-ai appends a name delta to the name so far, and args text to the text so far.
 		if (typeof delta.tool_name_delta === 'string') entry.toolName += delta.tool_name_delta;
-		const args = delta.args_delta;
-		if (typeof args === 'string') {
-			entry.grown = (typeof entry.grown === 'string' ? entry.grown : '') + args;
-		} else if (isObject(args)) {
-			entry.grown = { ...(isObject(entry.grown) ? entry.grown : {}), ...args };
-		}
+		entry.grown = grownArgs(entry.grown, delta.args_delta);
 		this.measure(entry);
 	}
 
@@ -273,78 +222,4 @@ export class StepCollector {
 		}
 		this.measure(entry);
 	}
-}
-
-/**
- * Whether a part at a step's place is that step: the same kind, and neither another call id nor
- * another tool (a name may still be growing). Where the stream shows no message boundary, two
- * calls at the same index are told apart so.
- */
-function samePart(entry: Entry, kind: StepKind, id: string, name: string): boolean {
-	if (entry.kind !== kind) return false;
-	if (id && entry.callId && id !== entry.callId) return false;
-	if (!name || !entry.toolName) return true;
-	return name.startsWith(entry.toolName) || entry.toolName.startsWith(name);
-}
-
-/** The most complete view: the whole one, unless what grew goes beyond it. */
-function current(entry: Entry): unknown {
-	if (!entry.hasWhole) return entry.grown;
-	if (typeof entry.whole === 'string' && typeof entry.grown === 'string') {
-		return entry.grown.length > entry.whole.length && entry.grown.startsWith(entry.whole)
-			? entry.grown
-			: entry.whole;
-	}
-	if (entry.kind === 'call' && argsOf(entry.whole) === undefined) return entry.grown;
-	return entry.whole;
-}
-
-function stepOf(entry: Entry, callNames: Map<string, string>): AssistantStep | undefined {
-	const value = current(entry);
-	const callId = entry.callId || null;
-	switch (entry.kind) {
-		case 'thinking':
-			return typeof value === 'string' && value ? { type: 'thinking', content: value } : undefined;
-		case 'call': {
-			if (!entry.toolName || isOutputTool(entry.toolName)) return undefined;
-			const args = argsOf(value) ?? invalidArgs(value);
-			if (!args) return undefined;
-			return { type: 'tool_call', tool_name: entry.toolName, args, tool_call_id: callId };
-		}
-		case 'result': {
-			// A result that does not name its tool is its call's.
-			const name = entry.toolName || (entry.callId ? callNames.get(entry.callId) : undefined);
-			if (!name || isOutputTool(name)) return undefined;
-			const step: AssistantStep = {
-				type: 'tool_result',
-				tool_name: name,
-				tool_call_id: callId,
-				content: value === undefined ? null : value,
-			};
-			if (entry.outcome) step.outcome = entry.outcome;
-			return step;
-		}
-	}
-}
-
-/** Arguments as an object: an object, JSON text of one, or none at all (`{}`). */
-function argsOf(value: unknown): Record<string, unknown> | undefined {
-	if (value === undefined || value === null || value === '') return {};
-	if (isObject(value)) return value;
-	if (typeof value !== 'string') return undefined;
-	try {
-		const parsed: unknown = JSON.parse(value);
-		return isObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-/** Arguments text that is not a JSON object: kept as text, as pydantic-ai itself does. */
-function invalidArgs(value: unknown): Record<string, unknown> | undefined {
-	return typeof value === 'string' ? { INVALID_JSON: value } : undefined;
-}
-
-function kindOf(kind: unknown): StepKind | undefined {
-	return typeof kind === 'string' ? KINDS[kind] : undefined;
 }

@@ -25,13 +25,18 @@ module.exports = [
 			assert.deepEqual(Object.keys(item).sort(), ['conversation_id', 'model', 'output', 'steps']);
 			assert.ok(String(item.output).includes(input), `the answer: ${JSON.stringify(item.output)}`);
 			assert.equal(item.model, null, 'the default model answered, not named by the service');
-			const ids = { tool_name: 'search_mail', tool_call_id: 'call_emulated_1' };
+			// The emulator speaks the 2026 stream: the call's id is the service's (`call_…`), and the
+			// result says how the tool went.
+			const callId = item.steps[0]?.tool_call_id;
+			assert.match(String(callId), /^call_\w+$/, "the tool call keeps the service's id");
+			const ids = { tool_name: 'search_mail', tool_call_id: callId };
 			assert.deepEqual(item.steps, [
 				{ type: 'tool_call', ...ids, args: { query: input } },
 				{
 					type: 'tool_result',
 					...ids,
 					content: [{ from: 'ada@example.com', subject: 'Quarterly report', unread: true }],
+					outcome: 'success',
 				},
 			]);
 			const [flagged, ...more] = nodeOutput(run.runData, 'Flag for review');

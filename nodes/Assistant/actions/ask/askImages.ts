@@ -1,14 +1,12 @@
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
-	IMAGE_MEDIA_TYPES,
 	IMAGE_TYPES_IN_WORDS,
 	MAX_IMAGE_BYTES,
 	MAX_IMAGE_IN_WORDS,
-	imageMarkdown,
-	imageMediaType,
 	modelOfAsk,
 	modelSeesImages,
+	writeImage,
 } from '../../../shared/images';
 import { nodeParameter } from '../../../shared/parameters/nodeParameter';
 import {
@@ -97,18 +95,18 @@ export async function readItemImages(
 		const declared = binary.mimeType;
 		checkSize(ctx, itemIndex, field, binary.bytes);
 		const bytes = await ctx.helpers.getBinaryDataBuffer(itemIndex, binary);
-		checkSize(ctx, itemIndex, field, bytes.length);
-		const mediaType = imageMediaType(bytes, declared);
-		if (!IMAGE_MEDIA_TYPES.includes(mediaType)) {
+		const name = binary.fileName ?? (typeof given === 'string' ? given : undefined);
+		const written = writeImage(bytes, declared, name);
+		if ('problem' in written) {
+			checkSize(ctx, itemIndex, field, bytes.length);
 			throw invalidParameter(
 				ctx,
 				itemIndex,
-				`The binary field "${field}" is not an image the assistant can take (${mediaType || 'no media type'})`,
+				`The binary field "${field}" is not an image the assistant can take (${written.mediaType || 'no media type'})`,
 				`Only ${IMAGE_TYPES_IN_WORDS} images can be sent. Convert the file first, or remove "${field}" from Image Fields.`,
 			);
 		}
-		const name = binary.fileName ?? (typeof given === 'string' ? given : undefined);
-		images.push({ field, markdown: imageMarkdown(name, mediaType, bytes.toString('base64')) });
+		images.push({ field, markdown: written.markdown });
 	}
 	return images;
 }
