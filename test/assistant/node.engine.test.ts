@@ -217,15 +217,9 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 
 	// The stream variants of test/emulator/faults.js that leave the answer whole, named here (not
 	// filtered from that list) so the test says what it covers.
-	test.each([
-		'crlf',
-		'end-extra',
-		'end-empty',
-		'no-header-id',
-		'unknown-events',
-		'split-bytes',
-		'all-variants',
-	])('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
+	test.each(
+		'crlf end-extra end-empty no-header-id unknown-events split-bytes all-variants'.split(' '),
+	)('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
 		const text = `${input} #fault=${variant}`;
 		const run = await assistant.run({ input: text, options: { stream: true } });
 		const json = run.outputs('Ask')[0].json;
@@ -270,17 +264,8 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 		// The same fields as emulator.test.ts checks the emulator serves: here the rule is that the
 		// node passes every field of docs/api.md#models through, so the list is spelled out again.
 		for (const model of models) {
-			expect(Object.keys(model).sort()).toEqual(
-				[
-					'context_window',
-					'description',
-					'is_byok',
-					'label',
-					'model_name',
-					'type',
-					'vendor',
-				].sort(),
-			);
+			const fields = 'context_window description is_byok label model_name type vendor';
+			expect(Object.keys(model).sort()).toEqual(fields.split(' '));
 		}
 		const byok = models.filter((model) => model.is_byok);
 		expect(byok.length).toBeGreaterThanOrEqual(1);
