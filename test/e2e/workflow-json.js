@@ -39,11 +39,24 @@ const manualTrigger = n8nNode('trigger', 'Run', 'n8n-nodes-base.manualTrigger', 
  * @param {{id?: string, name?: string, position?: number[]}} [where]
  */
 function askNode(env, parameters, { id = 'ask', name = 'Ask', position = [200, 0] } = {}) {
-	const defaults = { operation: 'ask', model: DEFAULT_PICK(), persona: DEFAULT_PICK(), options: {} };
-	return n8nNode(id, name, 'n8n-nodes-assistant.assistant', 1, position, {
-		...defaults,
-		...parameters,
-	}, { credentials: { assistantApi: env.credential } });
+	const defaults = {
+		operation: 'ask',
+		model: DEFAULT_PICK(),
+		persona: DEFAULT_PICK(),
+		options: {},
+	};
+	return n8nNode(
+		id,
+		name,
+		'n8n-nodes-assistant.assistant',
+		1,
+		position,
+		{
+			...defaults,
+			...parameters,
+		},
+		{ credentials: { assistantApi: env.credential } },
+	);
 }
 
 /**
@@ -55,10 +68,18 @@ function askNode(env, parameters, { id = 'ask', name = 'Ask', position = [200, 0
  */
 function chatModelNode(env, parameters = {}, { id = 'model', position = [200, 240] } = {}) {
 	const defaults = { model: DEFAULT_PICK(), persona: DEFAULT_PICK(), options: {} };
-	return n8nNode(id, 'Assistant Chat Model', CHAT_MODEL_TYPE, 1, position, {
-		...defaults,
-		...parameters,
-	}, { credentials: { assistantApi: env.credential } });
+	return n8nNode(
+		id,
+		'Assistant Chat Model',
+		CHAT_MODEL_TYPE,
+		1,
+		position,
+		{
+			...defaults,
+			...parameters,
+		},
+		{ credentials: { assistantApi: env.credential } },
+	);
 }
 
 /**
@@ -66,7 +87,10 @@ function chatModelNode(env, parameters = {}, { id = 'model', position = [200, 24
  * @param {string} text
  * @param {{id?: string, typeVersion?: number, position?: number[], options?: Record<string, unknown>}} [spec]
  */
-function agentNode(text, { id = 'agent', typeVersion = 3.1, position = [200, 0], options = {} } = {}) {
+function agentNode(
+	text,
+	{ id = 'agent', typeVersion = 3.1, position = [200, 0], options = {} } = {},
+) {
 	const parameters = { promptType: 'define', text, options };
 	return n8nNode(id, 'AI Agent', `${LANGCHAIN}.agent`, typeVersion, position, parameters);
 }
