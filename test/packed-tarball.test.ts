@@ -190,6 +190,8 @@ const SCHEMA = {
 	},
 	required: ['summary', 'mood'],
 };
+/** Ask's Response Format set to SCHEMA. */
+const SCHEMA_FORMAT = { responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(SCHEMA) };
 const SCHEMA_ANSWER = {
 	summary: 'x',
 	mood: 'joyful',
@@ -377,13 +379,7 @@ describe('Ask', () => {
 
 	test('JSON Schema: an object conforming to the schema, the schema sent as output_format', async () => {
 		expect(conform(SCHEMA)).toEqual(SCHEMA_ANSWER);
-		const json = only(
-			await ask({
-				input: 'Summarize: fine',
-				responseFormat: 'jsonSchema',
-				jsonSchema: JSON.stringify(SCHEMA),
-			}),
-		);
+		const json = only(await ask({ input: 'Summarize: fine', ...SCHEMA_FORMAT }));
 		expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 		expect((askRequests()[0].body as IDataObject).output_format).toEqual(SCHEMA);
 	});
@@ -451,13 +447,7 @@ describe.each(['documented', 'live'] as const)(
 		// The streamed twin of the JSON Schema test above: the same request but streamed, so the same
 		// expected answer; kept as its own test so either dialect failing is named.
 		test('a structured answer is the object of End', async () => {
-			const json = only(
-				await streamed({
-					input: 'Streamed summary',
-					responseFormat: 'jsonSchema',
-					jsonSchema: JSON.stringify(SCHEMA),
-				}),
-			);
+			const json = only(await streamed({ input: 'Streamed summary', ...SCHEMA_FORMAT }));
 			expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 		});
 

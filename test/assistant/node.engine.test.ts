@@ -14,15 +14,16 @@ import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 const TOKEN = 'secret-token-for-engine-tests-42';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 const DEFAULT_PERSONA = 'persona_general';
-/** Response Format: JSON Schema, an object with a summary. */
-const SUMMARY_FORMAT = {
+/** Response Format: JSON Schema, an object with one string field. */
+const stringFieldFormat = (field: string) => ({
 	responseFormat: 'jsonSchema',
 	jsonSchema: JSON.stringify({
 		type: 'object',
-		properties: { summary: { type: 'string' } },
-		required: ['summary'],
+		properties: { [field]: { type: 'string' } },
+		required: [field],
 	}),
-};
+});
+const SUMMARY_FORMAT = stringFieldFormat('summary');
 
 // A trailing slash must work as well as none.
 const assistant = useEmulator({ token: TOKEN, trailingSlash: true, dialect: 'live' });
@@ -727,14 +728,7 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 			await new Promise((resolve) => server.close(resolve));
 		}
 	}
-	const schema = {
-		responseFormat: 'jsonSchema',
-		jsonSchema: JSON.stringify({
-			type: 'object',
-			properties: { city: { type: 'string' } },
-			required: ['city'],
-		}),
-	};
+	const schema = stringFieldFormat('city');
 
 	test('conversation_id null in a success is an answer, with conversation_id null', async () => {
 		const run = await askAnsweredWith({ output: 'An answer', conversation_id: null });

@@ -29,9 +29,11 @@ const { readTranscript, plainText } = require('../../emulator/transcript');
 /**
  * A workflow with the Assistant Chat Model on `root`'s Model input, and `tools` on its Tool input.
  * @param {import('../env').E2eEnv} env
- * @param {{id: string, name: string, trigger: any, root: any, tools?: any[]}} spec
+ * @param {string} id
+ * @param {string} name
+ * @param {{trigger?: any, root: any, tools?: any[]}} spec  the trigger: a manual one unless given
  */
-function aiWorkflow(env, { id, name, trigger, root, tools = [] }) {
+function aiWorkflow(env, id, name, { trigger = manualTrigger, root, tools = [] }) {
 	const model = chatModelNode(env, {}, { id: `${id}-model` });
 	return aiWorkflowOf(id, name, { line: [trigger, root], model, tools });
 }
@@ -56,10 +58,7 @@ const assistantTool = (env) => {
 async function basicLlmChain(env) {
 	const question = 'Name three lighthouses.';
 	const chain = chainNode(question);
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelCh1',
-		name: 'Chat model: Basic LLM Chain',
-		trigger: manualTrigger,
+	const workflow = aiWorkflow(env, 'asstChatModelCh1', 'Chat model: Basic LLM Chain', {
 		root: chain,
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
@@ -98,10 +97,7 @@ async function informationExtractor(env) {
 			options: {},
 		},
 	};
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelIe1',
-		name: 'Chat model: Information Extractor',
-		trigger: manualTrigger,
+	const workflow = aiWorkflow(env, 'asstChatModelIe1', 'Chat model: Information Extractor', {
 		root: extractor,
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
@@ -122,10 +118,7 @@ async function informationExtractor(env) {
 async function agentWithTools(env) {
 	const question =
 		'Use the calculator to work out 6 * 7, then ask the assistant about lighthouses.';
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelAg1',
-		name: 'Chat model: AI Agent with tools',
-		trigger: manualTrigger,
+	const workflow = aiWorkflow(env, 'asstChatModelAg1', 'Chat model: AI Agent with tools', {
 		root: agentNode(question),
 		tools: [calculatorTool(), assistantTool(env)],
 	});
@@ -183,13 +176,16 @@ async function agentBehindStreamingWebhook(env) {
 		'5b0f8c1e-2d7a-4e31-9c64-0a1b2c3d4e5f',
 		'assistant-agent-stream',
 	);
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelSt1',
-		name: 'Chat model: AI Agent behind a streaming webhook',
-		trigger: webhook,
-		root: agentNode('={{ $json.body.question }}'),
-		tools: [calculatorTool(), assistantTool(env)],
-	});
+	const workflow = aiWorkflow(
+		env,
+		'asstChatModelSt1',
+		'Chat model: AI Agent behind a streaming webhook',
+		{
+			trigger: webhook,
+			root: agentNode('={{ $json.body.question }}'),
+			tools: [calculatorTool(), assistantTool(env)],
+		},
+	);
 	const saved = await env.client.importWorkflow(workflow);
 	await env.client.publishWorkflow(saved);
 	const question = 'Use the calculator to work out 12 * 12 and explain the result in a sentence.';
@@ -222,12 +218,15 @@ const LIVE_CHUNK_MS = 150;
 /** @param {import('../env').E2eEnv} env */
 async function agentStreamsLive(env) {
 	const webhook = streamingWebhook('7c1d9e2f-3a4b-4c5d-8e6f-1a2b3c4d5e6f', 'assistant-agent-live');
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelSt2',
-		name: 'Chat model: AI Agent without tools behind a streaming webhook',
-		trigger: webhook,
-		root: agentNode('={{ $json.body.question }}'),
-	});
+	const workflow = aiWorkflow(
+		env,
+		'asstChatModelSt2',
+		'Chat model: AI Agent without tools behind a streaming webhook',
+		{
+			trigger: webhook,
+			root: agentNode('={{ $json.body.question }}'),
+		},
+	);
 	const saved = await env.client.importWorkflow(workflow);
 	await env.client.publishWorkflow(saved);
 	const question = `Tell me about lighthouses #fault=slow-chunks&ms=${LIVE_CHUNK_MS}`;
