@@ -2,7 +2,6 @@
  * How the chat model turns LangChain's messages into one ask (docs/api.md#ask-request), and how
  * it finds the conversation to continue: pure logic, on the TypeScript sources.
  */
-import type { Message } from '@n8n/ai-node-sdk';
 
 import {
 	conversationOfMark,
@@ -12,6 +11,7 @@ import {
 import { planAsk, type PlannedAsk } from '../../../nodes/AssistantChatModel/askPlan';
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 import { readTranscript } from '../../../nodes/AssistantChatModel/transcript';
+import { assistant, system, toolCall, toolResult, user } from './sdk-messages';
 
 /** What the assistant reads: the messages of the transcript. */
 const entriesOf = (input: string) => readTranscript(input)?.entries;
@@ -23,20 +23,10 @@ function read(plan: PlannedAsk) {
 	return { ...rest, messages: entriesOf(input) };
 }
 
-const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
-const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
-const assistant = (text: string, id?: string): Message => ({
-	role: 'assistant',
-	id,
-	content: [{ type: 'text', text }],
-});
-const toolCall = (toolCallId: string, toolName: string, input: string): Message => ({
-	role: 'assistant',
-	content: [{ type: 'tool-call', toolCallId, toolName, input }],
-});
-const toolResult = (toolCallId: string, result: unknown, isError = false): Message => ({
-	role: 'tool',
-	content: [{ type: 'tool-result', toolCallId, result, isError }],
+/** A plan that continues `conversationId` with the calculator's result alone. */
+const calculatorResultIn = (conversationId: string, content: string) => ({
+	conversationId,
+	messages: [{ role: 'tool', tool: 'calculator', content }],
 });
 
 describe('messages become one ask', () => {
@@ -142,10 +132,7 @@ describe('conversations are continued from the history', () => {
 			toolCall(mark, 'calculator', '{"input":"6*7"}'),
 			toolResult(mark, '42'),
 		]);
-		expect(read(plan)).toEqual({
-			conversationId: conversation,
-			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
-		});
+		expect(read(plan)).toEqual(calculatorResultIn(conversation, '42'));
 	});
 
 	test("after the node's own answer a new user message continues the conversation", () => {
@@ -229,10 +216,7 @@ describe('a conversation never receives a message twice', () => {
 			toolCall(second, 'calculator', '{"input":"42*2"}'),
 			toolResult(second, '84'),
 		]);
-		expect(read(plan)).toEqual({
-			conversationId: conversation,
-			messages: [{ role: 'tool', tool: 'calculator', content: '84' }],
-		});
+		expect(read(plan)).toEqual(calculatorResultIn(conversation, '84'));
 	});
 });
 
