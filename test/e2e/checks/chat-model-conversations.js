@@ -240,22 +240,32 @@ async function simpleMemoryTwice(env) {
 	});
 }
 
+/**
+ * The memory check over two executions with a memory node (its type and version) on a credential
+ * saved in n8n for it (of the credential type of the memory's server).
+ * @param {import('../env').E2eEnv} env
+ * @param {string} workflowId
+ * @param {{memory: [string, number], credential: {name: string, type: string, data: Record<string, unknown>}}} spec
+ */
+async function memoryOnCredential(env, workflowId, { memory: [type, typeVersion], credential }) {
+	const saved = await env.client.request('POST', '/rest/credentials', credential);
+	const credentials = { [credential.type]: { id: saved.id, name: saved.name } };
+	return await memoryOverTwoExecutions(env, {
+		workflowId,
+		memory: { type, typeVersion, parameters: SESSION, credentials },
+	});
+}
+
 /** n8n's Redis Chat Memory on a Redis server started for the check. @param {import('../env').E2eEnv} env */
 async function redisMemoryTwice(env) {
 	services.ensureServices();
 	const redis = await services.startRedis(path.join(app.CACHE_DIR, 'e2e', 'redis'));
-	const credential = await env.client.request('POST', '/rest/credentials', {
-		name: 'Redis for the memory check',
-		type: 'redis',
-		data: { host: '127.0.0.1', port: redis.port, database: 0, password: '', ssl: false },
-	});
-	const lines = await memoryOverTwoExecutions(env, {
-		workflowId: 'asstChatModelMr1',
-		memory: {
-			type: `${LANGCHAIN}.memoryRedisChat`,
-			typeVersion: 1.6,
-			parameters: SESSION,
-			credentials: { redis: { id: credential.id, name: credential.name } },
+	const lines = await memoryOnCredential(env, 'asstChatModelMr1', {
+		memory: [`${LANGCHAIN}.memoryRedisChat`, 1.6],
+		credential: {
+			name: 'Redis for the memory check',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: redis.port, database: 0, password: '', ssl: false },
 		},
 	});
 	return [`Redis on port ${redis.port}`, ...lines];
@@ -268,25 +278,19 @@ async function postgresMemoryTwice(env) {
 		path.join(app.CACHE_DIR, 'e2e', 'postgres'),
 		'n8n_memory',
 	);
-	const credential = await env.client.request('POST', '/rest/credentials', {
-		name: 'PostgreSQL for the memory check',
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: postgres.port,
-			database: postgres.database,
-			user: postgres.user,
-			password: '',
-			ssl: 'disable',
-		},
-	});
-	const lines = await memoryOverTwoExecutions(env, {
-		workflowId: 'asstChatModelMp1',
-		memory: {
-			type: `${LANGCHAIN}.memoryPostgresChat`,
-			typeVersion: 1.4,
-			parameters: SESSION,
-			credentials: { postgres: { id: credential.id, name: credential.name } },
+	const lines = await memoryOnCredential(env, 'asstChatModelMp1', {
+		memory: [`${LANGCHAIN}.memoryPostgresChat`, 1.4],
+		credential: {
+			name: 'PostgreSQL for the memory check',
+			type: 'postgres',
+			data: {
+				host: '127.0.0.1',
+				port: postgres.port,
+				database: postgres.database,
+				user: postgres.user,
+				password: '',
+				ssl: 'disable',
+			},
 		},
 	});
 	return [`PostgreSQL on port ${postgres.port}`, ...lines];

@@ -23,6 +23,12 @@ function read(plan: PlannedAsk) {
 	return { ...rest, messages: entriesOf(input) };
 }
 
+/** The node's call of the calculator on `expression`, and the calculator's result. */
+const calculatorRound = (callId: string, expression: string, result: string) => [
+	toolCall(callId, 'calculator', JSON.stringify({ input: expression })),
+	toolResult(callId, result),
+];
+
 /** A plan that continues `conversationId` with the calculator's result alone. */
 const calculatorResultIn = (conversationId: string, content: string) => ({
 	conversationId,
@@ -44,8 +50,7 @@ describe('messages become one ask', () => {
 			system('Be brief.'),
 			user('Hi'),
 			assistant('Hello!'),
-			toolCall('c1', 'calculator', '{"input":"1+1"}'),
-			toolResult('c1', '2'),
+			...calculatorRound('c1', '1+1', '2'),
 			user('Thanks'),
 		]);
 		expect(entriesOf(input)).toEqual([
@@ -129,8 +134,7 @@ describe('conversations are continued from the history', () => {
 		const plan = planAsk([
 			system('Be brief.'),
 			user('6 * 7?'),
-			toolCall(mark, 'calculator', '{"input":"6*7"}'),
-			toolResult(mark, '42'),
+			...calculatorRound(mark, '6*7', '42'),
 		]);
 		expect(read(plan)).toEqual(calculatorResultIn(conversation, '42'));
 	});
@@ -192,8 +196,7 @@ describe('a conversation never receives a message twice', () => {
 		const plan = planAsk([
 			system('You are a helpful assistant.'),
 			user('What is 6 * 7?'),
-			toolCall(mark, 'calculator', '{"input":"6*7"}'),
-			toolResult(mark, '42'),
+			...calculatorRound(mark, '6*7', '42'),
 			assistant('6 * 7 is 42.'),
 			user('And doubled?'),
 		]);
@@ -209,12 +212,10 @@ describe('a conversation never receives a message twice', () => {
 		const second = markOfConversation(conversation, 6);
 		const plan = planAsk([
 			user('What is 6 * 7?'),
-			toolCall(first, 'calculator', '{"input":"6*7"}'),
-			toolResult(first, '42'),
+			...calculatorRound(first, '6*7', '42'),
 			assistant('42.'),
 			user('And doubled?'),
-			toolCall(second, 'calculator', '{"input":"42*2"}'),
-			toolResult(second, '84'),
+			...calculatorRound(second, '42*2', '84'),
 		]);
 		expect(read(plan)).toEqual(calculatorResultIn(conversation, '84'));
 	});
