@@ -221,7 +221,6 @@ async function importAndRun(env, workflow) {
 	return { saved, result, asks: asks(requests) };
 }
 
-
 /**
  * Ask requests among recorded ones.
  * @param {any[]} requests
