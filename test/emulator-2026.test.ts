@@ -12,21 +12,16 @@ import {
 	signaturesOf,
 	type StreamEvent,
 } from '../scripts/live-check/signatures';
-import { ECHO_PRIVATE_MARKER, startEmulator, type Emulator } from './emulator/server';
+import { ECHO_PRIVATE_MARKER, type Emulator } from './emulator/server';
+import { useEmulator } from './helpers/emulatorFixture';
 
 const CAPTURES = path.join(__dirname, 'fixtures', 'captures');
 const capture = (name: string) => fs.readFileSync(path.join(CAPTURES, name));
 const captureEvents = (name: string) => parseEvents(capture(name).toString('utf8'));
 
-let emulator: Emulator;
-const extras: Emulator[] = [];
-
-beforeAll(async () => {
-	emulator = await startEmulator();
-});
-afterAll(async () => {
-	await Promise.all([emulator, ...extras].map((emu) => emu.close()));
-});
+// The 2026 dialect is the emulator's default; the describe blocks below that need other options
+// start their own.
+const emulator2026 = useEmulator({ token: 'tok_emulator_2026' });
 
 interface Answer {
 	status: number;
@@ -36,7 +31,10 @@ interface Answer {
 	events: StreamEvent[];
 }
 
-async function ask(body: Record<string, unknown>, emu: Emulator = emulator): Promise<Answer> {
+async function ask(
+	body: Record<string, unknown>,
+	emu: Emulator = emulator2026.emulator,
+): Promise<Answer> {
 	const response = await fetch(`${emu.baseUrl}/assistant/ask`, {
 		method: 'POST',
 		headers: { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' },
@@ -257,7 +255,7 @@ describe('failed runs in 2026: HTTP 200, then `failed` (or `completed` with anot
 		const fixture = data(captureEvents('2026-08-19-failed-unknown-model.sse')[0]);
 		expect(Object.keys(data(failed))).toEqual(Object.keys(fixture));
 		expect({ ...data(failed), runner_id: '…' }).toEqual(fixture);
-		expect(emulator.stats.startedAsks.get(input)).toBe(1);
+		expect(emulator2026.emulator.stats.startedAsks.get(input)).toBe(1);
 		// Not streamed, the same ask is refused as before (422).
 		expect((await ask({ input, model_name: 'nonexistent-model-xyz' })).status).toBe(422);
 	});
@@ -357,37 +355,37 @@ describe('#replay=<capture>: the capture, byte for byte', () => {
 				expect(answer.headers.get('x-conversation-id')).toEqual(
 					meta?.x_conversation_id ?? expect.stringMatching(/^con_[A-Za-z0-9]{16}$/),
 				);
-				expect(emulator.stats.startedAsks.get(input)).toBe(1);
-				expect(emulator.stats.completedAsks.get(input)).toBe(1);
+				expect(emulator2026.emulator.stats.startedAsks.get(input)).toBe(1);
+				expect(emulator2026.emulator.stats.completedAsks.get(input)).toBe(1);
 			}
 		},
 	);
 
-	test('the replay option answers every ask with the capture; an unknown capture is a 422 naming the known ones', async () => {
-		const replaying = await startEmulator({
+	describe('the replay option', () => {
+		const replaying = useEmulator({
+			token: 'tok_emulator_2026_replay',
 			replay: { capture: '2026-08-09-summarize', split: 'random', seed: 3 },
 		});
-		extras.push(replaying);
-		const answer = await ask({ input: 'anything', stream: true }, replaying);
-		expect(answer.bytes.equals(capture('2026-08-09-summarize.sse'))).toBe(true);
-		const unknown = await ask({ input: 'x #replay=../../package', stream: true });
-		expect(unknown.status).toBe(422);
-		expect(unknown.text).toContain('2026-08-09-summarize');
+
+		test('answers every ask with the capture; an unknown capture is a 422 naming the known ones', async () => {
+			const answer = await ask({ input: 'anything', stream: true }, replaying.emulator);
+			expect(answer.bytes.equals(capture('2026-08-09-summarize.sse'))).toBe(true);
+			const unknown = await ask({ input: 'x #replay=../../package', stream: true });
+			expect(unknown.status).toBe(422);
+			expect(unknown.text).toContain('2026-08-09-summarize');
+		});
 	});
 });
 
-describe('the older dialects stay, by name', () => {
+describe('the older dialects stay, by name (an unknown one is refused: test/emulator.test.ts)', () => {
+	const live = useEmulator({ token: 'tok_emulator_2026_live', dialect: 'live' });
+
 	test('dialect live sends the 2025 Part events and End; #shape=live does too', async () => {
-		const live = await startEmulator({ dialect: 'live' });
-		extras.push(live);
-		const answer = await ask({ input: 'old', stream: true }, live);
+		const answer = await ask({ input: 'old', stream: true }, live.emulator);
 		expect(names(answer.events)).toContain('End');
 		expect(names(answer.events)).not.toContain('completed');
 		expect(answer.headers.get('x-conversation-id')).toMatch(/^conv_/);
 		const shaped = await ask({ input: 'old #shape=live', stream: true });
 		expect(names(shaped.events)).toContain('End');
-		await expect(startEmulator({ dialect: 'nope' as never })).rejects.toThrow(
-			/2026, live, documented/,
-		);
 	});
 });

@@ -731,6 +731,12 @@ describe('#shape=: one ask’s stream shape (docs/api.md#assembling-the-answer)'
 		expect(status).toBe(422);
 		expect(json.detail[0].msg).toContain('sparkles');
 	});
+
+	it('an unknown dialect is refused at start, naming the known ones', async () => {
+		await expect(startEmulator({ dialect: 'nope' as never })).rejects.toThrow(
+			/2026, live, documented/,
+		);
+	});
 });
 
 describe.each(['documented', 'live'] as const)(

@@ -11,20 +11,8 @@ import path from 'node:path';
 
 import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-// The same helpers as engine-harness.test.ts imports: both suites drive the whole harness.
-import {
-	callListSearch,
-	chain,
-	itemsNode,
-	loadPackage,
-	manualTrigger,
-	runWorkflow,
-	testCredential,
-	workflowNode,
-	type EngineCredential,
-	type LoadedPackage,
-	type RunResult,
-} from './helpers/engine';
+// The whole engine harness, as engine-harness.test.ts proves it, drives the packed package.
+import * as harness from './helpers/engine';
 import { CATALOG, FALLBACK_MODEL, MODELS, PERSONAS, conform, start } from './independent/server';
 
 const REPO = path.resolve(__dirname, '..');
@@ -57,8 +45,8 @@ type IndependentServer = Awaited<ReturnType<typeof start>>;
 /** Serves every case; the stream cases run against the server of each dialect. */
 let server: IndependentServer;
 const servers = {} as Record<Dialect, IndependentServer>;
-let pkg: LoadedPackage;
-let credential: EngineCredential;
+let pkg: harness.LoadedPackage;
+let credential: harness.EngineCredential;
 
 beforeAll(async () => {
 	const built = [NODE_FILE, CREDENTIAL_FILE].every((file) => fs.existsSync(path.join(REPO, file)));
@@ -91,7 +79,7 @@ beforeAll(async () => {
 		type: 'assistantApi',
 		data: { baseUrl: `${server.baseUrl}/`, accessToken: TOKEN },
 	};
-	pkg = await loadPackage(packageDir);
+	pkg = await harness.loadPackage(packageDir);
 }, 180_000);
 
 afterAll(async () => {
@@ -106,7 +94,7 @@ beforeEach(() => {
 // ——— helpers ———
 
 function assistant(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
-	return workflowNode(name, pkg.nodeType('assistant'), parameters as INodeParameters, {
+	return harness.workflowNode(name, pkg.nodeType('assistant'), parameters as INodeParameters, {
 		credentials: {
 			assistantApi: { id: credential.id ?? null, name: credential.name ?? 'Assistant' },
 		},
@@ -122,37 +110,41 @@ async function run(
 	items: IDataObject[],
 	nodes: INode[],
 	credentials = [credential],
-): Promise<RunResult> {
-	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), {
-		credentials,
-	});
+): Promise<harness.RunResult> {
+	return await harness.runWorkflow(
+		pkg,
+		harness.chain(harness.manualTrigger(), harness.itemsNode(items), ...nodes),
+		{
+			credentials,
+		},
+	);
 }
 
 async function ask(
 	parameters: IDataObject,
 	items: IDataObject[] = [{}],
 	target: IndependentServer = server,
-): Promise<RunResult> {
+): Promise<harness.RunResult> {
 	// The same credential, pointed at the server of one dialect or the other.
 	const pointed = { ...credential, data: { ...credential.data, baseUrl: `${target.baseUrl}/` } };
 	return await run(items, [assistant('Ask', { operation: 'ask', ...parameters })], [pointed]);
 }
 
 /** The node's output items, each of which must be paired to an input item. */
-function outputs(result: RunResult, name = 'Ask'): INodeExecutionData[] {
+function outputs(result: harness.RunResult, name = 'Ask'): INodeExecutionData[] {
 	const items = result.outputs(name);
 	for (const item of items) expect(item.pairedItem).toEqual({ item: expect.any(Number) });
 	return items;
 }
 
-function only(result: RunResult, name = 'Ask'): IDataObject {
+function only(result: harness.RunResult, name = 'Ask'): IDataObject {
 	const items = outputs(result, name);
 	expect(items).toHaveLength(1);
 	expect(items[0].pairedItem).toEqual({ item: 0 });
 	return items[0].json;
 }
 
-function errorOf(result: RunResult) {
+function errorOf(result: harness.RunResult) {
 	const error = result.error() as unknown as
 		{ message: string; description?: string; httpCode?: string } | undefined;
 	expect(error).toBeDefined();
@@ -198,6 +190,8 @@ const SCHEMA = {
 	},
 	required: ['summary', 'mood'],
 };
+/** Ask's Response Format set to SCHEMA. */
+const SCHEMA_FORMAT = { responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(SCHEMA) };
 const SCHEMA_ANSWER = {
 	summary: 'x',
 	mood: 'joyful',
@@ -385,13 +379,7 @@ describe('Ask', () => {
 
 	test('JSON Schema: an object conforming to the schema, the schema sent as output_format', async () => {
 		expect(conform(SCHEMA)).toEqual(SCHEMA_ANSWER);
-		const json = only(
-			await ask({
-				input: 'Summarize: fine',
-				responseFormat: 'jsonSchema',
-				jsonSchema: JSON.stringify(SCHEMA),
-			}),
-		);
+		const json = only(await ask({ input: 'Summarize: fine', ...SCHEMA_FORMAT }));
 		expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 		expect((askRequests()[0].body as IDataObject).output_format).toEqual(SCHEMA);
 	});
@@ -459,13 +447,7 @@ describe.each(['documented', 'live'] as const)(
 		// The streamed twin of the JSON Schema test above: the same request but streamed, so the same
 		// expected answer; kept as its own test so either dialect failing is named.
 		test('a structured answer is the object of End', async () => {
-			const json = only(
-				await streamed({
-					input: 'Streamed summary',
-					responseFormat: 'jsonSchema',
-					jsonSchema: JSON.stringify(SCHEMA),
-				}),
-			);
+			const json = only(await streamed({ input: 'Streamed summary', ...SCHEMA_FORMAT }));
 			expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
 		});
 
@@ -540,7 +522,7 @@ describe('lists and catalog', () => {
 
 describe('pickers', () => {
 	test('models: every model, BYOK marked, the filter narrows', async () => {
-		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
+		const all = await harness.callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
 			credentials: [credential],
 			path: 'parameters.model',
 		});
@@ -552,7 +534,7 @@ describe('pickers', () => {
 		expect(
 			all.results.find((result) => result.value === 'mistral:mistral-large-2411')?.name,
 		).toMatch(/Mistral Large/);
-		const gemini = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
+		const gemini = await harness.callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
 			credentials: [credential],
 			filter: 'gemini',
 		});
@@ -563,14 +545,14 @@ describe('pickers', () => {
 	});
 
 	test('personas: every persona, the filter narrows', async () => {
-		const all = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
+		const all = await harness.callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
 			credentials: [credential],
 		});
 		expect(all.results.map((result) => result.value)).toEqual(
 			PERSONAS.map((persona) => persona.id),
 		);
 		expect(all.results.map((result) => result.name).join(' ')).toContain('Ship’s Cook');
-		const cook = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
+		const cook = await harness.callListSearch(pkg, pkg.nodeType('assistant'), 'searchPersonas', {
 			credentials: [credential],
 			filter: 'cook',
 		});
@@ -580,12 +562,12 @@ describe('pickers', () => {
 
 describe('credential test', () => {
 	test('OK with the token; an error with a wrong one (plain-text 401)', async () => {
-		const ok = await testCredential(pkg, 'assistantApi', {
+		const ok = await harness.testCredential(pkg, 'assistantApi', {
 			baseUrl: server.baseUrl,
 			accessToken: TOKEN,
 		});
 		expect(ok).toEqual({ status: 'OK', message: expect.any(String) });
-		const wrong = await testCredential(pkg, 'assistantApi', {
+		const wrong = await harness.testCredential(pkg, 'assistantApi', {
 			baseUrl: `${server.baseUrl}/`,
 			accessToken: WRONG_TOKEN,
 		});
@@ -602,7 +584,7 @@ describe('credential test', () => {
 
 describe('errors', () => {
 	test('401 with {"error": {"message": ...}}: names the credential, shows the server’s words, never the token', async () => {
-		const bad: EngineCredential = {
+		const bad: harness.EngineCredential = {
 			...credential,
 			data: { baseUrl: server.baseUrl, accessToken: WRONG_TOKEN },
 		};

@@ -9,36 +9,22 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator/server';
-import { assistantNode, assistantPackage, emulatorCredential, rl } from '../helpers/assistant';
+import { rl } from '../helpers/assistant';
 import {
 	binaryItemsNode,
 	filesystemBinaryMode,
 	withBinaryItems,
 	type BinaryItem,
 } from '../helpers/binary-items';
-import {
-	chain,
-	manualTrigger,
-	runWorkflow,
-	type EngineCredential,
-	type RunResult,
-} from '../helpers/engine';
+import { chain, manualTrigger, runWorkflow, type RunResult } from '../helpers/engine';
+import { useEmulator } from '../helpers/emulatorFixture';
 import { agentWorkflow, withAiTools } from '../helpers/tool';
 
 const TOKEN = 'secret-token-for-image-tests-30';
 const TEXT_ONLY_MODEL = 'mistral:mistral-large-latest';
 const SEEING_MODEL = 'openai:gpt-5-mini';
 
-let emulator: Emulator;
-let credential: EngineCredential;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const JPEG_START = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
@@ -55,17 +41,15 @@ async function askWithFiles(
 	parameters: INodeParameters,
 	extra: { onError?: 'continueRegularOutput' } = {},
 ) {
-	const pkg = withBinaryItems(await assistantPackage());
-	const ask = assistantNode(pkg, 'Ask', { operation: 'ask', ...parameters }, extra);
+	const pkg = withBinaryItems(assistant.pkg);
+	const ask = assistant.node('Ask', { operation: 'ask', ...parameters }, extra);
 	return await runWorkflow(pkg, chain(manualTrigger(), binaryItemsNode(items), ask), {
-		credentials: [credential],
+		credentials: [assistant.credential],
 	});
 }
 
 function askBodies(): IDataObject[] {
-	return emulator.stats.requests
-		.filter((request) => request.path === '/assistant/ask')
-		.map((request) => request.body as IDataObject);
+	return assistant.askRequests().map((request) => request.body as IDataObject);
 }
 
 function hintsOf(result: RunResult): Array<{ message: string }> {
@@ -74,7 +58,8 @@ function hintsOf(result: RunResult): Array<{ message: string }> {
 }
 
 function catalogReads(): number {
-	return emulator.stats.requests.filter((request) => request.path === '/models/catalog').length;
+	return assistant.emulator.stats.requests.filter((request) => request.path === '/models/catalog')
+		.length;
 }
 
 describe.each(['memory', 'filesystem'] as const)('in n8n’s %s binary mode', (mode) => {
@@ -172,7 +157,7 @@ describe('what fails the item before any request', () => {
 		);
 		expect(result.error()?.message).toBe('The item has no binary field "data" (Image Fields)');
 		expect(result.error()?.description).toMatch(/attachment_0/);
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 	});
 
 	test('a file that is not an image names its media type', async () => {
@@ -184,7 +169,7 @@ describe('what fails the item before any request', () => {
 		expect(result.error()?.message).toBe(
 			'The binary field "data" is not an image the assistant can take (application/pdf)',
 		);
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 	});
 
 	test('an image over 5 MB names the field; one of exactly 5 MB is sent', async () => {
@@ -195,7 +180,7 @@ describe('what fails the item before any request', () => {
 			{ input: 'Describe it', imageFields: 'big' },
 		);
 		expect(failed.error()?.message).toBe('The image in "big" is too large (5.0 MB)');
-		expect(emulator.stats.requests).toHaveLength(0);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
 
 		const exact = image(PNG_SIGNATURE, limit);
 		const sent = await askWithFiles(
@@ -244,7 +229,7 @@ describe('when the catalog cannot tell', () => {
 	});
 
 	test('an unreadable catalog: the images are sent, and a hint says so', async () => {
-		emulator.queueFault({ name: 'status', path: '/models/catalog', status: 500 }, 10);
+		assistant.emulator.queueFault({ name: 'status', path: '/models/catalog', status: 500 }, 10);
 		const result = await askWithFiles(items, { input: 'Describe it', imageFields: 'data' });
 		expect(result.error()).toBeUndefined();
 		expect(askBodies()[0].input).toContain(png.toString('base64'));
@@ -280,9 +265,8 @@ test('without Image Fields nothing changes: no catalog read, the Input alone', a
 describe('the Assistant Tool', () => {
 	test('sends the chat’s files, given by an expression, with the question the agent wrote', async () => {
 		const photo = image(PNG_SIGNATURE, 20_000);
-		const pkg = withAiTools(withBinaryItems(await assistantPackage()));
-		const tool = assistantNode(
-			pkg,
+		const pkg = withAiTools(withBinaryItems(assistant.pkg));
+		const tool = assistant.node(
 			'Personal Assistant',
 			{
 				operation: 'ask',
@@ -315,7 +299,7 @@ describe('the Assistant Tool', () => {
 			),
 			connections,
 		};
-		const run = await runWorkflow(pkg, workflow, { credentials: [credential] });
+		const run = await runWorkflow(pkg, workflow, { credentials: [assistant.credential] });
 		expect(run.error()).toBeUndefined();
 		expect(askBodies()[0].input).toBe(
 			`Read the receipt\n\n![receipt.png](data:image/png;base64,${photo.toString('base64')})`,

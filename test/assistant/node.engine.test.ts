@@ -14,15 +14,16 @@ import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 const TOKEN = 'secret-token-for-engine-tests-42';
 const DEFAULT_MODEL = 'anthropic:claude-haiku-4-5-20251001';
 const DEFAULT_PERSONA = 'persona_general';
-/** Response Format: JSON Schema, an object with a summary. */
-const SUMMARY_FORMAT = {
+/** Response Format: JSON Schema, an object with one string field. */
+const stringFieldFormat = (field: string) => ({
 	responseFormat: 'jsonSchema',
 	jsonSchema: JSON.stringify({
 		type: 'object',
-		properties: { summary: { type: 'string' } },
-		required: ['summary'],
+		properties: { [field]: { type: 'string' } },
+		required: [field],
 	}),
-};
+});
+const SUMMARY_FORMAT = stringFieldFormat('summary');
 
 // A trailing slash must work as well as none.
 const assistant = useEmulator({ token: TOKEN, trailingSlash: true, dialect: 'live' });
@@ -217,15 +218,9 @@ describe('Ask, streamed: the same answer, assembled from the stream (docs/api.md
 
 	// The stream variants of test/emulator/faults.js that leave the answer whole, named here (not
 	// filtered from that list) so the test says what it covers.
-	test.each([
-		'crlf',
-		'end-extra',
-		'end-empty',
-		'no-header-id',
-		'unknown-events',
-		'split-bytes',
-		'all-variants',
-	])('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
+	test.each(
+		'crlf end-extra end-empty no-header-id unknown-events split-bytes all-variants'.split(' '),
+	)('stream variant %s gives the whole answer, thinking parts left out', async (variant) => {
 		const text = `${input} #fault=${variant}`;
 		const run = await assistant.run({ input: text, options: { stream: true } });
 		const json = run.outputs('Ask')[0].json;
@@ -270,17 +265,8 @@ describe('models, personas and the catalog (docs/api.md#models, docs/api.md#pers
 		// The same fields as emulator.test.ts checks the emulator serves: here the rule is that the
 		// node passes every field of docs/api.md#models through, so the list is spelled out again.
 		for (const model of models) {
-			expect(Object.keys(model).sort()).toEqual(
-				[
-					'context_window',
-					'description',
-					'is_byok',
-					'label',
-					'model_name',
-					'type',
-					'vendor',
-				].sort(),
-			);
+			const fields = 'context_window description is_byok label model_name type vendor';
+			expect(Object.keys(model).sort()).toEqual(fields.split(' '));
 		}
 		const byok = models.filter((model) => model.is_byok);
 		expect(byok.length).toBeGreaterThanOrEqual(1);
@@ -742,14 +728,7 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 			await new Promise((resolve) => server.close(resolve));
 		}
 	}
-	const schema = {
-		responseFormat: 'jsonSchema',
-		jsonSchema: JSON.stringify({
-			type: 'object',
-			properties: { city: { type: 'string' } },
-			required: ['city'],
-		}),
-	};
+	const schema = stringFieldFormat('city');
 
 	test('conversation_id null in a success is an answer, with conversation_id null', async () => {
 		const run = await askAnsweredWith({ output: 'An answer', conversation_id: null });

@@ -10,23 +10,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { readTranscript, type ReadEntry } from '../../nodes/AssistantChatModel/transcript';
-import { startEmulator, type Emulator } from '../emulator/server';
-import { assistantPackage, emulatorCredential, rl } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
-import type { EngineCredential } from '../helpers/engine';
+import { rl } from '../helpers/assistant';
+import type { ConsumerOutput, Scenario, ScriptMessage } from '../helpers/chat-model';
+import { useEmulator } from '../helpers/emulatorFixture';
 
 const TOKEN = 'secret-token-for-chat-image-tests';
 const TEXT_ONLY_MODEL = 'mistral:mistral-large-latest';
 
-let emulator: Emulator;
-let credential: EngineCredential;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
-	credential = emulatorCredential(emulator.baseUrl, TOKEN);
-});
-afterAll(async () => await emulator.close());
-beforeEach(() => emulator.reset());
+const assistant = useEmulator({ token: TOKEN, answerDelayMs: 0, chunkDelayMs: 0 });
 
 const PNG = Buffer.concat([
 	Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
@@ -47,21 +38,12 @@ const CONVERSATION: ScriptMessage[] = [
 	IMAGE,
 ];
 
-async function run(
-	scenario: Parameters<typeof runChatModel>[1],
-	messages: ScriptMessage[],
-	model = '',
-) {
-	const pkg = await assistantPackage();
-	return await runChatModel(pkg, scenario, messages, model ? { model: rl(model) } : {}, {
-		credentials: [credential],
-	});
+async function run(scenario: Scenario, messages: ScriptMessage[], model = '') {
+	return await assistant.chat(scenario, messages, model ? { model: rl(model) } : {});
 }
 
 function asks(): string[] {
-	return emulator.stats.requests
-		.filter((request) => request.path === '/assistant/ask')
-		.map((request) => String((request.body as IDataObject).input));
+	return assistant.askRequests().map((request) => String((request.body as IDataObject).input));
 }
 
 function messagesOf(input: string): ReadEntry[] {
@@ -85,7 +67,9 @@ describe.each(['invoke', 'stream', 'agent'] as const)('%s', (scenario) => {
 		);
 		expect(output.metadata?.leftOut).toBeUndefined();
 		// The catalog was read once, for the image check.
-		const catalogReads = emulator.stats.requests.filter((r) => r.path === '/models/catalog');
+		const catalogReads = assistant.emulator.stats.requests.filter(
+			(r) => r.path === '/models/catalog',
+		);
 		expect(catalogReads).toHaveLength(1);
 	});
 
@@ -113,11 +97,13 @@ test('text that writes an image stays text: the assistant gets no image from it'
 	const output = result.outputs('Consumer')[0].json as ConsumerOutput;
 	expect(output.text).not.toContain('Images:');
 	// No image, so no catalog read either.
-	expect(emulator.stats.requests.filter((r) => r.path === '/models/catalog')).toHaveLength(0);
+	expect(
+		assistant.emulator.stats.requests.filter((r) => r.path === '/models/catalog'),
+	).toHaveLength(0);
 });
 
 test('an unreadable catalog: the image is sent, and the log says it could not be checked', async () => {
-	emulator.queueFault({ name: 'status', path: '/models/catalog', status: 500 }, 10);
+	assistant.emulator.queueFault({ name: 'status', path: '/models/catalog', status: 500 }, 10);
 	const result = await run('invoke', CONVERSATION);
 	expect(result.error()).toBeUndefined();
 	expect(asks()[0]).toContain(BASE64);

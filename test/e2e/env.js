@@ -18,6 +18,8 @@ const { staleReason } = require('../helpers/fresh-dist');
 const app = require('./app');
 const editor = require('./editor');
 const { N8nClient, OWNER, readExamples } = require('./n8n-client');
+// The checks take the trigger and the AI nodes' package from here, as before.
+const { LANGCHAIN, manualTrigger } = require('./workflow-json');
 
 const RUN_DIR = path.join(app.CACHE_DIR, 'e2e');
 
@@ -218,19 +220,6 @@ async function importAndRun(env, workflow) {
 	);
 	return { saved, result, asks: asks(requests) };
 }
-
-/** The trigger of the AI workflows the checks build. */
-const manualTrigger = {
-	id: 'trigger',
-	name: 'Run',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
-
-/** n8n's AI nodes (chains, agents, memories) are types of this package. */
-const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
  * Ask requests among recorded ones.

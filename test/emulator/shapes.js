@@ -70,22 +70,14 @@ const DOCUMENTED = Object.freeze({
 
 /** @type {Readonly<StreamShape>} what the emulator sends in the live dialect by default */
 const LIVE = Object.freeze({
+	...DOCUMENTED,
 	dialect: 'live',
 	content: false,
 	parts: true,
-	snapshots: false,
 	finalSnapshot: true,
-	thinking: false,
-	toolCall: false,
-	file: false,
-	flat: false,
-	toolForm: null,
-	toolName: 'web_search',
 	keepAlive: true,
 	end: 'data',
 	output: 'text',
-	textForm: 'deltas',
-	toolOutcome: 'success',
 });
 
 /** @type {Readonly<StreamShape>} what the live service sent in 2026 (frames2026.js) */

@@ -94,8 +94,7 @@ class ResponseWriter {
 	}
 }
 
-// The same mulberry32 as test/fuzz/prng.ts: the emulator is plain JavaScript run by node and
-// imports nothing from the TypeScript tests, so it keeps its own copy of these few lines.
+// The fuzz (test/fuzz/prng.ts) draws from this one too.
 /**
  * Small deterministic PRNG (mulberry32).
  * @param {number} seed

@@ -5,7 +5,7 @@
  * tool rounds with `outcome`, and sometimes a whole part in its start or a part whose start never
  * came. Written from the API reference and the captures, not from the node's code.
  */
-import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
+import { ECHO_PRIVATE_MARKER, runtimeChunk as emulatorRuntimeChunk } from '../emulator/frames2026';
 import type { Draw } from './prng';
 import type { GeneratedTurn } from './turn';
 import { turnEvents, type WireEvent } from './wire';
@@ -14,19 +14,9 @@ export const ECHO_MARKER: string = ECHO_PRIVATE_MARKER;
 
 const event = (name: string, data: unknown): WireEvent => [name, JSON.stringify(data)];
 
+/** An `AgentRuntimeStreamChunk` with all nine keys, as the emulator sends it (and the captures show). */
 export function runtimeChunk(type: 'status' | 'persisted', fields: Record<string, unknown>) {
-	return event('AgentRuntimeStreamChunk', {
-		type,
-		delta: null,
-		tool_name: null,
-		status: null,
-		error: null,
-		result: null,
-		data: null,
-		message_id: null,
-		runner_id: null,
-		...fields,
-	});
+	return event('AgentRuntimeStreamChunk', emulatorRuntimeChunk(type, fields).data);
 }
 
 /**

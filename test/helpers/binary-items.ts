@@ -20,9 +20,9 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { workflowNode, type LoadedPackage } from './engine';
+import { itemsNodeDescription } from './engine-nodes';
 
 export const BINARY_ITEMS_TYPE = 'test.binaryItems';
 
@@ -40,17 +40,7 @@ export interface BinaryItem {
 
 /** Emits its `items`, each file stored with prepareBinaryData (memory or filesystem mode). */
 class BinaryItems implements INodeType {
-	description: INodeType['description'] = {
-		displayName: 'Binary Items',
-		name: 'binaryItems',
-		group: ['transform'],
-		version: 1,
-		description: 'Emits the given items with their files',
-		defaults: { name: 'Files' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
-	};
+	description = itemsNodeDescription('binaryItems', 'Binary Items', 'Files', 'Items with files');
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const raw = this.getNodeParameter('items', 0) as string;

@@ -9,16 +9,9 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { BaseMessage } from '@langchain/core/messages';
 import { tool as langchainTool, type StructuredToolInterface } from '@langchain/core/tools';
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-	INodeParameters,
-	INodeType,
-	INodeTypeDescription,
-	INodeTypes,
-	IVersionedNodeType,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeParameters } from 'n8n-workflow';
+// The node types this helper adds to the package (the consumer's).
+import type { INodeType, INodeTypeDescription, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
 import { NodeConnectionTypes, jsonParse } from 'n8n-workflow';
 import { z } from 'zod';
 import type { ChatModel as SdkChatModel } from '@n8n/ai-node-sdk';

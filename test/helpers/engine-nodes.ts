@@ -7,6 +7,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	ITriggerFunctions,
 	ITriggerResponse,
@@ -17,19 +18,60 @@ export const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
 export const NO_OP_TYPE = 'n8n-nodes-base.noOp';
 export const TEST_ITEMS_TYPE = 'test.items';
 
+/**
+ * The description of a test node type, version 1, with the fields every n8n node type has (the
+ * engine reads them): one main output, and one main input unless it is a trigger.
+ */
+export function testNodeDescription(
+	name: string,
+	displayName: string,
+	description: string,
+	defaults: { name: string; group: 'trigger' | 'transform' | 'organization' },
+	properties: INodeProperties[] = [],
+): INodeType['description'] {
+	return {
+		displayName,
+		name,
+		group: [defaults.group],
+		version: 1,
+		description,
+		defaults: { name: defaults.name },
+		inputs: defaults.group === 'trigger' ? [] : [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties,
+	};
+}
+
+/** A test node that emits the items of its `items` parameter (a JSON array). */
+export function itemsNodeDescription(
+	name: string,
+	displayName: string,
+	defaultName: string,
+	description: string,
+): INodeType['description'] {
+	const items: INodeProperties = {
+		displayName: 'Items',
+		name: 'items',
+		type: 'json',
+		default: '[]',
+	};
+	return testNodeDescription(
+		name,
+		displayName,
+		description,
+		{ name: defaultName, group: 'transform' },
+		[items],
+	);
+}
+
 /** Like n8n's Manual Trigger: a trigger whose manual run emits one empty item. */
 class ManualTrigger implements INodeType {
-	description: INodeType['description'] = {
-		displayName: 'Manual Trigger',
-		name: 'manualTrigger',
-		group: ['trigger'],
-		version: 1,
-		description: 'Runs the flow on clicking a button in n8n',
-		defaults: { name: 'When clicking ‘Execute workflow’' },
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
+	description = testNodeDescription(
+		'manualTrigger',
+		'Manual Trigger',
+		'Runs the flow on clicking a button in n8n',
+		{ name: 'When clicking ‘Execute workflow’', group: 'trigger' },
+	);
 
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		const manualTriggerFunction = async () => {
@@ -41,41 +83,22 @@ class ManualTrigger implements INodeType {
 
 /** Like n8n's No Op: passes its input through. */
 class NoOp implements INodeType {
-	description: INodeType['description'] = {
-		displayName: 'No Operation, do nothing',
-		name: 'noOp',
-		group: ['organization'],
-		version: 1,
-		description: 'No Operation',
-		defaults: { name: 'No Operation, do nothing' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [],
-	};
+	description = testNodeDescription('noOp', 'No Operation, do nothing', 'No Operation', {
+		name: 'No Operation, do nothing',
+		group: 'organization',
+	});
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return [this.getInputData()];
 	}
 }
 
-// Each test node type declares the fields every n8n node type has (as NoOp above does): the
-// engine reads them, so the descriptions share their shape.
 /**
  * Emits the items of its `items` parameter (a JSON array of objects, or an expression returning
  * one), once per run, each paired with the first input item.
  */
 class TestItems implements INodeType {
-	description: INodeType['description'] = {
-		displayName: 'Test Items',
-		name: 'items',
-		group: ['transform'],
-		version: 1,
-		description: 'Emits the given items',
-		defaults: { name: 'Items' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
-	};
+	description = itemsNodeDescription('items', 'Test Items', 'Items', 'Emits the given items');
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];

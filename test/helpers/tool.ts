@@ -47,16 +47,8 @@ import {
 } from 'n8n-workflow';
 
 // As helpers/chat-model.ts: both build their workflows with chain and withSubNodes.
-import {
-	chain,
-	itemsNode,
-	manualTrigger,
-	runWorkflow,
-	withSubNodes,
-	type LoadedPackage,
-	type RunOptions,
-	type RunResult,
-} from './engine';
+import * as engine from './engine';
+import type { LoadedPackage, RunOptions, RunResult } from './engine';
 
 export const TEST_AGENT_TYPE = 'test.agent';
 
@@ -337,8 +329,8 @@ export function agentWorkflow(
 	calls: AgentToolCall[],
 	options: Pick<AgentRunOptions, 'mode' | 'agentInput' | 'agentName'> = {},
 ): { nodes: INode[]; connections: IConnections } {
-	const trigger = manualTrigger();
-	const items = itemsNode([options.agentInput ?? { chatInput: 'Hello' }]);
+	const trigger = engine.manualTrigger();
+	const items = engine.itemsNode([options.agentInput ?? { chatInput: 'Hello' }]);
 	const agentName = options.agentName ?? 'Agent';
 	const parameters: INodeParameters = {
 		mode: options.mode ?? 'engineRequest',
@@ -352,7 +344,12 @@ export function agentWorkflow(
 		position: [600, 0],
 		parameters,
 	};
-	return withSubNodes(chain(trigger, items, agent), agentName, NodeConnectionTypes.AiTool, tools);
+	return engine.withSubNodes(
+		engine.chain(trigger, items, agent),
+		agentName,
+		NodeConnectionTypes.AiTool,
+		tools,
+	);
 }
 
 /** Runs agentWorkflow in the engine, with the package's tool variants available. */
@@ -363,7 +360,7 @@ export async function runAgent(
 	options: AgentRunOptions = {},
 ): Promise<AgentRun> {
 	const { mode, agentInput, agentName = 'Agent', ...runOptions } = options;
-	const run = await runWorkflow(
+	const run = await engine.runWorkflow(
 		withAiTools(pkg),
 		agentWorkflow(tools, calls, { mode, agentInput, agentName }),
 		runOptions,

@@ -20,43 +20,29 @@ const editor = require('../editor');
 const services = require('../services');
 const { nodeOutput } = require('../n8n-client');
 const { readTranscript } = require('../../emulator/transcript');
-const { LANGCHAIN, asks, manualTrigger, recording, succeeded } = require('../env');
-
-const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
+const { asks, recording, succeeded } = require('../env');
+const {
+	LANGCHAIN,
+	agentNode,
+	aiInputs,
+	aiWorkflow,
+	askNode,
+	chainNode,
+	chatModelNode,
+	manualTrigger,
+	n8nNode,
+} = require('../workflow-json');
 
 /**
  * The Assistant Chat Model node with these parameters.
  * @param {import('../env').E2eEnv} env
  * @param {Record<string, unknown>} parameters
  */
-function chatModel(env, parameters = {}) {
-	return {
-		id: 'model',
-		name: 'Assistant Chat Model',
-		type: CHAT_MODEL,
-		typeVersion: 1,
-		position: [300, 240],
-		parameters: {
-			model: { __rl: true, mode: 'list', value: '' },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-			...parameters,
-		},
-		credentials: { assistantApi: env.credential },
-	};
-}
+const chatModel = (env, parameters = {}) =>
+	chatModelNode(env, parameters, { position: [300, 240] });
 
 /** @param {string} text */
-function chainNode(text) {
-	return {
-		id: 'chain',
-		name: 'Basic LLM Chain',
-		type: `${LANGCHAIN}.chainLlm`,
-		typeVersion: 1.7,
-		position: [300, 0],
-		parameters: { promptType: 'define', text },
-	};
-}
+const chain = (text, position = [300, 0]) => chainNode(text, { position });
 
 /**
  * Imports and runs a workflow from its manual trigger; the run and the asks it sent.
@@ -81,28 +67,25 @@ async function chainWithJsonSchema(env) {
 		},
 		required: ['name', 'height_m', 'active'],
 	};
-	const chain = chainNode('Describe the tallest lighthouse of France.');
+	const llmChain = chain('Describe the tallest lighthouse of France.');
 	const model = chatModel(env, {
 		responseFormat: 'jsonSchema',
 		jsonSchema: JSON.stringify(schema),
 	});
-	const workflow = await env.client.importWorkflow({
-		id: 'asstChatModelRf1',
-		name: 'Chat model: Basic LLM Chain with a JSON Schema response format',
-		nodes: [manualTrigger, chain, model],
-		connections: {
-			[manualTrigger.name]: { main: [[{ node: chain.name, type: 'main', index: 0 }]] },
-			[model.name]: {
-				ai_languageModel: [[{ node: chain.name, type: 'ai_languageModel', index: 0 }]],
+	const workflow = await env.client.importWorkflow(
+		aiWorkflow(
+			'asstChatModelRf1',
+			'Chat model: Basic LLM Chain with a JSON Schema response format',
+			{
+				line: [manualTrigger, llmChain],
+				model,
 			},
-		},
-		settings: { executionOrder: 'v1' },
-		active: false,
-	});
+		),
+	);
 	const { result, asks: sent } = await runOnce(env, workflow);
 	assert.equal(sent.length, 1, 'one ask');
 	assert.deepEqual(sent[0].body.output_format, schema, 'the ask carries the schema');
-	const [item] = nodeOutput(result.runData, chain.name);
+	const [item] = nodeOutput(result.runData, llmChain.name);
 	const text = String(item?.text);
 	/** @type {any} */
 	const answer = JSON.parse(text);
@@ -114,39 +97,17 @@ async function chainWithJsonSchema(env) {
 
 /** @param {import('../env').E2eEnv} env */
 async function continueAskConversation(env) {
-	const ask = {
-		id: 'ask',
-		name: 'Ask',
-		type: 'n8n-nodes-assistant.assistant',
-		typeVersion: 1,
-		position: [200, 0],
-		parameters: {
-			operation: 'ask',
-			input: 'Hi! My name is Ada.',
-			model: { __rl: true, mode: 'list', value: '' },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-		},
-		credentials: { assistantApi: env.credential },
-	};
-	const chain = { ...chainNode('What is my name?'), position: [440, 0] };
+	const ask = askNode(env, { input: 'Hi! My name is Ada.' });
+	const llmChain = chain('What is my name?', [440, 0]);
 	const model = chatModel(env, {
 		options: { conversationId: "={{ $('Ask').item.json.conversation_id }}" },
 	});
-	const workflow = await env.client.importWorkflow({
-		id: 'asstChatModelCv1',
-		name: 'Chat model: continue the conversation an Ask started',
-		nodes: [manualTrigger, ask, chain, model],
-		connections: {
-			[manualTrigger.name]: { main: [[{ node: ask.name, type: 'main', index: 0 }]] },
-			[ask.name]: { main: [[{ node: chain.name, type: 'main', index: 0 }]] },
-			[model.name]: {
-				ai_languageModel: [[{ node: chain.name, type: 'ai_languageModel', index: 0 }]],
-			},
-		},
-		settings: { executionOrder: 'v1' },
-		active: false,
-	});
+	const workflow = await env.client.importWorkflow(
+		aiWorkflow('asstChatModelCv1', 'Chat model: continue the conversation an Ask started', {
+			line: [manualTrigger, ask, llmChain],
+			model,
+		}),
+	);
 	const { result, asks: sent } = await runOnce(env, workflow);
 	const [asked] = nodeOutput(result.runData, ask.name);
 	assert.match(String(asked?.conversation_id), /\S/, 'the Ask started a conversation');
@@ -157,7 +118,7 @@ async function continueAskConversation(env) {
 		[{ role: 'user', content: 'What is my name?' }],
 		'the chain continues the Ask conversation with its prompt alone',
 	);
-	const [item] = nodeOutput(result.runData, chain.name);
+	const [item] = nodeOutput(result.runData, llmChain.name);
 	assert.match(String(item?.text), /\bAda\b/, `the conversation remembers: ${item?.text}`);
 	return [
 		`conversation ${asked.conversation_id}`,
@@ -174,27 +135,19 @@ async function continueAskConversation(env) {
  *   type, typeVersion, parameters and credentials (name, id and position are set here)
  */
 async function memoryOverTwoExecutions(env, subject) {
-	const agent = {
-		id: 'agent',
-		name: 'AI Agent',
-		type: `${LANGCHAIN}.agent`,
-		typeVersion: 3.1,
+	const agent = agentNode('={{ $json.question }}', {
 		position: [300, 0],
-		parameters: {
-			promptType: 'define',
-			text: '={{ $json.question }}',
-			options: { systemMessage: 'You are terse.' },
-		},
-	};
+		options: { systemMessage: 'You are terse.' },
+	});
 	const memory = { id: 'memory', name: 'Memory', position: [460, 240], ...subject.memory };
-	const calculator = {
-		id: 'calculator',
-		name: 'Calculator',
-		type: `${LANGCHAIN}.toolCalculator`,
-		typeVersion: 1,
-		position: [620, 240],
-		parameters: {},
-	};
+	const calculator = n8nNode(
+		'calculator',
+		'Calculator',
+		`${LANGCHAIN}.toolCalculator`,
+		1,
+		[620, 240],
+		{},
+	);
 	const model = chatModel(env);
 	// Simple Memory keys its sessions by workflow: one workflow with two manual triggers, each
 	// setting its own question, run one after the other (the same for every memory node).
@@ -202,31 +155,18 @@ async function memoryOverTwoExecutions(env, subject) {
 	const second = 'Thanks! And now say goodbye.';
 	/** @param {number} n @param {string} text */
 	const branch = (n, text) => [
-		{
-			id: `run${n}`,
-			name: `Run ${n}`,
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, n * 200],
-			parameters: {},
-		},
-		{
-			id: `question${n}`,
-			name: `Question ${n}`,
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			position: [150, n * 200],
-			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ question: text }), options: {} },
-		},
+		n8nNode(`run${n}`, `Run ${n}`, 'n8n-nodes-base.manualTrigger', 1, [0, n * 200], {}),
+		n8nNode(`question${n}`, `Question ${n}`, 'n8n-nodes-base.set', 3.4, [150, n * 200], {
+			mode: 'raw',
+			jsonOutput: JSON.stringify({ question: text }),
+			options: {},
+		}),
 	];
 	const nodes = [...branch(1, first), ...branch(2, second), agent, model, memory, calculator];
 	/** @type {Record<string, any>} */
 	const connections = {
-		[model.name]: {
-			ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
-		},
+		...aiInputs(agent, model, [calculator]),
 		[memory.name]: { ai_memory: [[{ node: agent.name, type: 'ai_memory', index: 0 }]] },
-		[calculator.name]: { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] },
 	};
 	for (const n of [1, 2]) {
 		connections[`Run ${n}`] = { main: [[{ node: `Question ${n}`, type: 'main', index: 0 }]] };
@@ -300,22 +240,32 @@ async function simpleMemoryTwice(env) {
 	});
 }
 
+/**
+ * The memory check over two executions with a memory node (its type and version) on a credential
+ * saved in n8n for it (of the credential type of the memory's server).
+ * @param {import('../env').E2eEnv} env
+ * @param {string} workflowId
+ * @param {{memory: [string, number], credential: {name: string, type: string, data: Record<string, unknown>}}} spec
+ */
+async function memoryOnCredential(env, workflowId, { memory: [type, typeVersion], credential }) {
+	const saved = await env.client.request('POST', '/rest/credentials', credential);
+	const credentials = { [credential.type]: { id: saved.id, name: saved.name } };
+	return await memoryOverTwoExecutions(env, {
+		workflowId,
+		memory: { type, typeVersion, parameters: SESSION, credentials },
+	});
+}
+
 /** n8n's Redis Chat Memory on a Redis server started for the check. @param {import('../env').E2eEnv} env */
 async function redisMemoryTwice(env) {
 	services.ensureServices();
 	const redis = await services.startRedis(path.join(app.CACHE_DIR, 'e2e', 'redis'));
-	const credential = await env.client.request('POST', '/rest/credentials', {
-		name: 'Redis for the memory check',
-		type: 'redis',
-		data: { host: '127.0.0.1', port: redis.port, database: 0, password: '', ssl: false },
-	});
-	const lines = await memoryOverTwoExecutions(env, {
-		workflowId: 'asstChatModelMr1',
-		memory: {
-			type: `${LANGCHAIN}.memoryRedisChat`,
-			typeVersion: 1.6,
-			parameters: SESSION,
-			credentials: { redis: { id: credential.id, name: credential.name } },
+	const lines = await memoryOnCredential(env, 'asstChatModelMr1', {
+		memory: [`${LANGCHAIN}.memoryRedisChat`, 1.6],
+		credential: {
+			name: 'Redis for the memory check',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: redis.port, database: 0, password: '', ssl: false },
 		},
 	});
 	return [`Redis on port ${redis.port}`, ...lines];
@@ -328,25 +278,19 @@ async function postgresMemoryTwice(env) {
 		path.join(app.CACHE_DIR, 'e2e', 'postgres'),
 		'n8n_memory',
 	);
-	const credential = await env.client.request('POST', '/rest/credentials', {
-		name: 'PostgreSQL for the memory check',
-		type: 'postgres',
-		data: {
-			host: '127.0.0.1',
-			port: postgres.port,
-			database: postgres.database,
-			user: postgres.user,
-			password: '',
-			ssl: 'disable',
-		},
-	});
-	const lines = await memoryOverTwoExecutions(env, {
-		workflowId: 'asstChatModelMp1',
-		memory: {
-			type: `${LANGCHAIN}.memoryPostgresChat`,
-			typeVersion: 1.4,
-			parameters: SESSION,
-			credentials: { postgres: { id: credential.id, name: credential.name } },
+	const lines = await memoryOnCredential(env, 'asstChatModelMp1', {
+		memory: [`${LANGCHAIN}.memoryPostgresChat`, 1.4],
+		credential: {
+			name: 'PostgreSQL for the memory check',
+			type: 'postgres',
+			data: {
+				host: '127.0.0.1',
+				port: postgres.port,
+				database: postgres.database,
+				user: postgres.user,
+				password: '',
+				ssl: 'disable',
+			},
 		},
 	});
 	return [`PostgreSQL on port ${postgres.port}`, ...lines];

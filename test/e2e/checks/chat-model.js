@@ -12,95 +12,53 @@ const assert = require('node:assert/strict');
 
 const editor = require('../editor');
 const { nodeOutput } = require('../n8n-client');
-const { LANGCHAIN, asks, importAndRun, manualTrigger, recording } = require('../env');
+const { asks, importAndRun, recording } = require('../env');
+const {
+	LANGCHAIN,
+	agentNode,
+	aiWorkflow: aiWorkflowOf,
+	askNode,
+	chainNode,
+	chatModelNode,
+	manualTrigger,
+	n8nNode,
+} = require('../workflow-json');
 const { readStreamedWebhook } = require('../streamed-webhook');
 const { readTranscript, plainText } = require('../../emulator/transcript');
-
-const CHAT_MODEL = 'n8n-nodes-assistant.assistantChatModel';
 
 /**
  * A workflow with the Assistant Chat Model on `root`'s Model input, and `tools` on its Tool input.
  * @param {import('../env').E2eEnv} env
- * @param {{id: string, name: string, trigger: any, root: any, tools?: any[]}} spec
+ * @param {string} id
+ * @param {string} name
+ * @param {{trigger?: any, root: any, tools?: any[]}} spec  the trigger: a manual one unless given
  */
-function aiWorkflow(env, { id, name, trigger, root, tools = [] }) {
-	const credentials = { assistantApi: env.credential };
-	const model = {
-		id: `${id}-model`,
-		name: 'Assistant Chat Model',
-		type: CHAT_MODEL,
-		typeVersion: 1,
-		position: [200, 240],
-		parameters: {
-			model: { __rl: true, mode: 'list', value: '' },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-		},
-		credentials,
-	};
-	/** @type {Record<string, any>} */
-	const connections = {
-		[trigger.name]: { main: [[{ node: root.name, type: 'main', index: 0 }]] },
-		[model.name]: { ai_languageModel: [[{ node: root.name, type: 'ai_languageModel', index: 0 }]] },
-	};
-	for (const tool of tools) {
-		connections[tool.name] = { ai_tool: [[{ node: root.name, type: 'ai_tool', index: 0 }]] };
-		if (tool.type.startsWith('n8n-nodes-assistant.')) tool.credentials = credentials;
-	}
-	return {
-		id,
-		name,
-		nodes: [trigger, root, model, ...tools],
-		connections,
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
+function aiWorkflow(env, id, name, { trigger = manualTrigger, root, tools = [] }) {
+	const model = chatModelNode(env, {}, { id: `${id}-model` });
+	return aiWorkflowOf(id, name, { line: [trigger, root], model, tools });
 }
 
-// Workflow nodes spelled out as n8n exports them (a literal each, not built by a helper), so a
-// workflow here reads as the JSON n8n imports.
-const calculatorTool = () => ({
-	id: 'calculator',
-	name: 'Calculator',
-	type: `${LANGCHAIN}.toolCalculator`,
-	typeVersion: 1,
-	position: [360, 240],
-	parameters: {},
-});
+// This check's nodes, as n8n exports them (test/e2e/workflow-json.js).
+const calculatorTool = () =>
+	n8nNode('calculator', 'Calculator', `${LANGCHAIN}.toolCalculator`, 1, [360, 240], {});
 
-const assistantTool = () => ({
-	id: 'assistant-tool',
-	name: 'Assistant',
-	type: 'n8n-nodes-assistant.assistantTool',
-	typeVersion: 1,
-	position: [520, 240],
-	parameters: {
-		operation: 'ask',
+/** The Assistant Tool, its question and conversation written by the agent. @param {import('../env').E2eEnv} env */
+const assistantTool = (env) => {
+	const parameters = {
 		input:
 			"={{ $fromAI('question', 'The complete, self-contained question for the personal assistant', 'string') }}",
-		model: { __rl: true, mode: 'list', value: '' },
-		persona: { __rl: true, mode: 'list', value: '' },
 		conversationId:
 			"={{ $fromAI('conversationId', 'The conversation_id of an earlier answer, or empty', 'string', '') }}",
-		options: {},
-	},
-});
+	};
+	const where = { id: 'assistant-tool', name: 'Assistant', position: [520, 240] };
+	return { ...askNode(env, parameters, where), type: 'n8n-nodes-assistant.assistantTool' };
+};
 
 /** @param {import('../env').E2eEnv} env */
 async function basicLlmChain(env) {
 	const question = 'Name three lighthouses.';
-	const chain = {
-		id: 'chain',
-		name: 'Basic LLM Chain',
-		type: `${LANGCHAIN}.chainLlm`,
-		typeVersion: 1.7,
-		position: [200, 0],
-		parameters: { promptType: 'define', text: question },
-	};
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelCh1',
-		name: 'Chat model: Basic LLM Chain',
-		trigger: manualTrigger,
+	const chain = chainNode(question);
+	const workflow = aiWorkflow(env, 'asstChatModelCh1', 'Chat model: Basic LLM Chain', {
 		root: chain,
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
@@ -139,10 +97,7 @@ async function informationExtractor(env) {
 			options: {},
 		},
 	};
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelIe1',
-		name: 'Chat model: Information Extractor',
-		trigger: manualTrigger,
+	const workflow = aiWorkflow(env, 'asstChatModelIe1', 'Chat model: Information Extractor', {
 		root: extractor,
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
@@ -159,28 +114,13 @@ async function informationExtractor(env) {
 	return `extracted fields: ${JSON.stringify(output)}`;
 }
 
-/** @param {string} text */
-function agentNode(text, position = [200, 0]) {
-	return {
-		id: 'agent',
-		name: 'AI Agent',
-		type: `${LANGCHAIN}.agent`,
-		typeVersion: 3.1,
-		position,
-		parameters: { promptType: 'define', text, options: {} },
-	};
-}
-
 /** @param {import('../env').E2eEnv} env */
 async function agentWithTools(env) {
 	const question =
 		'Use the calculator to work out 6 * 7, then ask the assistant about lighthouses.';
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelAg1',
-		name: 'Chat model: AI Agent with tools',
-		trigger: manualTrigger,
+	const workflow = aiWorkflow(env, 'asstChatModelAg1', 'Chat model: AI Agent with tools', {
 		root: agentNode(question),
-		tools: [calculatorTool(), assistantTool()],
+		tools: [calculatorTool(), assistantTool(env)],
 	});
 	const { result, asks: sent } = await importAndRun(env, workflow);
 	const calculatorRuns = result.runData.Calculator ?? [];
@@ -224,15 +164,10 @@ async function agentWithTools(env) {
  * @param {string} urlPath
  */
 function streamingWebhook(webhookId, urlPath) {
-	return {
-		id: 'webhook',
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2.1,
-		position: [0, 0],
+	const parameters = { httpMethod: 'POST', path: urlPath, responseMode: 'streaming', options: {} };
+	return n8nNode('webhook', 'Webhook', 'n8n-nodes-base.webhook', 2.1, [0, 0], parameters, {
 		webhookId,
-		parameters: { httpMethod: 'POST', path: urlPath, responseMode: 'streaming', options: {} },
-	};
+	});
 }
 
 /** @param {import('../env').E2eEnv} env */
@@ -241,13 +176,16 @@ async function agentBehindStreamingWebhook(env) {
 		'5b0f8c1e-2d7a-4e31-9c64-0a1b2c3d4e5f',
 		'assistant-agent-stream',
 	);
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelSt1',
-		name: 'Chat model: AI Agent behind a streaming webhook',
-		trigger: webhook,
-		root: agentNode('={{ $json.body.question }}'),
-		tools: [calculatorTool(), assistantTool()],
-	});
+	const workflow = aiWorkflow(
+		env,
+		'asstChatModelSt1',
+		'Chat model: AI Agent behind a streaming webhook',
+		{
+			trigger: webhook,
+			root: agentNode('={{ $json.body.question }}'),
+			tools: [calculatorTool(), assistantTool(env)],
+		},
+	);
 	const saved = await env.client.importWorkflow(workflow);
 	await env.client.publishWorkflow(saved);
 	const question = 'Use the calculator to work out 12 * 12 and explain the result in a sentence.';
@@ -280,12 +218,15 @@ const LIVE_CHUNK_MS = 150;
 /** @param {import('../env').E2eEnv} env */
 async function agentStreamsLive(env) {
 	const webhook = streamingWebhook('7c1d9e2f-3a4b-4c5d-8e6f-1a2b3c4d5e6f', 'assistant-agent-live');
-	const workflow = aiWorkflow(env, {
-		id: 'asstChatModelSt2',
-		name: 'Chat model: AI Agent without tools behind a streaming webhook',
-		trigger: webhook,
-		root: agentNode('={{ $json.body.question }}'),
-	});
+	const workflow = aiWorkflow(
+		env,
+		'asstChatModelSt2',
+		'Chat model: AI Agent without tools behind a streaming webhook',
+		{
+			trigger: webhook,
+			root: agentNode('={{ $json.body.question }}'),
+		},
+	);
 	const saved = await env.client.importWorkflow(workflow);
 	await env.client.publishWorkflow(saved);
 	const question = `Tell me about lighthouses #fault=slow-chunks&ms=${LIVE_CHUNK_MS}`;

@@ -13,7 +13,17 @@ const assert = require('node:assert/strict');
 const { createHash, randomBytes } = require('node:crypto');
 
 const { nodeOutput } = require('../n8n-client');
-const { LANGCHAIN, importAndRun, manualTrigger } = require('../env');
+const { importAndRun } = require('../env');
+const {
+	agentNode,
+	aiWorkflow,
+	askNode,
+	chatModelNode,
+	imageFileNodes,
+	mainLine,
+	manualTrigger,
+	workflowJson,
+} = require('../workflow-json');
 const { readTranscript } = require('../../emulator/transcript');
 
 /** A 60 KB "PNG": the signature, then random bytes (the emulator checks bytes, not pixels). */
@@ -26,72 +36,19 @@ const SHA256 = createHash('sha256').update(PNG).digest('hex');
 const FILE_NAME = 'receipt.png';
 
 /** Set (the base64) → Convert to File (binary `data`, receipt.png, image/png). */
-const picture = {
-	id: 'picture',
-	name: 'Picture',
-	type: 'n8n-nodes-base.set',
-	typeVersion: 3.4,
-	position: [150, 0],
-	parameters: {
-		assignments: { assignments: [{ id: 'png', name: 'png', value: BASE64, type: 'string' }] },
-		options: {},
-	},
-};
-const toFile = {
-	id: 'to-file',
-	name: 'Convert to File',
-	type: 'n8n-nodes-base.convertToFile',
-	typeVersion: 1.1,
-	position: [300, 0],
-	parameters: {
-		operation: 'toBinary',
-		sourceProperty: 'png',
-		options: { fileName: FILE_NAME, mimeType: 'image/png' },
-	},
-};
-
-/**
- * @param {string} id
- * @param {string} name
- * @param {any[]} nodes
- * @param {Record<string, any>} connections
- */
-function workflow(id, name, nodes, connections) {
-	return { id, name, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
-}
-
-/** @param {any[]} chain */
-function mainLine(chain) {
-	/** @type {Record<string, any>} */
-	const connections = {};
-	chain.slice(0, -1).forEach((node, index) => {
-		connections[node.name] = { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] };
-	});
-	return connections;
-}
+const FILE_NODES = imageFileNodes(BASE64, FILE_NAME);
 
 /** @param {import('../env').E2eEnv} env */
 async function imageIntoAsk(env) {
-	const ask = {
-		id: 'ask',
-		name: 'Ask',
-		type: 'n8n-nodes-assistant.assistant',
-		typeVersion: 1,
-		position: [450, 0],
-		parameters: {
-			operation: 'ask',
-			input: 'What is the total on this receipt?',
-			imageFields: 'data',
-			model: { __rl: true, mode: 'list', value: '' },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-		},
-		credentials: { assistantApi: env.credential },
-	};
-	const chain = [manualTrigger, picture, toFile, ask];
+	const ask = askNode(
+		env,
+		{ input: 'What is the total on this receipt?', imageFields: 'data' },
+		{ position: [450, 0] },
+	);
+	const chain = [manualTrigger, ...FILE_NODES, ask];
 	const { result, asks } = await importAndRun(
 		env,
-		workflow('asstImagesAsk001', 'Images: a file into Ask', chain, mainLine(chain)),
+		workflowJson('asstImagesAsk001', 'Images: a file into Ask', chain, mainLine(chain)),
 	);
 	assert.equal(asks.length, 1, 'one ask');
 	assert.equal(
@@ -108,42 +65,14 @@ async function imageIntoAsk(env) {
 /** @param {import('../env').E2eEnv} env */
 async function imageIntoChatModel(env) {
 	const question = 'What is in this picture?';
-	const agent = {
-		id: 'agent',
-		name: 'AI Agent',
-		type: `${LANGCHAIN}.agent`,
-		typeVersion: 3.1,
-		position: [450, 0],
-		parameters: { promptType: 'define', text: question, options: {} },
-	};
-	const model = {
-		id: 'model',
-		name: 'Assistant Chat Model',
-		type: 'n8n-nodes-assistant.assistantChatModel',
-		typeVersion: 1,
-		position: [450, 240],
-		parameters: {
-			model: { __rl: true, mode: 'list', value: '' },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-		},
-		credentials: { assistantApi: env.credential },
-	};
-	const chain = [manualTrigger, picture, toFile, agent];
-	const connections = {
-		...mainLine(chain),
-		[model.name]: {
-			ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
-		},
-	};
+	const agent = agentNode(question, { position: [450, 0] });
+	const model = chatModelNode(env, {}, { position: [450, 240] });
 	const { result, asks } = await importAndRun(
 		env,
-		workflow(
-			'asstImagesChat01',
-			'Images: a file handed to the agent',
-			[...chain, model],
-			connections,
-		),
+		aiWorkflow('asstImagesChat01', 'Images: a file handed to the agent', {
+			line: [manualTrigger, ...FILE_NODES, agent],
+			model,
+		}),
 	);
 	assert.equal(asks.length, 1, 'one ask');
 	const transcript = readTranscript(String(asks[0].body.input));

@@ -13,7 +13,13 @@ const assert = require('node:assert/strict');
 
 const editor = require('../editor');
 const { CREDENTIAL_TYPE, PUBLISHED_CHAT_MODEL_TYPE: CHAT_MODEL_TYPE } = require('../n8n-client');
-const { LANGCHAIN } = require('../env');
+const {
+	agentNode,
+	aiWorkflow,
+	chainNode,
+	chatModelNode,
+	manualTrigger,
+} = require('../workflow-json');
 
 /**
  * The agent example saved once more under another name, its chat model set as given.
@@ -164,43 +170,9 @@ async function nodesPanelEntries(env) {
  * @param {{id: string, name: string, root: any, model: Record<string, unknown>}} spec
  */
 function modelWorkflow(env, { id, name, root, model }) {
-	return {
-		id,
-		name,
-		nodes: [
-			{
-				id: `${id}-trigger`,
-				name: 'Run',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			root,
-			{
-				id: `${id}-model`,
-				name: 'Assistant Chat Model',
-				type: CHAT_MODEL_TYPE,
-				typeVersion: 1,
-				position: [200, 240],
-				parameters: {
-					model: { __rl: true, mode: 'list', value: '' },
-					persona: { __rl: true, mode: 'list', value: '' },
-					options: {},
-					...model,
-				},
-				credentials: { assistantApi: env.credential },
-			},
-		],
-		connections: {
-			Run: { main: [[{ node: root.name, type: 'main', index: 0 }]] },
-			'Assistant Chat Model': {
-				ai_languageModel: [[{ node: root.name, type: 'ai_languageModel', index: 0 }]],
-			},
-		},
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
+	const trigger = { ...manualTrigger, id: `${id}-trigger` };
+	const chatModel = chatModelNode(env, model, { id: `${id}-model` });
+	return aiWorkflow(id, name, { line: [trigger, root], model: chatModel });
 }
 
 /**
@@ -258,14 +230,7 @@ async function logsPanel(env) {
 	const workflow = modelWorkflow(env, {
 		id: 'asstLogsPanel001',
 		name: 'Assistant: the chat model in the Logs panel',
-		root: {
-			id: 'asstLogsPanel001-chain',
-			name: 'Basic LLM Chain',
-			type: `${LANGCHAIN}.chainLlm`,
-			typeVersion: 1.7,
-			position: [200, 0],
-			parameters: { promptType: 'define', text: 'Name three harbours.' },
-		},
+		root: chainNode('Name three harbours.', { id: 'asstLogsPanel001-chain' }),
 		model: {
 			model: { __rl: true, mode: 'id', value: 'openai:gpt-5-mini' },
 			persona: { __rl: true, mode: 'id', value: 'persona_pirate' },
@@ -328,14 +293,7 @@ async function failingChatModel(env) {
 	const workflow = modelWorkflow(env, {
 		id: 'asstModelError01',
 		name: 'Assistant: a failing chat model',
-		root: {
-			id: 'asstModelError01-agent',
-			name: 'AI Agent',
-			type: `${LANGCHAIN}.agent`,
-			typeVersion: 3.1,
-			position: [200, 0],
-			parameters: { promptType: 'define', text: 'Hello #fault=500', options: {} },
-		},
+		root: agentNode('Hello #fault=500', { id: 'asstModelError01-agent' }),
 		model: { options: { retries: 0 } },
 	});
 	const saved = await env.client.importWorkflow(workflow);

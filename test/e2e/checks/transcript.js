@@ -11,7 +11,16 @@
 const assert = require('node:assert/strict');
 
 const { nodeOutput } = require('../n8n-client');
-const { LANGCHAIN, importAndRun, manualTrigger } = require('../env');
+const { importAndRun } = require('../env');
+const {
+	LANGCHAIN,
+	agentNode,
+	aiWorkflow,
+	chatModelNode,
+	imageFileNodes,
+	manualTrigger,
+	n8nNode,
+} = require('../workflow-json');
 const { readTranscript } = require('../../emulator/transcript');
 
 const INSTRUCTIONS = 'You are a helpful assistant. Never send email.';
@@ -30,40 +39,12 @@ const PNG_BASE64 =
  * @param {{id: string, name: string, chain: any[], tools?: any[], modelId?: string}} spec
  */
 function workflowOf(env, { id, name, chain, tools = [], modelId = '' }) {
-	const agent = chain[chain.length - 1];
-	const model = {
-		id: `${id}-model`,
-		name: 'Assistant Chat Model',
-		type: 'n8n-nodes-assistant.assistantChatModel',
-		typeVersion: 1,
-		position: [agent.position[0], 240],
-		parameters: {
-			model: { __rl: true, mode: 'list', value: modelId },
-			persona: { __rl: true, mode: 'list', value: '' },
-			options: {},
-		},
-		credentials: { assistantApi: env.credential },
-	};
-	/** @type {Record<string, any>} */
-	const connections = {
-		[model.name]: {
-			ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
-		},
-	};
-	chain.slice(0, -1).forEach((node, index) => {
-		connections[node.name] = { main: [[{ node: chain[index + 1].name, type: 'main', index: 0 }]] };
-	});
-	for (const tool of tools) {
-		connections[tool.name] = { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] };
-	}
-	return {
-		id,
-		name,
-		nodes: [...chain, model, ...tools],
-		connections,
-		settings: { executionOrder: 'v1' },
-		active: false,
-	};
+	const model = chatModelNode(
+		env,
+		{ model: { __rl: true, mode: 'list', value: modelId } },
+		{ id: `${id}-model`, position: [chain[chain.length - 1].position[0], 240] },
+	);
+	return aiWorkflow(id, name, { line: chain, model, tools });
 }
 
 /**
@@ -84,29 +65,11 @@ async function runTranscripts(env, workflow) {
 /** @param {import('../env').E2eEnv} env */
 async function toolResultPosingAsRoles(env) {
 	const question = 'Use the web_page tool to summarise https://example.com';
-	const agent = {
-		id: 'agent',
-		name: 'AI Agent',
-		type: `${LANGCHAIN}.agent`,
-		typeVersion: 2.2,
-		position: [200, 0],
-		parameters: {
-			promptType: 'define',
-			text: question,
-			options: { systemMessage: INSTRUCTIONS },
-		},
-	};
-	const webPage = {
-		id: 'web-page',
-		name: 'web_page',
-		type: `${LANGCHAIN}.toolCode`,
-		typeVersion: 1.3,
-		position: [360, 240],
-		parameters: {
-			description: 'Reads the web page the user means and returns its text',
-			jsCode: `return ${JSON.stringify(PAYLOAD)};`,
-		},
-	};
+	const agent = agentNode(question, { typeVersion: 2.2, options: { systemMessage: INSTRUCTIONS } });
+	const webPage = n8nNode('web-page', 'web_page', `${LANGCHAIN}.toolCode`, 1.3, [360, 240], {
+		description: 'Reads the web page the user means and returns its text',
+		jsCode: `return ${JSON.stringify(PAYLOAD)};`,
+	});
 	const { result, transcripts } = await runTranscripts(
 		env,
 		workflowOf(env, {
@@ -144,45 +107,13 @@ async function toolResultPosingAsRoles(env) {
 /** @param {import('../env').E2eEnv} env */
 async function imageInAChat(env) {
 	const question = 'What is in this picture?';
-	const picture = {
-		id: 'picture',
-		name: 'Picture',
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position: [150, 0],
-		parameters: {
-			assignments: {
-				assignments: [{ id: 'png', name: 'png', value: PNG_BASE64, type: 'string' }],
-			},
-			options: {},
-		},
-	};
-	const toFile = {
-		id: 'to-file',
-		name: 'Convert to File',
-		type: 'n8n-nodes-base.convertToFile',
-		typeVersion: 1.1,
-		position: [300, 0],
-		parameters: {
-			operation: 'toBinary',
-			sourceProperty: 'png',
-			options: { fileName: 'photo.png', mimeType: 'image/png' },
-		},
-	};
-	const agent = {
-		id: 'agent',
-		name: 'AI Agent',
-		type: `${LANGCHAIN}.agent`,
-		typeVersion: 3.1,
-		position: [450, 0],
-		parameters: { promptType: 'define', text: question, options: {} },
-	};
+	const agent = agentNode(question, { position: [450, 0] });
 	const { result, transcripts } = await runTranscripts(
 		env,
 		workflowOf(env, {
 			id: 'asstTranscript02',
 			name: 'Transcript: an image handed to the agent',
-			chain: [manualTrigger, picture, toFile, agent],
+			chain: [manualTrigger, ...imageFileNodes(PNG_BASE64, 'photo.png'), agent],
 			// A text-only model: the image stays a note (a model that sees images: images.js).
 			modelId: TEXT_ONLY_MODEL,
 		}),

@@ -162,6 +162,33 @@ async function jsonExampleInEditor(env) {
 	return ['the output shows the object and the derived schema', `screenshot: ${file}`];
 }
 
+/**
+ * A browser check: a credential with a wrong token at `baseUrl`, saved in the credential dialog;
+ * the test's sentence says `says`, and not the token.
+ * @param {string} id
+ * @param {string} name
+ * @param {{credential: string, baseUrl: (env: import('../env').E2eEnv) => Promise<string>, screenshot: string, says: RegExp}} spec
+ * @returns {import('../env').Check}
+ */
+function credentialDialogCheck(id, name, { credential, baseUrl, screenshot, says }) {
+	return {
+		id,
+		name,
+		browser: true,
+		run: async (env) => {
+			const { sentence, file } = await testInDialog(env, {
+				name: credential,
+				baseUrl: await baseUrl(env),
+				accessToken: 'not-the-token',
+				screenshot,
+			});
+			assert.match(sentence, says);
+			assert.doesNotMatch(sentence, /not-the-token/);
+			return [`"${sentence}"`, `screenshot: ${file}`];
+		},
+	};
+}
+
 /** @type {import('../env').Check[]} */
 module.exports = [
 	{
@@ -197,38 +224,27 @@ module.exports = [
 			return `"${answer.message}"`;
 		},
 	},
-	{
-		id: 'credential-dialog-web-page',
-		name: 'credential dialog: a web page at the Base URL fails the test, saying it is a web page (screenshot)',
-		browser: true,
-		run: async (env) => {
-			const { sentence, file } = await testInDialog(env, {
-				name: 'Web app address',
-				baseUrl: await startWebPage(),
-				accessToken: 'not-the-token',
-				screenshot: 'credential-test-web-page',
-			});
-			assert.match(sentence, /answered with a web page \(HTML\), not the Assistant API/);
-			return [`"${sentence}"`, `screenshot: ${file}`];
+	// One credential dialog check per failure a user can meet.
+	credentialDialogCheck(
+		'credential-dialog-web-page',
+		'credential dialog: a web page at the Base URL fails the test, saying it is a web page (screenshot)',
+		{
+			credential: 'Web app address',
+			baseUrl: async () => await startWebPage(),
+			screenshot: 'credential-test-web-page',
+			says: /answered with a web page \(HTML\), not the Assistant API/,
 		},
-	},
-	{
-		// Shaped as the web-page check above: one credential dialog check per failure a user can meet.
-		id: 'credential-dialog-wrong-token',
-		name: 'credential dialog: a wrong token fails the test, saying the token was rejected (screenshot)',
-		browser: true,
-		run: async (env) => {
-			const { sentence, file } = await testInDialog(env, {
-				name: 'Wrong token',
-				baseUrl: env.emulator.baseUrl,
-				accessToken: 'not-the-token',
-				screenshot: 'credential-test-wrong-token',
-			});
-			assert.match(sentence, /^The access token was rejected \(HTTP 401\)/);
-			assert.doesNotMatch(sentence, /not-the-token/);
-			return [`"${sentence}"`, `screenshot: ${file}`];
+	),
+	credentialDialogCheck(
+		'credential-dialog-wrong-token',
+		'credential dialog: a wrong token fails the test, saying the token was rejected (screenshot)',
+		{
+			credential: 'Wrong token',
+			baseUrl: async (env) => env.emulator.baseUrl,
+			screenshot: 'credential-test-wrong-token',
+			says: /^The access token was rejected \(HTTP 401\)/,
 		},
-	},
+	),
 	{
 		id: 'nodes-panel',
 		name: 'nodes panel: "personal assistant" finds the node, with its one-line description (screenshot)',

@@ -2,6 +2,7 @@ import type { Message } from '@n8n/ai-node-sdk';
 
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 import { readTranscript } from '../../../nodes/AssistantChatModel/transcript';
+import { blocksFromTool } from './sdk-messages';
 
 const PNG = Buffer.concat([
 	Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
@@ -92,20 +93,10 @@ describe('images in the chat model’s transcript', () => {
 	});
 
 	test('a tool’s image result follows the same rule, one block per line', () => {
-		const tool: Message = {
-			role: 'tool',
-			name: 'screenshot',
-			content: [
-				{
-					type: 'tool-result',
-					toolCallId: 'c1',
-					result: [
-						{ type: 'text', text: 'Here it is:' },
-						{ type: 'file', mediaType: 'image/png', data: B64 },
-					],
-				},
-			],
-		};
+		const tool = blocksFromTool('screenshot', 'c1', [
+			{ type: 'text', text: 'Here it is:' },
+			{ type: 'file', mediaType: 'image/png', data: B64 },
+		]);
 		expect(contents([tool], SEES).contents).toEqual([
 			`Here it is:\n![image](data:image/png;base64,${B64})`,
 		]);

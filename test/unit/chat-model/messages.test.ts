@@ -2,7 +2,6 @@
  * How the chat model turns LangChain's messages into one ask (docs/api.md#ask-request), and how
  * it finds the conversation to continue: pure logic, on the TypeScript sources.
  */
-import type { Message } from '@n8n/ai-node-sdk';
 
 import {
 	conversationOfMark,
@@ -12,6 +11,7 @@ import {
 import { planAsk, type PlannedAsk } from '../../../nodes/AssistantChatModel/askPlan';
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 import { readTranscript } from '../../../nodes/AssistantChatModel/transcript';
+import { assistant, system, toolCall, toolResult, user } from './sdk-messages';
 
 /** What the assistant reads: the messages of the transcript. */
 const entriesOf = (input: string) => readTranscript(input)?.entries;
@@ -23,20 +23,16 @@ function read(plan: PlannedAsk) {
 	return { ...rest, messages: entriesOf(input) };
 }
 
-const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
-const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
-const assistant = (text: string, id?: string): Message => ({
-	role: 'assistant',
-	id,
-	content: [{ type: 'text', text }],
-});
-const toolCall = (toolCallId: string, toolName: string, input: string): Message => ({
-	role: 'assistant',
-	content: [{ type: 'tool-call', toolCallId, toolName, input }],
-});
-const toolResult = (toolCallId: string, result: unknown, isError = false): Message => ({
-	role: 'tool',
-	content: [{ type: 'tool-result', toolCallId, result, isError }],
+/** The node's call of the calculator on `expression`, and the calculator's result. */
+const calculatorRound = (callId: string, expression: string, result: string) => [
+	toolCall(callId, 'calculator', JSON.stringify({ input: expression })),
+	toolResult(callId, result),
+];
+
+/** A plan that continues `conversationId` with the calculator's result alone. */
+const calculatorResultIn = (conversationId: string, content: string) => ({
+	conversationId,
+	messages: [{ role: 'tool', tool: 'calculator', content }],
 });
 
 describe('messages become one ask', () => {
@@ -54,8 +50,7 @@ describe('messages become one ask', () => {
 			system('Be brief.'),
 			user('Hi'),
 			assistant('Hello!'),
-			toolCall('c1', 'calculator', '{"input":"1+1"}'),
-			toolResult('c1', '2'),
+			...calculatorRound('c1', '1+1', '2'),
 			user('Thanks'),
 		]);
 		expect(entriesOf(input)).toEqual([
@@ -139,13 +134,9 @@ describe('conversations are continued from the history', () => {
 		const plan = planAsk([
 			system('Be brief.'),
 			user('6 * 7?'),
-			toolCall(mark, 'calculator', '{"input":"6*7"}'),
-			toolResult(mark, '42'),
+			...calculatorRound(mark, '6*7', '42'),
 		]);
-		expect(read(plan)).toEqual({
-			conversationId: conversation,
-			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
-		});
+		expect(read(plan)).toEqual(calculatorResultIn(conversation, '42'));
 	});
 
 	test("after the node's own answer a new user message continues the conversation", () => {
@@ -205,8 +196,7 @@ describe('a conversation never receives a message twice', () => {
 		const plan = planAsk([
 			system('You are a helpful assistant.'),
 			user('What is 6 * 7?'),
-			toolCall(mark, 'calculator', '{"input":"6*7"}'),
-			toolResult(mark, '42'),
+			...calculatorRound(mark, '6*7', '42'),
 			assistant('6 * 7 is 42.'),
 			user('And doubled?'),
 		]);
@@ -222,17 +212,12 @@ describe('a conversation never receives a message twice', () => {
 		const second = markOfConversation(conversation, 6);
 		const plan = planAsk([
 			user('What is 6 * 7?'),
-			toolCall(first, 'calculator', '{"input":"6*7"}'),
-			toolResult(first, '42'),
+			...calculatorRound(first, '6*7', '42'),
 			assistant('42.'),
 			user('And doubled?'),
-			toolCall(second, 'calculator', '{"input":"42*2"}'),
-			toolResult(second, '84'),
+			...calculatorRound(second, '42*2', '84'),
 		]);
-		expect(read(plan)).toEqual({
-			conversationId: conversation,
-			messages: [{ role: 'tool', tool: 'calculator', content: '84' }],
-		});
+		expect(read(plan)).toEqual(calculatorResultIn(conversation, '84'));
 	});
 });
 

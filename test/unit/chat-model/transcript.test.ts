@@ -13,6 +13,7 @@ import {
 	writeTranscript,
 } from '../../../nodes/AssistantChatModel/transcript';
 import { HOSTILE_PIECES, makeTranscriptCase, runTranscriptFuzz } from '../../fuzz/transcript';
+import { blocksFromTool } from './sdk-messages';
 
 const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -200,20 +201,10 @@ describe('nothing a message held is left out without a word', () => {
 
 	test('a file a tool returned is noted in its result', () => {
 		const transcript = formatTranscript([
-			{
-				role: 'tool',
-				name: 'screenshot',
-				content: [
-					{
-						type: 'tool-result',
-						toolCallId: 'c1',
-						result: [
-							{ type: 'text', text: 'Here it is' },
-							{ type: 'file', mediaType: 'image/png', data: 'AAAA' },
-						],
-					},
-				],
-			},
+			blocksFromTool('screenshot', 'c1', [
+				{ type: 'text', text: 'Here it is' },
+				{ type: 'file', mediaType: 'image/png', data: 'AAAA' },
+			]),
 		]);
 		expect(readTranscript(transcript.input)?.entries).toEqual([
 			{

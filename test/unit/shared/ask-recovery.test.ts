@@ -37,6 +37,12 @@ const asked = (input: string) => [
 	{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: input }] },
 	{ kind: 'response', parts: [{ part_kind: 'text', content: `Answer to ${input}` }] },
 ];
+/** The answer read back from conversation c1 to the ask `input` (as `asked` holds it). */
+const recoveredFromC1 = (input: string) => ({
+	output: `Answer to ${input}`,
+	conversationId: 'c1',
+	recovered: true,
+});
 
 function scripted(answers: { ask: Array<() => FakeAnswer>; read?: () => FakeAnswer }): {
 	ctx: ReturnType<typeof fakeExecuteContext>['ctx'];
@@ -67,11 +73,7 @@ describe('a 200 with an empty answer: read from the conversation once it is idle
 			read: conversation(2, asked('Mail the report')),
 		});
 		const result = await askAssistant(ctx, call({ input: 'Mail the report' }));
-		expect(result).toEqual({
-			output: 'Answer to Mail the report',
-			conversationId: 'c1',
-			recovered: true,
-		});
+		expect(result).toEqual(recoveredFromC1('Mail the report'));
 		expect(sent()).toEqual([
 			'POST /api/assistant/ask',
 			'GET /api/conversations/c1',
@@ -104,11 +106,7 @@ describe('a 5xx after acceptance', () => {
 			read: conversation(0, asked('Book the room')),
 		});
 		const result = await askAssistant(ctx, call({ input: 'Book the room' }));
-		expect(result).toEqual({
-			output: 'Answer to Book the room',
-			conversationId: 'c1',
-			recovered: true,
-		});
+		expect(result).toEqual(recoveredFromC1('Book the room'));
 	});
 
 	it('the conversation shows the ask was never taken: sent again', async () => {

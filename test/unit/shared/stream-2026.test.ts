@@ -14,6 +14,7 @@ import {
 	type StreamAnswerOptions,
 } from '../../../nodes/shared/stream/answer';
 import { KNOWN_STREAM_EVENTS } from '../../../nodes/shared/stream/events';
+import { COMPLETED_SUCCEEDED } from '../../emulator/frames2026';
 import { prng } from '../../fuzz/prng';
 
 const CAPTURES = path.resolve(__dirname, '..', '..', 'fixtures', 'captures');
@@ -25,14 +26,8 @@ const meta = (name: string) =>
 
 const sse = (event: string, data: unknown) =>
 	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
-const COMPLETED = sse('completed', {
-	status: 'succeeded',
-	error: null,
-	runner_id: null,
-	error_type: null,
-	failure_owner: null,
-	failure_kind: null,
-});
+// The `completed` of a turn that ended as it should, as the emulator sends it.
+const COMPLETED = sse('completed', COMPLETED_SUCCEEDED);
 
 /**
  * The answer a capture holds, read without the node's code: the text parts' first pieces and
