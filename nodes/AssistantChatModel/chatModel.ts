@@ -4,7 +4,7 @@ import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import { answeringModel } from '../shared/askAssistant';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
-import type { RunNotices } from '../shared/runNotices';
+import type { RunContext } from '../shared/runContext';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
@@ -39,8 +39,8 @@ export interface AssistantModelSettings extends RequestSettings {
 	conversationId?: string;
 	/** Response Format (or withStructuredOutput): the schema the answer must match. */
 	outputFormat?: OutputFormatSchema;
-	/** What this run has told once (runNotices.ts). */
-	notices?: RunNotices;
+	/** What the model's calls share: the credential, the catalog, what was told once. */
+	run: RunContext<ISupplyDataFunctions>;
 }
 
 /** The SDK's `getParametersJsonSchema` (Zod or JSON Schema to JSON Schema), passed in by the node. */

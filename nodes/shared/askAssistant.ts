@@ -5,6 +5,7 @@ import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailu
 import { unsentRest } from './recovery/recoverAnswer';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
+import type { AssistantCredentials } from './transport/credentials';
 import type { AttemptPace } from './transport/pace';
 import type { ApiRequest, AssistantContext } from './transport/request';
 import { runCall } from './transport/retryLoop';
@@ -31,6 +32,8 @@ export interface AskCall {
 	steps?: { thinking: boolean };
 	/** The run's notices, so that an unknown stream event is logged once per run. */
 	notices?: RunNotices;
+	/** The run's credential, read once per run (runContext.ts). */
+	credentials?: () => Promise<AssistantCredentials>;
 }
 
 export interface AskResult {
@@ -76,6 +79,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		retries: call.retries,
 		itemIndex: call.itemIndex,
 		pace: call.pace,
+		credentials: call.credentials,
 	};
 	const live = new LiveText(call.onText);
 	return await runCall(

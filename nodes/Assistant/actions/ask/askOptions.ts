@@ -114,7 +114,7 @@ export function readAskOptions(ctx: ParameterContext, itemIndex: number): AskOpt
 			'Replace Deprecated Model',
 			true,
 		),
-		...readRequestSettings(ctx, itemIndex),
+		...readRequestSettings(ctx, itemIndex, options),
 	};
 }
 
