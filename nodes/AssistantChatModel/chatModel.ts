@@ -10,7 +10,7 @@ import { askOnce, askStreamed, type AskResult } from './ask';
 import { planAsk, type PlannedAsk } from './askPlan';
 import { imagePolicyFor } from './chatImages';
 import { markOfConversation } from './conversationMark';
-import { noteStreamedAnswer, type LogDetails, type ModelShownInLogs } from './logsPanel';
+import { StreamedAnswers, type LogDetails, type ModelShownInLogs } from './logsPanel';
 import { checkToolArguments, type JsonSchema } from './toolArguments';
 import { withCatalogue } from './transcript';
 import {
@@ -61,6 +61,8 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 	readonly provider = 'assistant';
 	readonly modelId: string;
 	private tools: Tool[] = [];
+	/** The Logs panel's details of this model's streamed calls (logsPanel.ts). */
+	readonly streamedAnswers = new StreamedAnswers();
 
 	constructor(
 		private readonly ctx: ISupplyDataFunctions,
@@ -127,7 +129,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		if (tools.length > 0 || this.settings.outputFormat) {
 			// A structured answer arrives whole, then goes out as the caller expects it.
 			const result = await this.generate(messages);
-			noteStreamedAnswer(callOptions, result.providerMetadata ?? {});
+			this.streamedAnswers.note(callOptions, result.providerMetadata ?? {});
 			yield* resultAsChunks(result);
 			return;
 		}
@@ -150,7 +152,7 @@ export class AssistantChatModel implements ChatModel, ModelShownInLogs {
 		// A service that sends the answer only in its End event: it goes out whole.
 		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
 		const providerMetadata = this.metadata(step.value, plan.leftOut);
-		noteStreamedAnswer(callOptions, providerMetadata);
+		this.streamedAnswers.note(callOptions, providerMetadata);
 		yield { type: 'finish', finishReason: 'stop', providerMetadata };
 	}
 

@@ -16,18 +16,30 @@
 
 export type LogDetails = Record<string, unknown>;
 
-/** The chat model's side: its settings as the panel shows them. */
+/** The chat model's side: its settings as the panel shows them, and its streamed answers. */
 export interface ModelShownInLogs {
 	settingsForLogs(): LogDetails;
+	readonly streamedAnswers: StreamedAnswers;
 }
 
-/** The answer's details of a streamed call, by the call's options object (shared with the adapter). */
-const streamedAnswers = new WeakMap<object, LogDetails>();
+/**
+ * The answer's details of a model's streamed calls, by the call's options object (shared with the
+ * adapter): noted by the model's `stream` before its `finish` chunk, read by the adapter's. Each
+ * model has its own, so nothing outlives the model (made per supplyData).
+ */
+export class StreamedAnswers {
+	private readonly byCall = new WeakMap<object, LogDetails>();
 
-/** Called by the chat model's `stream` with the call's options before its `finish` chunk. */
-export function noteStreamedAnswer(callOptions: unknown, details: LogDetails): void {
-	if (typeof callOptions === 'object' && callOptions !== null) {
-		streamedAnswers.set(callOptions, details);
+	note(callOptions: unknown, details: LogDetails): void {
+		if (typeof callOptions === 'object' && callOptions !== null) {
+			this.byCall.set(callOptions, details);
+		}
+	}
+
+	of(callOptions: unknown): LogDetails | undefined {
+		return typeof callOptions === 'object' && callOptions !== null
+			? this.byCall.get(callOptions)
+			: undefined;
 	}
 }
 
@@ -62,7 +74,11 @@ function isAdapter(value: unknown): value is Adapter {
 }
 
 function isModelShownInLogs(value: unknown): value is ModelShownInLogs {
-	return typeof (value as Partial<ModelShownInLogs> | null)?.settingsForLogs === 'function';
+	const candidate = value as Partial<ModelShownInLogs> | null;
+	return (
+		typeof candidate?.settingsForLogs === 'function' &&
+		candidate.streamedAnswers instanceof StreamedAnswers
+	);
 }
 
 /**
@@ -118,8 +134,8 @@ export function showInLogs<T>(adapter: T, model: ModelShownInLogs): T {
 		for await (const chunk of streamChunks.call(this, messages, options, runManager)) {
 			// The finish chunk: the only one with a finish reason, yielded once the answer is whole.
 			const details =
-				chunk.generationInfo?.finish_reason !== undefined && typeof options === 'object'
-					? streamedAnswers.get(options as object)
+				chunk.generationInfo?.finish_reason !== undefined
+					? model.streamedAnswers.of(options)
 					: undefined;
 			if (details) {
 				chunk.generationInfo = { ...chunk.generationInfo, ...details };
