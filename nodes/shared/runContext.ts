@@ -71,7 +71,9 @@ export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> 
 		return this.once('catalog', () => {
 			const executionId = this.ctx.getExecutionId();
 			return readCatalog(this.ctx, executionId ? { executionId } : 'uncached', {
-				...settings,
+				timeoutMs: settings.timeoutMs,
+				retries: settings.retries,
+				itemIndex: settings.itemIndex,
 				credentials: this.credentials,
 			});
 		});

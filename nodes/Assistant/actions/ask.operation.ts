@@ -60,15 +60,10 @@ export async function execute(
 	const { request, options, outputFormat, imageFields } = readAskParameters(run, itemIndex);
 	const images = await readItemImages(this, itemIndex, imageFields);
 	if (request.model_name) {
-		request.model_name = await activeModel(
-			run,
-			itemIndex,
-			request.model_name,
-			options.useSuccessor,
-		);
+		request.model_name = await activeModel(run, options, request.model_name, options.useSuccessor);
 	}
 	if (images.length > 0) {
-		await checkModelSeesImages(run, itemIndex, request.model_name);
+		await checkModelSeesImages(run, itemIndex, options, request.model_name);
 		request.input = inputWithImages(request.input, images);
 		// Held in the input now: the item's images are not kept twice while the ask runs.
 		images.length = 0;

@@ -15,7 +15,7 @@ import {
 	invalidParameter,
 	type ParameterContext,
 } from '../../../shared/parameters/parameterErrors';
-import { readRequestSettings } from '../../../shared/parameters/requestOptions';
+import type { RequestSettings } from '../../../shared/parameters/requestOptions';
 import type { ExecuteRun } from '../../../shared/runContext';
 import { isToolVariant } from '../toolVariant';
 
@@ -153,13 +153,14 @@ function checkSize(
 export async function checkModelSeesImages(
 	run: ExecuteRun,
 	itemIndex: number,
+	settings: RequestSettings,
 	chosenModel: string | undefined,
 ): Promise<void> {
 	const { ctx } = run;
 	let model: string | undefined;
 	let sees: boolean | undefined;
 	try {
-		const catalog = await run.catalog(readRequestSettings(run, itemIndex));
+		const catalog = await run.catalog(settings);
 		model = modelOfAsk(catalog, chosenModel);
 		sees = model === undefined ? undefined : modelSeesImages(catalog, model);
 	} catch (error) {

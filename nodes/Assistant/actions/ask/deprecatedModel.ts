@@ -1,5 +1,5 @@
 import { successorOf } from '../../../shared/catalog';
-import { readRequestSettings } from '../../../shared/parameters/requestOptions';
+import type { RequestSettings } from '../../../shared/parameters/requestOptions';
 import type { ExecuteRun } from '../../../shared/runContext';
 
 /**
@@ -10,14 +10,14 @@ import type { ExecuteRun } from '../../../shared/runContext';
  */
 export async function activeModel(
 	run: ExecuteRun,
-	itemIndex: number,
+	settings: RequestSettings,
 	modelId: string,
 	useSuccessor: boolean,
 ): Promise<string> {
 	const { ctx } = run;
 	let successor: string | undefined;
 	try {
-		const catalog = await run.catalog(readRequestSettings(run, itemIndex));
+		const catalog = await run.catalog(settings);
 		successor = successorOf(catalog, modelId);
 	} catch (error) {
 		ctx.logger.debug(
