@@ -18,7 +18,7 @@ import { readLocatorId } from '../shared/parameters/locators';
 import { optionsOf, readRequestSettings } from '../shared/parameters/requestOptions';
 import { assistantApiTest } from '../shared/methods/credentialTest';
 import { searchModels, searchPersonas } from '../shared/methods/listSearch';
-import { RunNotices } from '../shared/runNotices';
+import { RunContext } from '../shared/runContext';
 import { chatModelProperties } from './description';
 import type { MemoryMode } from './modelSettings';
 import { loadAiNodeSdk } from './sdk';
@@ -56,15 +56,18 @@ export class AssistantChatModel implements INodeType {
 	};
 
 	async supplyData(this: ISupplyDataFunctions, itemIndex: number): Promise<SupplyData> {
+		// What this model's calls share: the credential, the catalog, what was told once.
+		const run = new RunContext(this);
 		// Every parameter is checked before the SDK is loaded and before any request.
+		const options = optionsOf(run, itemIndex);
 		const settings = {
-			...readRequestSettings(this, itemIndex),
-			modelName: readLocatorId(this, itemIndex, 'model'),
-			personaId: readLocatorId(this, itemIndex, 'persona'),
-			memoryMode: readMemoryMode(this, itemIndex),
-			conversationId: readConversationId(this, itemIndex),
-			outputFormat: readOutputFormat(this, itemIndex)?.schema,
-			notices: new RunNotices(),
+			...readRequestSettings(run, itemIndex, options),
+			modelName: readLocatorId(run, itemIndex, 'model'),
+			personaId: readLocatorId(run, itemIndex, 'persona'),
+			memoryMode: readMemoryMode(this, itemIndex, options),
+			conversationId: readConversationId(this, itemIndex, options),
+			outputFormat: readOutputFormat(run, itemIndex)?.schema,
+			run,
 		};
 		const sdk = await loadAiNodeSdk(this.getNode());
 		const model: ChatModel = new AssistantSdkChatModel(this, settings, sdk.getParametersJsonSchema);
@@ -75,8 +78,12 @@ export class AssistantChatModel implements INodeType {
 }
 
 /** Options > Memory: on by default, and then not sent (the service's default). */
-function readMemoryMode(ctx: ISupplyDataFunctions, itemIndex: number): MemoryMode | undefined {
-	const memory = optionsOf(ctx, itemIndex).memory;
+function readMemoryMode(
+	ctx: ISupplyDataFunctions,
+	itemIndex: number,
+	options: Record<string, unknown>,
+): MemoryMode | undefined {
+	const memory = options.memory;
 	if (memory === undefined || memory === true) return undefined;
 	if (memory === false) return 'off';
 	throw new NodeOperationError(
@@ -90,8 +97,12 @@ function readMemoryMode(ctx: ISupplyDataFunctions, itemIndex: number): MemoryMod
 }
 
 /** Options > Conversation ID: text (a number from an expression is taken as its digits). */
-function readConversationId(ctx: ISupplyDataFunctions, itemIndex: number): string | undefined {
-	const id = optionsOf(ctx, itemIndex).conversationId;
+function readConversationId(
+	ctx: ISupplyDataFunctions,
+	itemIndex: number,
+	options: Record<string, unknown>,
+): string | undefined {
+	const id = options.conversationId;
 	if (id === undefined || id === null) return undefined;
 	if (typeof id === 'number') return String(id);
 	if (typeof id !== 'string') {

@@ -2,7 +2,7 @@ import type { ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest } from '../shared/api';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
-import type { RunNotices } from '../shared/runNotices';
+import type { RunContext } from '../shared/runContext';
 import { askAssistant, type AskResult } from '../shared/askAssistant';
 
 /** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
@@ -12,8 +12,13 @@ export type { AskResult } from '../shared/askAssistant';
 /** The steps of each ask go in the AI message's metadata; thinking texts stay out (they are long). */
 const STEPS = { thinking: false };
 
-/** The chat model's settings an ask needs: its request options and the run's notices. */
-type AskSettings = RequestSettings & { notices?: RunNotices };
+/** The chat model's settings an ask needs: its request options and its run (runContext.ts). */
+type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
+
+/** What of the run an ask takes: the run's credential, and its notices. */
+function ofRun({ run }: AskSettings) {
+	return { notices: run.notices, credentials: run.credentials };
+}
 
 /** The whole answer at once (not streamed): for tool calls, structured output and `generate`. */
 export async function askWhole(
@@ -21,7 +26,13 @@ export async function askWhole(
 	request: AskRequest,
 	settings: AskSettings,
 ): Promise<AskResult> {
-	return await askAssistant(ctx, { request, stream: false, ...settings, steps: STEPS });
+	return await askAssistant(ctx, {
+		request,
+		stream: false,
+		...settings,
+		...ofRun(settings),
+		steps: STEPS,
+	});
 }
 
 /**
@@ -41,6 +52,7 @@ export async function* askStreamed(
 		request,
 		stream: true,
 		...settings,
+		...ofRun(settings),
 		steps: STEPS,
 		onText: (delta) => {
 			pending.push(delta);

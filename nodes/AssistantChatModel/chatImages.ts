@@ -1,7 +1,6 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 import type { ISupplyDataFunctions } from 'n8n-workflow';
 
-import { readCatalog } from '../shared/catalog';
 import {
 	IMAGE_TYPES_IN_WORDS,
 	MAX_IMAGE_IN_WORDS,
@@ -10,6 +9,7 @@ import {
 	writeImage,
 } from '../shared/images';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
+import type { RunContext } from '../shared/runContext';
 
 /**
  * The images n8n hands the chat model (the AI Agent's Passthrough Binary Images, image parts of
@@ -54,14 +54,13 @@ export function imageOfFile(file: ContentFile, name: string | undefined): ImageO
  */
 export async function imagePolicyFor(
 	ctx: ISupplyDataFunctions,
-	settings: RequestSettings & { modelName?: string },
+	settings: RequestSettings & { modelName?: string; run: RunContext },
 	messages: Message[],
 ): Promise<ImagePolicy | undefined> {
 	if (!messages.some(holdsImage)) return undefined;
 	let model = settings.modelName;
 	try {
-		const executionId = ctx.getExecutionId();
-		const catalog = await readCatalog(ctx, executionId ? { executionId } : 'uncached', {
+		const catalog = await settings.run.catalog({
 			timeoutMs: settings.timeoutMs,
 			retries: settings.retries,
 		});

@@ -15,13 +15,18 @@
 
 export type LogDetails = Record<string, unknown>;
 
-/** The chat model's side: its settings as the panel shows them. */
+/** The chat model's side: its settings as the panel shows them, its streamed answers' details. */
 export interface ModelShownInLogs {
 	settingsForLogs(): LogDetails;
+	readonly streamedAnswers: StreamedAnswers;
 }
 
 export function isModelShownInLogs(value: unknown): value is ModelShownInLogs {
-	return typeof (value as Partial<ModelShownInLogs> | null)?.settingsForLogs === 'function';
+	const candidate = value as Partial<ModelShownInLogs> | null;
+	return (
+		typeof candidate?.settingsForLogs === 'function' &&
+		candidate.streamedAnswers instanceof StreamedAnswers
+	);
 }
 
 /** A generation (or a streamed chunk of one) as LangChain's adapter returns it. */
@@ -31,16 +36,25 @@ export interface Generation {
 }
 
 /**
- * The answer's details of a streamed call, by the call's options object: the one object the
- * adapter hands both to the model's `stream` and to its own chunk loop, so the only way between
- * them. Module-level but per call: an entry goes with its call's options object.
+ * The answer's details of a model's streamed calls, by the call's options object: the one object
+ * the adapter hands both to the model's `stream` and to its own chunk loop, so the only way
+ * between them. Each model has its own (made per supplyData): nothing outlives the model, and an
+ * entry goes with its call's options object.
  */
-const streamedAnswers = new WeakMap<object, LogDetails>();
+export class StreamedAnswers {
+	private readonly byCall = new WeakMap<object, LogDetails>();
 
-/** Called by the chat model's `stream` with the call's options before its `finish` chunk. */
-export function noteStreamedAnswer(callOptions: unknown, details: LogDetails): void {
-	if (typeof callOptions === 'object' && callOptions !== null) {
-		streamedAnswers.set(callOptions, details);
+	/** Called by the chat model's `stream` with the call's options before its `finish` chunk. */
+	note(callOptions: unknown, details: LogDetails): void {
+		if (typeof callOptions === 'object' && callOptions !== null) {
+			this.byCall.set(callOptions, details);
+		}
+	}
+
+	of(callOptions: unknown): LogDetails | undefined {
+		return typeof callOptions === 'object' && callOptions !== null
+			? this.byCall.get(callOptions)
+			: undefined;
 	}
 }
 
@@ -87,10 +101,13 @@ export function showAnswerDetails(generation: Generation): void {
  * answer is whole) gets the answer's details the model noted for the call's options, in its
  * `generationInfo` and its message's metadata.
  */
-export function showStreamedAnswerDetails(chunk: Generation, callOptions: unknown): void {
+export function showStreamedAnswerDetails(
+	chunk: Generation,
+	callOptions: unknown,
+	answers: StreamedAnswers,
+): void {
 	if (chunk.generationInfo?.finish_reason === undefined) return;
-	if (typeof callOptions !== 'object' || callOptions === null) return;
-	const details = streamedAnswers.get(callOptions);
+	const details = answers.of(callOptions);
 	if (!details) return;
 	chunk.generationInfo = { ...chunk.generationInfo, ...details };
 	if (chunk.message) {

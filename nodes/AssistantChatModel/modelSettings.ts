@@ -1,6 +1,8 @@
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
-import type { RunNotices } from '../shared/runNotices';
+import type { ISupplyDataFunctions } from 'n8n-workflow';
+
+import type { RunContext } from '../shared/runContext';
 
 /** The chat model's settings, read and checked once by the node's `supplyData`. */
 
@@ -15,8 +17,8 @@ export interface AssistantModelSettings extends RequestSettings {
 	conversationId?: string;
 	/** Response Format (or withStructuredOutput): the schema the answer must match. */
 	outputFormat?: OutputFormatSchema;
-	/** What this run has told once (runNotices.ts). */
-	notices?: RunNotices;
+	/** What the model's calls share: the credential, the catalog, what was told once. */
+	run: RunContext<ISupplyDataFunctions>;
 }
 
 /** How the Logs panel and the AI message's metadata name the assistant's defaults. */

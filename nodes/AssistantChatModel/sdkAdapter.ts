@@ -83,7 +83,7 @@ export function patchSdkAdapter<T>(adapter: T, logger: Pick<Logger, 'debug'>): T
 	) {
 		const chunks = streamChunks.call(this, standardMessages(messages), options, runManager);
 		for await (const chunk of chunks) {
-			showStreamedAnswerDetails(chunk, options);
+			showStreamedAnswerDetails(chunk, options, known.chatModel.streamedAnswers);
 			yield chunk;
 		}
 	};

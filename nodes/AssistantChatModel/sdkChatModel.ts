@@ -8,7 +8,7 @@ import { answerMetadata, answerText, resultAsChunks, textResult } from './answer
 import { askRequest } from './askRequest';
 import { planAsk, type PlannedAsk } from './askPlan';
 import { imagePolicyFor } from './chatImages';
-import { noteStreamedAnswer, type LogDetails, type ModelShownInLogs } from './logsPanel';
+import { StreamedAnswers, type LogDetails, type ModelShownInLogs } from './logsPanel';
 import { ACTIVE_PERSONA, DEFAULT_MODEL, type AssistantModelSettings } from './modelSettings';
 import {
 	boundToolsOf,
@@ -27,6 +27,8 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 	readonly provider = 'assistant';
 	readonly modelId: string;
 	private tools: Tool[] = [];
+	/** The Logs panel's details of this model's streamed calls (logsPanel.ts). */
+	readonly streamedAnswers = new StreamedAnswers();
 
 	constructor(
 		private readonly ctx: ISupplyDataFunctions,
@@ -92,7 +94,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		if (this.tools.length > 0 || this.settings.outputFormat) {
 			// A structured answer arrives whole, then goes out as the caller expects it.
 			const result = await this.generate(messages);
-			noteStreamedAnswer(callOptions, result.providerMetadata ?? {});
+			this.streamedAnswers.note(callOptions, result.providerMetadata ?? {});
 			yield* resultAsChunks(result);
 			return;
 		}
@@ -115,7 +117,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		// A service that sends the answer only in its End event: it goes out whole.
 		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
 		const providerMetadata = answerMetadata(step.value, this.settings, plan.leftOut);
-		noteStreamedAnswer(callOptions, providerMetadata);
+		this.streamedAnswers.note(callOptions, providerMetadata);
 		yield { type: 'finish', finishReason: 'stop', providerMetadata };
 	}
 

@@ -5,6 +5,7 @@ import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailu
 import { unsentRest } from './recovery/recoverAnswer';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
+import type { AssistantCredentials } from './transport/credentials';
 import type { AttemptPace } from './transport/pace';
 import type { ApiRequest, AssistantContext } from './transport/request';
 import { runCall } from './transport/retryLoop';
@@ -33,6 +34,8 @@ export interface AskCall {
 	notices?: RunNotices;
 	/** The most answer text to hold, in characters (docs/api.md#memory-bounds); the default when not given. */
 	answerLimitChars?: number;
+	/** The run's credential, read once per run (runContext.ts). */
+	credentials?: () => Promise<AssistantCredentials>;
 }
 
 export interface AskResult {
@@ -79,6 +82,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		itemIndex: call.itemIndex,
 		pace: call.pace,
 		answerLimitChars: call.answerLimitChars,
+		credentials: call.credentials,
 	};
 	const live = new LiveText(call.onText);
 	return await runCall(

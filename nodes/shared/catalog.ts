@@ -3,8 +3,15 @@ import { apiRequest, getCredentials, type AssistantContext, type ApiRequest } fr
 
 /**
  * The public catalog, read at most once per execution whoever needs it (Get Catalog, Ask's
- * deprecation check, every item and node of the execution), and at most once a minute for the
- * editor's model picker — the service itself caches it for a minute.
+ * deprecation check, the chat model's image check: every item and node of the execution), and at
+ * most once a minute for the editor's model picker — the service itself caches it for a minute.
+ *
+ * Module-level, unlike the rest of a run's state (runContext.ts), because it must outlive a node
+ * run: the nodes of one execution, and the picker's searches, each have their own context. It is
+ * safe to share: the catalog is public (read without the token, the same for every account of a
+ * service), entries are keyed by the credential's base URL as well, and kept for a bounded time
+ * and count. Each node's bundle has its own copy, so the two nodes of one execution may read it
+ * once each.
  */
 
 const PICKER_TTL_MS = 60_000;
@@ -25,7 +32,7 @@ export type CatalogScope = { executionId: string } | 'picker' | 'uncached';
 export async function readCatalog(
 	ctx: AssistantContext,
 	scope: CatalogScope,
-	settings: Pick<ApiRequest, 'timeoutMs' | 'retries' | 'itemIndex'> = {},
+	settings: Pick<ApiRequest, 'timeoutMs' | 'retries' | 'itemIndex' | 'credentials'> = {},
 ): Promise<CatalogResponse> {
 	const request = () =>
 		apiRequest<CatalogResponse>(ctx, {
@@ -35,7 +42,7 @@ export async function readCatalog(
 			...settings,
 		});
 	if (scope === 'uncached') return await request();
-	const { baseUrl } = await getCredentials(ctx);
+	const { baseUrl } = await getCredentials(ctx, settings.credentials);
 	const key = `${scope === 'picker' ? 'picker' : `execution:${scope.executionId}`}|${baseUrl}`;
 	const now = Date.now();
 	const cached = entries.get(key);

@@ -53,7 +53,14 @@ export function fakeExecuteContext(options: FakeContextOptions): {
 		getInputData: () => input,
 		getNode: () => FAKE_NODE,
 		// n8n reads a dotted path ('options.concurrency') inside a collection parameter.
-		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
+		getNodeParameter: (
+			name: string,
+			itemIndex: number,
+			fallback?: unknown,
+			how?: { rawExpressions?: boolean },
+		) => {
+			// As stored on the node: FAKE_NODE stores none (values come per item), so the fallback.
+			if (how?.rawExpressions) return fallback;
 			const [first, ...rest] = name.split('.');
 			let value = options.parameter(first, itemIndex);
 			for (const key of rest) value = (value as IDataObject | undefined)?.[key];

@@ -11,7 +11,7 @@ import type { AttemptPace } from '../../shared/transport/pace';
 import { LiveChunks } from './liveChunks';
 import { noteModelFallback } from './modelFallback';
 import type { RequestSettings } from '../../shared/parameters/requestOptions';
-import type { RunCache } from './runCache';
+import type { ExecuteRun } from '../../shared/runContext';
 import { askOptions, readConcurrency } from './ask/askOptions';
 import { conversationOf, messageProperties, readAskParameters } from './ask/askParameters';
 import { activeModel } from './ask/deprecatedModel';
@@ -53,23 +53,17 @@ interface AskOutput extends IDataObject {
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	cache: RunCache,
+	run: ExecuteRun,
 	pace?: AttemptPace,
 ): Promise<INodeExecutionData[]> {
 	// Every parameter is checked before the first request (the catalog's included).
-	const { request, options, outputFormat, imageFields } = readAskParameters(this, itemIndex);
+	const { request, options, outputFormat, imageFields } = readAskParameters(run, itemIndex);
 	const images = await readItemImages(this, itemIndex, imageFields);
 	if (request.model_name) {
-		request.model_name = await activeModel(
-			this,
-			itemIndex,
-			cache,
-			request.model_name,
-			options.useSuccessor,
-		);
+		request.model_name = await activeModel(run, options, request.model_name, options.useSuccessor);
 	}
 	if (images.length > 0) {
-		await checkModelSeesImages(this, itemIndex, cache, request.model_name);
+		await checkModelSeesImages(run, itemIndex, options, request.model_name);
 		request.input = inputWithImages(request.input, images);
 		// Held in the input now: the item's images are not kept twice while the ask runs.
 		images.length = 0;
@@ -92,12 +86,12 @@ export async function execute(
 				answerLimitChars: options.answerLimitChars,
 			},
 			itemIndex,
-			cache,
+			run,
 		);
 	} catch (error) {
 		throw forAgentIfUnknownConversation(this, error, request.conversation_id, itemIndex);
 	}
-	await addAnswerHints(this, cache, outputFormat);
+	addAnswerHints(this, run.notices, outputFormat);
 	return [{ json: answer }];
 }
 
@@ -115,7 +109,7 @@ async function askItem(
 		answerLimitChars: number;
 	},
 	itemIndex: number,
-	cache: RunCache,
+	run: ExecuteRun,
 ): Promise<AskOutput> {
 	const live = new LiveChunks(ctx, itemIndex, {
 		stream: settings.stream,
@@ -126,22 +120,23 @@ async function askItem(
 		...settings,
 		itemIndex,
 		onText: settings.stream ? (delta) => live.text(delta) : undefined,
-		notices: cache.notices,
+		notices: run.notices,
+		credentials: run.credentials,
 	});
 	live.finish(result.output);
-	return await askOutput(ctx, cache, request, result);
+	return askOutput(ctx, run, request, result);
 }
 
-async function askOutput(
+function askOutput(
 	ctx: IExecuteFunctions,
-	cache: RunCache,
+	run: ExecuteRun,
 	request: AskRequest,
 	result: AskResult,
-): Promise<AskOutput> {
+): AskOutput {
 	return {
 		output: result.output as string | IDataObject,
 		conversation_id: result.conversationId,
-		...(await noteModelFallback(ctx, cache, request.model_name, result)),
+		...noteModelFallback(ctx, run.notices, request.model_name, result),
 		...(result.recovered ? { recovered: true as const } : {}),
 		...(result.steps ? stepsOutput(request, result) : {}),
 	};

@@ -7,10 +7,13 @@ import type {
 
 import type { CatalogModel, CatalogResponse } from '../../shared/api';
 import { successorOf } from '../../shared/catalog';
-import { catalogOfExecution } from './executionCatalog';
 import { listOf } from './listOf';
-import { optionsCollection, optionsOf } from '../../shared/parameters/requestOptions';
-import type { RunCache } from './runCache';
+import {
+	optionsCollection,
+	optionsOf,
+	readRequestSettings,
+} from '../../shared/parameters/requestOptions';
+import type { ExecuteRun } from '../../shared/runContext';
 
 const showForCatalog = { show: { operation: ['getCatalog'] } };
 
@@ -97,14 +100,15 @@ interface CatalogSelection extends CatalogFilters {
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
-	cache: RunCache,
+	run: ExecuteRun,
 ): Promise<INodeExecutionData[]> {
-	const catalog = await catalogOfExecution(this, itemIndex, cache);
+	const options = optionsOf(run, itemIndex);
+	const catalog = await run.catalog(readRequestSettings(run, itemIndex, options));
 	listOf(this, catalog, 'models', itemIndex);
 	const wholeCatalog = this.getNodeParameter('catalogOutput', itemIndex, 'models') === 'catalog';
 	const selection: CatalogSelection = {
 		...(this.getNodeParameter('catalogFilters', itemIndex, {}) as CatalogFilters),
-		addDeprecationInfo: optionsOf(this, itemIndex).addDeprecationInfo === true,
+		addDeprecationInfo: options.addDeprecationInfo === true,
 	};
 
 	const selecting = Boolean(

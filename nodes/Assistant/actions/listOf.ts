@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { apiRequest } from '../../shared/transport';
 import { apiError } from '../../shared/transport/errors';
 import { readRequestSettings } from '../../shared/parameters/requestOptions';
-import type { RunCache } from './runCache';
+import type { RunNotices } from '../../shared/runNotices';
+import type { ExecuteRun } from '../../shared/runContext';
 
 /**
  * The execute of a list operation (List Models, List Personas): the list is read once per node
@@ -13,17 +14,18 @@ export function listOperation<TEntry extends object>(key: string, path: string) 
 	return async function execute(
 		this: IExecuteFunctions,
 		itemIndex: number,
-		cache: RunCache,
+		run: ExecuteRun,
 	): Promise<INodeExecutionData[]> {
-		const response = await cache.once(key, () =>
+		const response = await run.once(key, () =>
 			apiRequest<Record<string, TEntry[]>>(this, {
 				method: 'GET',
 				path,
 				authenticated: true,
-				...readRequestSettings(this, itemIndex),
+				...readRequestSettings(run, itemIndex),
+				credentials: run.credentials,
 			}),
 		);
-		await addListPerItemHint(this, cache);
+		addListPerItemHint(this, run.notices);
 		return listOf(this, response, key, itemIndex).map((entry) => ({
 			json: { ...entry } as IDataObject,
 		}));
@@ -52,14 +54,12 @@ export function listOf<TKey extends string, TEntry>(
 }
 
 /** With several input items every item gets the whole list: say so once, and how to get one. */
-export async function addListPerItemHint(ctx: IExecuteFunctions, cache: RunCache): Promise<void> {
-	if (ctx.getInputData().length < 2) return;
-	await cache.once('list per item hint', async () =>
-		ctx.addExecutionHints({
-			message:
-				'The list is fetched once per run and every input item gets all of it. For a single list, turn on <b>Execute Once</b> in the node settings.',
-			type: 'info',
-			location: 'outputPane',
-		}),
-	);
+export function addListPerItemHint(ctx: IExecuteFunctions, notices: RunNotices): void {
+	if (ctx.getInputData().length < 2 || !notices.first('list per item hint')) return;
+	ctx.addExecutionHints({
+		message:
+			'The list is fetched once per run and every input item gets all of it. For a single list, turn on <b>Execute Once</b> in the node settings.',
+		type: 'info',
+		location: 'outputPane',
+	});
 }

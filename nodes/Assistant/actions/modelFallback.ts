@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { AskResult } from '../../shared/askAssistant';
-import type { RunCache } from './runCache';
+import type { RunNotices } from '../../shared/runNotices';
 
 /**
  * When the service answered with another model than the one asked for
@@ -9,21 +9,21 @@ import type { RunCache } from './runCache';
  * of models, and, since hints are not seen in production runs, the answering model in the
  * item's `model_fallback` field (only on items where it happened).
  */
-export async function noteModelFallback(
+export function noteModelFallback(
 	ctx: IExecuteFunctions,
-	cache: RunCache,
+	notices: RunNotices,
 	askedModel: string | undefined,
 	result: AskResult,
-): Promise<{ model_fallback?: string }> {
+): { model_fallback?: string } {
 	const answered = result.modelFallback;
 	if (!answered) return {};
 	const asked = askedModel ? `Model "${askedModel}"` : 'The default model';
-	await cache.once(`model fallback ${askedModel ?? ''} -> ${answered}`, async () =>
+	if (notices.first(`model fallback ${askedModel ?? ''} -> ${answered}`)) {
 		ctx.addExecutionHints({
 			message: `${asked} was not available: the service answered with "${answered}" instead (see model_fallback in the output).`,
 			type: 'warning',
 			location: 'outputPane',
-		}),
-	);
+		});
+	}
 	return { model_fallback: answered };
 }

@@ -10,23 +10,23 @@ import * as ask from './ask.operation';
 import * as getCatalog from './getCatalog.operation';
 import * as listModels from './listModels.operation';
 import * as listPersonas from './listPersonas.operation';
+import { RunContext, type ExecuteRun } from '../../shared/runContext';
 import type { AttemptPace } from '../../shared/transport/adaptivePace';
 import { runItems } from './concurrency';
-import { RunCache } from './runCache';
 
 interface Operation {
 	execute(
 		this: IExecuteFunctions,
 		itemIndex: number,
-		cache: RunCache,
+		run: ExecuteRun,
 		pace?: AttemptPace,
 	): Promise<INodeExecutionData[]>;
 	/** How many items may run at once at most (checked by the operation); one when absent. */
-	concurrency?(ctx: IExecuteFunctions): number;
+	concurrency?(run: ExecuteRun): number;
 	/** Whether its requests go at the pace the service allows (see concurrency.ts). */
 	paced?: boolean;
 	/** The conversation an item continues: items of one conversation run one after another. */
-	conversationOf?(ctx: IExecuteFunctions, itemIndex: number): string | undefined;
+	conversationOf?(run: ExecuteRun, itemIndex: number): string | undefined;
 }
 
 const operations: Record<string, Operation> = { ask, listModels, getCatalog, listPersonas };
@@ -45,13 +45,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		});
 	}
 
-	const cache = new RunCache();
+	const run: ExecuteRun = new RunContext(this);
 	const runItem = async (
 		itemIndex: number,
 		pace: AttemptPace | undefined,
 	): Promise<INodeExecutionData[]> => {
 		try {
-			const results = await chosen.execute.call(this, itemIndex, cache, pace);
+			const results = await chosen.execute.call(this, itemIndex, run, pace);
 			return results.map((result) => ({ ...result, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
@@ -64,9 +64,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		this,
 		items.length,
 		{
-			concurrency: chosen.concurrency?.(this) ?? 1,
+			concurrency: chosen.concurrency?.(run) ?? 1,
 			paced: chosen.paced === true,
-			conversationOf: (itemIndex) => chosen.conversationOf?.(this, itemIndex),
+			conversationOf: (itemIndex) => chosen.conversationOf?.(run, itemIndex),
 		},
 		runItem,
 	);
@@ -79,7 +79,7 @@ function withItemIndex(
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		// Errors of requests shared by all items (see RunCache) were made without an item.
+		// Errors of requests shared by all items (see RunContext) were made without an item.
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}

@@ -1,7 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import type { OutputFormatSchema } from '../api';
-import { nodeParameter } from '../parameters/nodeParameter';
 import {
 	describeValue,
 	invalidParameter,
@@ -77,7 +76,7 @@ export function readOutputFormat(
 	ctx: ParameterContext,
 	itemIndex: number,
 ): OutputFormat | undefined {
-	const responseFormat = nodeParameter(ctx, 'responseFormat', itemIndex, 'text');
+	const responseFormat = ctx.getNodeParameter('responseFormat', itemIndex, 'text');
 	if (responseFormat === 'text') return undefined;
 	if (responseFormat === 'jsonExample') {
 		const example = readJson(ctx, itemIndex, 'jsonExample', 'JSON Example', EXAMPLE_FIX);
@@ -114,7 +113,7 @@ function readJson(
 	label: string,
 	fix: string,
 ): unknown {
-	const raw = nodeParameter(ctx, name, itemIndex, '');
+	const raw = ctx.getNodeParameter(name, itemIndex, '');
 	if (typeof raw !== 'string') return raw;
 	if (raw.trim() === '') throw invalidParameter(ctx, itemIndex, `${label} is empty`, fix);
 	try {

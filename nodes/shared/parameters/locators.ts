@@ -1,6 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { nodeParameter } from './nodeParameter';
 import { describeValue, invalidParameter, type ParameterContext } from './parameterErrors';
 
 /**
@@ -77,7 +76,7 @@ export function readLocatorId(
 	name: 'model' | 'persona',
 ): string | undefined {
 	const label = name === 'model' ? 'Model' : 'Persona';
-	const raw = nodeParameter(ctx, name, itemIndex, '');
+	const raw = ctx.getNodeParameter(name, itemIndex, '');
 	let value: unknown = raw;
 	if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
 		value = (raw as { value?: unknown }).value;

@@ -3,7 +3,12 @@ import { NodeOperationError, type INode } from 'n8n-workflow';
 /** What every parameter check needs of its context: Ask's, and any node that reads these parameters. */
 export interface ParameterContext {
 	getNode(): INode;
-	getNodeParameter(name: string, itemIndex: number, fallback?: unknown): unknown;
+	getNodeParameter(
+		name: string,
+		itemIndex: number,
+		fallback?: unknown,
+		options?: { rawExpressions?: boolean },
+	): unknown;
 }
 
 /** A bad parameter: the message names it, the description says how to fix it; nothing was sent. */

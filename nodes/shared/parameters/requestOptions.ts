@@ -6,7 +6,6 @@ import {
 	DEFAULT_TIMEOUT_MS,
 	MAX_RETRIES,
 } from '../transport';
-import { nodeParameter } from './nodeParameter';
 import { describeValue, invalidParameter, type ParameterContext } from './parameterErrors';
 
 /**
@@ -67,9 +66,15 @@ export interface RequestSettings {
 	retries: number;
 }
 
-/** Options > Timeout, Idle Timeout and Retries of the item, checked, in the transport's units. */
-export function readRequestSettings(ctx: ParameterContext, itemIndex: number): RequestSettings {
-	const options = optionsOf(ctx, itemIndex);
+/**
+ * Options > Timeout, Idle Timeout and Retries of the item, checked, in the transport's units; from
+ * `options` when the caller has read the item's Options already.
+ */
+export function readRequestSettings(
+	ctx: ParameterContext,
+	itemIndex: number,
+	options = optionsOf(ctx, itemIndex),
+): RequestSettings {
 	const timeoutMinutes = checkedNumber(ctx, itemIndex, options, timeoutOption, 'Timeout');
 	const idleSeconds = checkedNumber(ctx, itemIndex, options, idleTimeoutOption, 'Idle Timeout');
 	const retries = checkedNumber(ctx, itemIndex, options, retriesOption, 'Retries');
@@ -102,18 +107,13 @@ function checkedNumber(
 	return number;
 }
 
-/** Options, read once per item: one getNodeParameter call (each costs n8n a parameter resolution). */
-const optionsCache = new WeakMap<ParameterContext, Map<number, Record<string, unknown>>>();
-
+/**
+ * The item's Options collection: read once per run through the run's parameters when it holds
+ * no expression (nodeParameter.ts); a reader that needs it twice for an item reads it once and
+ * passes it on.
+ */
 export function optionsOf(ctx: ParameterContext, itemIndex: number): Record<string, unknown> {
-	let perItem = optionsCache.get(ctx);
-	if (!perItem) optionsCache.set(ctx, (perItem = new Map()));
-	let options = perItem.get(itemIndex);
-	if (!options) {
-		options = (nodeParameter(ctx, 'options', itemIndex, {}) ?? {}) as Record<string, unknown>;
-		perItem.set(itemIndex, options);
-	}
-	return options;
+	return (ctx.getNodeParameter('options', itemIndex, {}) ?? {}) as Record<string, unknown>;
 }
 
 /** An operation's Options collection: its own options, then Timeout and Retries. */

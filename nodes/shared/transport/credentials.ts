@@ -7,20 +7,19 @@ export interface AssistantCredentials {
 	accessToken: string;
 }
 
-/** Per node run: the credential does not change between items, and reading it decrypts it. */
-const credentialsOfRun = new WeakMap<AssistantContext, Promise<AssistantCredentials>>();
-
-export async function getCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
-	let credentials = credentialsOfRun.get(ctx);
-	if (!credentials) {
-		credentials = readCredentials(ctx);
-		credentialsOfRun.set(ctx, credentials);
-		credentials.catch(() => credentialsOfRun.delete(ctx));
-	}
-	return await credentials;
+/**
+ * The credential a call uses: the run's, read once per run (runContext.ts: it does not change
+ * between items, and reading it decrypts it), or read now for a call made outside a run (a
+ * picker's search, the credential test).
+ */
+export async function getCredentials(
+	ctx: AssistantContext,
+	ofRun?: () => Promise<AssistantCredentials>,
+): Promise<AssistantCredentials> {
+	return await (ofRun ? ofRun() : readCredentials(ctx));
 }
 
-async function readCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
+export async function readCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {
 	const credentials = await ctx.getCredentials<{ baseUrl?: unknown; accessToken?: unknown }>(
 		CREDENTIAL_TYPE,
 	);

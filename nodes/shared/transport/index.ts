@@ -2,7 +2,13 @@
  * The only place that does HTTP: credentials and base URL, one attempt on the wire, the retry
  * loop and its policy, failures -> errors. One job per file; this file only gathers them.
  */
-export { CREDENTIAL_TYPE, getCredentials, joinUrl, type AssistantCredentials } from './credentials';
+export {
+	CREDENTIAL_TYPE,
+	getCredentials,
+	joinUrl,
+	readCredentials,
+	type AssistantCredentials,
+} from './credentials';
 export { apiRequest, type JsonAnswer } from './jsonCall';
 export type { AttemptPace } from './pace';
 export {

@@ -5,6 +5,7 @@ import type {
 	ISupplyDataFunctions,
 } from 'n8n-workflow';
 
+import type { AssistantCredentials } from './credentials';
 import type { AttemptPace } from './pace';
 
 /** Every kind of n8n context that calls the API: a node run, a picker, a sub-node's supplyData. */
@@ -38,6 +39,8 @@ export interface ApiRequest {
 	 */
 	answerLimitChars?: number;
 	pace?: AttemptPace;
+	/** The run's credential, read once per run (runContext.ts); read for the call when absent. */
+	credentials?: () => Promise<AssistantCredentials>;
 }
 
 /** A response as the HTTP helper returns it with `returnFullResponse`. */

@@ -35,7 +35,7 @@ export async function runCall<T>(
 	attempt: (attempt: Attempt) => Promise<T>,
 	waitBeforeRetry?: WaitBeforeRetry,
 ): Promise<T> {
-	const credentials = await getCredentials(ctx);
+	const credentials = await getCredentials(ctx, request.credentials);
 	const lifetime = new RequestLifetime(
 		request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 		cancelSignalOf(ctx),

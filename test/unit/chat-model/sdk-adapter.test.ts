@@ -13,7 +13,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type * as LangchainMessages from '@langchain/core/messages';
 import type { ISupplyDataFunctions } from 'n8n-workflow';
 
-import { noteStreamedAnswer } from '../../../nodes/AssistantChatModel/logsPanel';
+import { StreamedAnswers } from '../../../nodes/AssistantChatModel/logsPanel';
 import {
 	adapterShapeProblems,
 	patchSdkAdapter,
@@ -34,6 +34,7 @@ const DETAILS = {
 class RecordingModel implements ChatModel {
 	readonly provider = 'assistant';
 	readonly modelId = 'default';
+	readonly streamedAnswers = new StreamedAnswers();
 
 	constructor(
 		readonly calls: Message[][],
@@ -63,7 +64,7 @@ class RecordingModel implements ChatModel {
 		this.calls.push(messages);
 		yield { type: 'text-delta', delta: 'Hel' };
 		yield { type: 'text-delta', delta: 'lo' };
-		noteStreamedAnswer(callOptions, DETAILS);
+		this.streamedAnswers.note(callOptions, DETAILS);
 		yield { type: 'finish', finishReason: 'stop', providerMetadata: DETAILS };
 	}
 }

@@ -1,4 +1,4 @@
-import { nodeParameter } from '../../../nodes/shared/parameters/nodeParameter';
+import { RunParameters } from '../../../nodes/shared/parameters/nodeParameter';
 import type { ParameterContext } from '../../../nodes/shared/parameters/parameterErrors';
 import { fakeNode } from '../../helpers/fake-node';
 
@@ -9,16 +9,24 @@ import { fakeNode } from '../../helpers/fake-node';
 function context(stored: Record<string, unknown>) {
 	const calls: string[] = [];
 	const node = fakeNode({ parameters: stored as never });
-	const ctx: ParameterContext = {
+	const n8n: ParameterContext = {
 		getNode: () => node,
-		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
+		getNodeParameter: (name, itemIndex, fallback, how) => {
+			// The stored value, expressions unresolved: what n8n gives with rawExpressions.
+			if (how?.rawExpressions) return stored[name] ?? fallback;
 			calls.push(`${name}#${itemIndex}`);
 			const value = stored[name];
 			if (value === undefined) return fallback;
 			return typeof value === 'string' && value.startsWith('=') ? `${value}:${itemIndex}` : value;
 		},
 	};
-	return { ctx, calls };
+	// One node run's parameters: how the node reads them (runContext.ts).
+	const run = new RunParameters(n8n);
+	return { ctx: run, calls };
+}
+
+function nodeParameter(ctx: ParameterContext, name: string, itemIndex: number, fallback: unknown) {
+	return ctx.getNodeParameter(name, itemIndex, fallback);
 }
 
 describe('parameters read once per node run when no item can change them', () => {

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { RunCache } from '../runCache';
+import type { RunNotices } from '../../../shared/runNotices';
 import { isToolVariant } from '../toolVariant';
 import type { OutputFormat } from '../../../shared/outputFormat/responseFormat';
 
@@ -9,31 +9,27 @@ import type { OutputFormat } from '../../../shared/outputFormat/responseFormat';
  * time because n8n shows a description's hints whether or not the node succeeded, and evaluates
  * input-pane hints against the parent node.
  */
-export async function addAnswerHints(
+export function addAnswerHints(
 	ctx: IExecuteFunctions,
-	cache: RunCache,
+	notices: RunNotices,
 	outputFormat: OutputFormat | undefined,
-): Promise<void> {
+): void {
 	// The AI Agent's tool variant has no following node to continue the conversation in.
-	if (!isToolVariant(ctx)) {
-		await cache.once('conversation hint', async () =>
-			ctx.addExecutionHints({
-				message:
-					'To continue this conversation, set <b>Conversation ID</b> of a following Assistant node to <code>{{ $json.conversation_id }}</code>.',
-				type: 'info',
-				location: 'outputPane',
-			}),
-		);
+	if (!isToolVariant(ctx) && notices.first('conversation hint')) {
+		ctx.addExecutionHints({
+			message:
+				'To continue this conversation, set <b>Conversation ID</b> of a following Assistant node to <code>{{ $json.conversation_id }}</code>.',
+			type: 'info',
+			location: 'outputPane',
+		});
 	}
-	if (outputFormat?.derived) {
+	if (outputFormat?.derived && notices.first('derived schema hint')) {
 		const schema = JSON.stringify(outputFormat.schema);
-		await cache.once('derived schema hint', async () =>
-			ctx.addExecutionHints({
-				message: `Schema derived from the JSON Example: <code>${escapeHtml(schema)}</code>`,
-				type: 'info',
-				location: 'outputPane',
-			}),
-		);
+		ctx.addExecutionHints({
+			message: `Schema derived from the JSON Example: <code>${escapeHtml(schema)}</code>`,
+			type: 'info',
+			location: 'outputPane',
+		});
 	}
 }
 

@@ -8,14 +8,13 @@ import {
 	modelSeesImages,
 	writeImage,
 } from '../../../shared/images';
-import { nodeParameter } from '../../../shared/parameters/nodeParameter';
 import {
 	describeValue,
 	invalidParameter,
 	type ParameterContext,
 } from '../../../shared/parameters/parameterErrors';
-import { catalogOfExecution } from '../executionCatalog';
-import type { RunCache } from '../runCache';
+import type { RequestSettings } from '../../../shared/parameters/requestOptions';
+import type { ExecuteRun } from '../../../shared/runContext';
 import { isToolVariant } from '../toolVariant';
 
 /**
@@ -50,7 +49,7 @@ export type ImageField = string | IBinaryData;
 
 /** The fields named (text, comma-separated) or given, checked; [] when empty. */
 export function readImageFields(ctx: ParameterContext, itemIndex: number): ImageField[] {
-	const value = nodeParameter(ctx, 'imageFields', itemIndex, '');
+	const value = ctx.getNodeParameter('imageFields', itemIndex, '');
 	const values = Array.isArray(value) ? (value as unknown[]) : [value];
 	const fields: ImageField[] = [];
 	for (const entry of values) {
@@ -150,15 +149,16 @@ function checkSize(
  * images are sent, and a hint says so once per run.
  */
 export async function checkModelSeesImages(
-	ctx: IExecuteFunctions,
+	run: ExecuteRun,
 	itemIndex: number,
-	cache: RunCache,
+	settings: RequestSettings,
 	chosenModel: string | undefined,
 ): Promise<void> {
+	const { ctx } = run;
 	let model: string | undefined;
 	let sees: boolean | undefined;
 	try {
-		const catalog = await catalogOfExecution(ctx, itemIndex, cache);
+		const catalog = await run.catalog(settings);
 		model = modelOfAsk(catalog, chosenModel);
 		sees = model === undefined ? undefined : modelSeesImages(catalog, model);
 	} catch (error) {
@@ -177,13 +177,13 @@ export async function checkModelSeesImages(
 	}
 	if (sees === true) return;
 	const which = model ? `the model "${model}"` : "the account's default model";
-	await cache.once(`image hint ${model ?? ''}`, async () =>
+	if (run.notices.first(`image hint ${model ?? ''}`)) {
 		ctx.addExecutionHints({
 			message: `Images were sent, but the catalog could not tell whether ${which} sees images. A model that does not gets them as text.`,
 			type: 'warning',
 			location: 'outputPane',
-		}),
-	);
+		});
+	}
 }
 
 /** The Input, then each image on a paragraph of its own. */

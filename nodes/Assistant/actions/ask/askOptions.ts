@@ -130,7 +130,7 @@ export function readAskOptions(ctx: ParameterContext, itemIndex: number): AskOpt
 			true,
 		),
 		answerLimitChars: readAnswerLimit(ctx, itemIndex, options),
-		...readRequestSettings(ctx, itemIndex),
+		...readRequestSettings(ctx, itemIndex, options),
 	};
 }
 

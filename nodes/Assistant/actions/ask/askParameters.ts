@@ -2,7 +2,6 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { AskRequest } from '../../../shared/api';
 import { modelLocator, personaLocator, readLocatorId } from '../../../shared/parameters/locators';
-import { nodeParameter } from '../../../shared/parameters/nodeParameter';
 import {
 	describeValue,
 	invalidParameter,
@@ -90,7 +89,7 @@ export function readAskParameters(ctx: ParameterContext, itemIndex: number): Ask
 }
 
 export function readInput(ctx: ParameterContext, itemIndex: number): string {
-	const value = nodeParameter(ctx, 'input', itemIndex, '');
+	const value = ctx.getNodeParameter('input', itemIndex, '');
 	if (typeof value !== 'string' && typeof value !== 'number') {
 		throw invalidParameter(
 			ctx,
@@ -112,7 +111,7 @@ export function readInput(ctx: ParameterContext, itemIndex: number): string {
 }
 
 export function readConversationId(ctx: ParameterContext, itemIndex: number): string | undefined {
-	const value = nodeParameter(ctx, 'conversationId', itemIndex, '');
+	const value = ctx.getNodeParameter('conversationId', itemIndex, '');
 	if (value === undefined || value === null) return undefined;
 	if (typeof value !== 'string' && typeof value !== 'number') {
 		throw invalidParameter(

@@ -1,8 +1,6 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
 import { successorOf } from '../../../shared/catalog';
-import { catalogOfExecution } from '../executionCatalog';
-import type { RunCache } from '../runCache';
+import type { RequestSettings } from '../../../shared/parameters/requestOptions';
+import type { ExecuteRun } from '../../../shared/runContext';
 
 /**
  * A deprecated model id is answered by its successor (Options > Replace Deprecated Model, on by
@@ -11,15 +9,16 @@ import type { RunCache } from '../runCache';
  * is sent as chosen.
  */
 export async function activeModel(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	cache: RunCache,
+	run: ExecuteRun,
+	settings: RequestSettings,
 	modelId: string,
 	useSuccessor: boolean,
 ): Promise<string> {
+	const { ctx } = run;
 	let successor: string | undefined;
 	try {
-		successor = successorOf(await catalogOfExecution(ctx, itemIndex, cache), modelId);
+		const catalog = await run.catalog(settings);
+		successor = successorOf(catalog, modelId);
 	} catch (error) {
 		ctx.logger.debug(
 			`Assistant: catalog not available for the deprecation check: ${(error as Error).message}`,
@@ -27,14 +26,14 @@ export async function activeModel(
 		return modelId;
 	}
 	if (!successor) return modelId;
-	await cache.once(`deprecation hint ${modelId}`, async () =>
+	if (run.notices.first(`deprecation hint ${modelId}`)) {
 		ctx.addExecutionHints({
 			message: useSuccessor
 				? `Model "${modelId}" is deprecated: asked its successor "${successor}" instead. Choose "${successor}" in Model to make this permanent.`
 				: `Model "${modelId}" is deprecated; its successor is "${successor}". Choose it in Model, or turn on Options > Replace Deprecated Model.`,
 			type: 'warning',
 			location: 'outputPane',
-		}),
-	);
+		});
+	}
 	return useSuccessor ? successor : modelId;
 }

@@ -1,18 +1,28 @@
 /**
- * Requests that do not depend on the item are made once per node run (RunCache), and the
+ * Requests that do not depend on the item are made once per node run (RunContext), and the
  * public catalog once per execution, whichever node or item needs it (docs/api.md#catalog).
  */
-import type { IHttpRequestOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import { catalogOfExecution } from '../../../nodes/Assistant/actions/executionCatalog';
-import { RunCache } from '../../../nodes/Assistant/actions/runCache';
+import { readRequestSettings } from '../../../nodes/shared/parameters/requestOptions';
+import { RunContext } from '../../../nodes/shared/runContext';
 import { fakeExecuteContext } from '../../helpers/execute-context';
+
+/** A run of a node that needs nothing of n8n but what `once` is given. */
+function newRun(ctx = {} as IExecuteFunctions): RunContext<IExecuteFunctions> {
+	return new RunContext(ctx);
+}
+
+/** The catalog as an Assistant node's operations read it: with the item's request settings. */
+async function catalogOfExecution(run: RunContext<IExecuteFunctions>, itemIndex: number) {
+	return await run.catalog(readRequestSettings(run, itemIndex));
+}
 
 const CATALOG = { models: [{ id: 'm1' }], deprecation_map: {} };
 
 describe('a request shared by every item is made once per node run', () => {
 	it('every caller of a key gets the one answer, loaded once', async () => {
-		const cache = new RunCache();
+		const cache = newRun();
 		let loads = 0;
 		const load = async () => ({ loaded: ++loads });
 		const answers = await Promise.all([cache.once('models', load), cache.once('models', load)]);
@@ -21,7 +31,7 @@ describe('a request shared by every item is made once per node run', () => {
 	});
 
 	it('a failed load fails every caller of that run with the same error', async () => {
-		const cache = new RunCache();
+		const cache = newRun();
 		const failure = new Error('HTTP 500');
 		const load = jest.fn(async () => {
 			throw failure;
@@ -51,27 +61,27 @@ describe('the public catalog is read once per execution', () => {
 	it('three items and two node runs of one execution send one request', async () => {
 		const first = catalogNode('exec-shared');
 		const second = catalogNode('exec-shared');
-		const firstRun = new RunCache();
+		const firstRun = newRun(first.ctx);
 		for (const itemIndex of [0, 1, 2]) {
-			expect(await catalogOfExecution(first.ctx, itemIndex, firstRun)).toEqual(CATALOG);
+			expect(await catalogOfExecution(firstRun, itemIndex)).toEqual(CATALOG);
 		}
-		expect(await catalogOfExecution(second.ctx, 0, new RunCache())).toEqual(CATALOG);
+		expect(await catalogOfExecution(newRun(second.ctx), 0)).toEqual(CATALOG);
 		expect(first.requests.length + second.requests.length).toBe(1);
 	});
 
 	it('another execution reads it again', async () => {
 		const one = catalogNode('exec-one');
 		const other = catalogNode('exec-other');
-		await catalogOfExecution(one.ctx, 0, new RunCache());
-		await catalogOfExecution(other.ctx, 0, new RunCache());
+		await catalogOfExecution(newRun(one.ctx), 0);
+		await catalogOfExecution(newRun(other.ctx), 0);
 		expect([one.requests.length, other.requests.length]).toEqual([1, 1]);
 	});
 
 	it('a failed read is not kept: the next node run of the execution asks again', async () => {
 		const failing = catalogNode('exec-retry', [503]);
-		await expect(catalogOfExecution(failing.ctx, 0, new RunCache())).rejects.toThrow(/HTTP 503/);
+		await expect(catalogOfExecution(newRun(failing.ctx), 0)).rejects.toThrow(/HTTP 503/);
 		const next = catalogNode('exec-retry', [200]);
-		expect(await catalogOfExecution(next.ctx, 0, new RunCache())).toEqual(CATALOG);
+		expect(await catalogOfExecution(newRun(next.ctx), 0)).toEqual(CATALOG);
 		expect(next.requests).toHaveLength(1);
 	});
 });

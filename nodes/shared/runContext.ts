@@ -1,0 +1,81 @@
+import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
+
+import type { CatalogResponse } from './api';
+import { readCatalog } from './catalog';
+import { RunParameters } from './parameters/nodeParameter';
+import { RunNotices } from './runNotices';
+import { readCredentials, type ApiRequest, type AssistantCredentials } from './transport';
+
+/** Where a run starts: the Assistant node's execute, the chat model's supplyData. */
+export type RunStart = IExecuteFunctions | ISupplyDataFunctions;
+
+/** A run of the Assistant node (its execute). */
+export type ExecuteRun = RunContext<IExecuteFunctions>;
+
+/**
+ * What one run of a node reads once and shares between its items (or, for the chat model, its
+ * calls): made where the run starts (the Assistant node's router, the chat model's supplyData)
+ * and passed down, so that nothing of it outlives the run.
+ *
+ * - its parameters, as the parameter readers take them: one that no item can change is read once
+ *   (parameters/nodeParameter.ts);
+ * - the credential, read once (it does not change between items, and reading it decrypts it);
+ * - requests whose answer does not depend on the item (models, personas), made once: N items
+ *   cost one request, not N; the catalog among them (and once per execution, catalog.ts);
+ * - what the run has told once: hints in the editor, notices in n8n's log (runNotices.ts).
+ *
+ * The n8n context itself is `ctx`.
+ */
+export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> {
+	/** What this run has told once: a hint or a notice every item would repeat. */
+	readonly notices = new RunNotices();
+	private readonly shared = new Map<string, Promise<unknown>>();
+	private credentialsRead?: Promise<AssistantCredentials>;
+
+	/**
+	 * The run's credential, read at the first call. A failed read is not kept: the next call
+	 * reads again. An arrow, so that a request can carry it as it is (ApiRequest.credentials).
+	 */
+	readonly credentials = (): Promise<AssistantCredentials> => {
+		if (!this.credentialsRead) {
+			const read = readCredentials(this.ctx);
+			this.credentialsRead = read;
+			read.catch(() => {
+				if (this.credentialsRead === read) this.credentialsRead = undefined;
+			});
+		}
+		return this.credentialsRead;
+	};
+
+	/**
+	 * The answer of `load`, loaded at the first call with `key` and shared by every later one; a
+	 * failure too, so that the run's other items fail alike without asking again.
+	 */
+	once<T>(key: string, load: () => Promise<T>): Promise<T> {
+		let entry = this.shared.get(key) as Promise<T> | undefined;
+		if (!entry) {
+			entry = load();
+			this.shared.set(key, entry);
+		}
+		return entry;
+	}
+
+	/**
+	 * The public catalog, read at most once per run with the first caller's request settings, and
+	 * shared with the execution's other runs (catalog.ts); every time when n8n gives no execution
+	 * id (the run keeps it then).
+	 */
+	catalog(
+		settings: Pick<ApiRequest, 'timeoutMs' | 'retries' | 'itemIndex'>,
+	): Promise<CatalogResponse> {
+		return this.once('catalog', () => {
+			const executionId = this.ctx.getExecutionId();
+			return readCatalog(this.ctx, executionId ? { executionId } : 'uncached', {
+				timeoutMs: settings.timeoutMs,
+				retries: settings.retries,
+				itemIndex: settings.itemIndex,
+				credentials: this.credentials,
+			});
+		});
+	}
+}
