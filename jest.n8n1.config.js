@@ -28,6 +28,7 @@ module.exports = {
 		'**/test/redirects/redirects.engine.test.ts',
 		// The Assistant Tool's part; the chat model's is skipped there (no AI node SDK).
 		'**/test/redirects/redirects-ai.engine.test.ts',
+		'**/test/redirects/redirects-https.engine.test.ts',
 		'**/test/bounds/memory-bounds.engine.test.ts',
 	],
 	moduleNameMapper: {

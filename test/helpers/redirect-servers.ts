@@ -47,7 +47,24 @@ export async function startServer(marker: string, host = '127.0.0.1', port = 0) 
 				httpServer.close(() => resolve());
 			}),
 	};
-	const httpServer = http.createServer((request, response) => {
+	const httpServer = http.createServer(recordingHandler(server));
+	await new Promise<void>((resolve, reject) => {
+		httpServer.once('error', reject);
+		httpServer.listen(port, host, () => resolve());
+	});
+	const address = httpServer.address() as AddressInfo;
+	server.origin = `http://${host}:${address.port}`;
+	return server;
+}
+
+/**
+ * What `server` does with a request: records it, lets its intercept answer, or gives the API's
+ * answer naming it.
+ */
+export function recordingHandler(
+	server: Omit<TestServer, 'origin' | 'close'>,
+): http.RequestListener {
+	return (request, response) => {
 		const chunks: Buffer[] = [];
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
@@ -59,16 +76,9 @@ export async function startServer(marker: string, host = '127.0.0.1', port = 0) 
 				body,
 			});
 			if (server.intercept?.(request, response, body)) return;
-			answer(marker, request.url ?? '', response);
+			answer(server.marker, request.url ?? '', response);
 		});
-	});
-	await new Promise<void>((resolve, reject) => {
-		httpServer.once('error', reject);
-		httpServer.listen(port, host, () => resolve());
-	});
-	const address = httpServer.address() as AddressInfo;
-	server.origin = `http://${host}:${address.port}`;
-	return server;
+	};
 }
 
 /** A valid answer of the API for `path` (any prefix), naming the server. */
