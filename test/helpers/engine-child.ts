@@ -9,7 +9,7 @@
  * run (jest.n8n1.config.js) the child loads n8n 1.x too.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
@@ -57,7 +57,8 @@ const MAIN = path.join(__dirname, 'engine-child-main.ts');
 function n8nModulesInUse(): string | undefined {
 	const core = path.dirname(require.resolve('n8n-core/package.json'));
 	const modules = path.dirname(core);
-	return modules === path.join(PACKAGE_DIR, 'node_modules') ? undefined : modules;
+	const own = realpathSync(path.join(PACKAGE_DIR, 'node_modules'));
+	return realpathSync(modules) === own ? undefined : modules;
 }
 
 /** Runs `runs` one after another in one fresh child process; `env` adds to its environment. */
