@@ -80,22 +80,3 @@ export async function startStreamServer(
 			}),
 	};
 }
-
-/** The process's peak resident memory above what it was at the start, while `run` runs. */
-export async function peakRssGrowth<T>(
-	run: () => Promise<T>,
-): Promise<{ result: T; growth: number }> {
-	(globalThis as { gc?: () => void }).gc?.();
-	const start = process.memoryUsage().rss;
-	let peak = start;
-	const timer = setInterval(() => {
-		peak = Math.max(peak, process.memoryUsage().rss);
-	}, 10);
-	try {
-		const result = await run();
-		peak = Math.max(peak, process.memoryUsage().rss);
-		return { result, growth: peak - start };
-	} finally {
-		clearInterval(timer);
-	}
-}

@@ -47,7 +47,24 @@ export async function startServer(marker: string, host = '127.0.0.1', port = 0) 
 				httpServer.close(() => resolve());
 			}),
 	};
-	const httpServer = http.createServer((request, response) => {
+	const httpServer = http.createServer(recordingHandler(server));
+	await new Promise<void>((resolve, reject) => {
+		httpServer.once('error', reject);
+		httpServer.listen(port, host, () => resolve());
+	});
+	const address = httpServer.address() as AddressInfo;
+	server.origin = `http://${host}:${address.port}`;
+	return server;
+}
+
+/**
+ * What `server` does with a request: records it, lets its intercept answer, or gives the API's
+ * answer naming it.
+ */
+export function recordingHandler(
+	server: Omit<TestServer, 'origin' | 'close'>,
+): http.RequestListener {
+	return (request, response) => {
 		const chunks: Buffer[] = [];
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
@@ -59,16 +76,9 @@ export async function startServer(marker: string, host = '127.0.0.1', port = 0) 
 				body,
 			});
 			if (server.intercept?.(request, response, body)) return;
-			answer(marker, request.url ?? '', response);
+			answer(server.marker, request.url ?? '', response);
 		});
-	});
-	await new Promise<void>((resolve, reject) => {
-		httpServer.once('error', reject);
-		httpServer.listen(port, host, () => resolve());
-	});
-	const address = httpServer.address() as AddressInfo;
-	server.origin = `http://${host}:${address.port}`;
-	return server;
+	};
 }
 
 /** A valid answer of the API for `path` (any prefix), naming the server. */
@@ -130,4 +140,75 @@ export function redirect(response: http.ServerResponse, status: number, location
 	response.writeHead(status, { Location: location, 'Content-Type': 'text/plain' });
 	response.end(`Redirecting to ${location}`);
 	return true;
+}
+
+export type Target = 'same origin' | 'other port' | 'other host';
+export const TARGETS: Target[] = ['same origin', 'other port', 'other host'];
+export const STATUSES = [301, 302, 303, 307, 308];
+
+/** The service at the Base URL and two other origins, for a suite that redirects between them. */
+export interface RedirectOrigins {
+	home: TestServer;
+	otherPort: TestServer;
+	otherHost: TestServer;
+	server(target: Target): TestServer;
+	/** `/api/<path>` on `home` redirects to `<target>/moved/<path>` when `path` matches. */
+	redirectAt(matches: (path: string) => boolean, status: number, target: Target): void;
+	/** Every request `home` saw carried the token (the catalog none); no other origin saw any. */
+	expectTokenOnlyAtHome(token: string): void;
+	/** A failure names the status and where the service redirected, never the token or answer. */
+	expectRedirectFailure(message: string, status: number, target: Target, token: string): void;
+}
+
+/**
+ * Starts the three servers (jest hooks in the calling scope): `home` on 127.0.0.1, another port
+ * there, another host (127.0.0.2); each test starts with their records cleared.
+ */
+export function useRedirectOrigins(): RedirectOrigins {
+	const origins = {} as RedirectOrigins;
+	beforeAll(async () => {
+		origins.home = await startServer('HOME');
+		origins.otherPort = await startServer('OTHER-PORT');
+		origins.otherHost = await startServer('OTHER-HOST', '127.0.0.2');
+	});
+	afterAll(async () => {
+		await Promise.all([origins.home, origins.otherPort, origins.otherHost].map((s) => s?.close()));
+	});
+	beforeEach(() => {
+		for (const server of [origins.home, origins.otherPort, origins.otherHost]) {
+			server.seen = [];
+			server.intercept = undefined;
+		}
+	});
+	origins.server = (target) =>
+		target === 'same origin'
+			? origins.home
+			: target === 'other port'
+				? origins.otherPort
+				: origins.otherHost;
+	origins.redirectAt = (matches, status, target) => {
+		origins.home.intercept = (request, response) => {
+			const path = request.url ?? '';
+			if (!path.startsWith('/api/') || !matches(path)) return false;
+			const location = `${origins.server(target).origin}/moved${path.slice('/api'.length)}`;
+			return redirect(response, status, location);
+		};
+	};
+	origins.expectTokenOnlyAtHome = (token) => {
+		expect(origins.home.seen.length).toBeGreaterThan(0);
+		for (const seen of origins.home.seen) {
+			// The public catalog (the model picker reads it too) is asked without the token.
+			const expected = seen.path.endsWith('/models/catalog') ? undefined : `Bearer ${token}`;
+			expect(seen.authorization).toBe(expected);
+		}
+		expect(origins.otherPort.seen).toEqual([]);
+		expect(origins.otherHost.seen).toEqual([]);
+	};
+	origins.expectRedirectFailure = (message, status, target, token) => {
+		expect(message).toContain(`HTTP ${status}`);
+		expect(message).toContain(origins.server(target).origin.replace('http://', ''));
+		expect(message).not.toContain(token);
+		expect(message).not.toContain('OTHER');
+	};
+	return origins;
 }

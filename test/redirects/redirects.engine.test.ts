@@ -7,8 +7,8 @@
  * the other server gets no request at all (so never the token), and nothing it could answer
  * becomes output. The same suite runs against n8n 1.x (`npm run test:n8n1`). The scheme
  * (https→http is another origin) is held by the unit test of the origin check
- * (test/unit/shared/redirects.test.ts); the Assistant Tool and the chat model, which n8n 1.x
- * cannot load, in redirects-ai.engine.test.ts.
+ * (test/unit/shared/redirects.test.ts) and redirects-https.engine.test.ts; the Assistant Tool and
+ * the chat model in redirects-ai.engine.test.ts.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
@@ -21,75 +21,27 @@ import {
 import { callListSearch, testCredential } from '../helpers/engine';
 import {
 	CONVERSATION_ID,
+	STATUSES,
+	TARGETS,
 	redirect,
 	sse,
-	startServer,
-	type TestServer,
+	useRedirectOrigins,
+	type Target,
 } from '../helpers/redirect-servers';
 
 const TOKEN = 'zo_sk_redirect-secret-token-29';
-const STATUSES = [301, 302, 303, 307, 308];
 
-let home: TestServer;
-let otherPort: TestServer;
-let otherHost: TestServer;
+const origins = useRedirectOrigins();
+const { redirectAt } = origins;
+const targetServer = (target: Target) => origins.server(target);
+const expectTokenOnlyAtHome = () => origins.expectTokenOnlyAtHome(TOKEN);
+const expectRedirectFailure = (message: string, status: number, target: Target) =>
+	origins.expectRedirectFailure(message, status, target, TOKEN);
 
-beforeAll(async () => {
-	home = await startServer('HOME');
-	otherPort = await startServer('OTHER-PORT');
-	otherHost = await startServer('OTHER-HOST', '127.0.0.2');
-});
-afterAll(async () => {
-	await Promise.all([home.close(), otherPort.close(), otherHost.close()]);
-});
-beforeEach(() => {
-	for (const server of [home, otherPort, otherHost]) {
-		server.seen = [];
-		server.intercept = undefined;
-	}
-});
-
-const credential = () => emulatorCredential(`${home.origin}/api`, TOKEN);
-
-type Target = 'same origin' | 'other port' | 'other host';
-const TARGETS: Target[] = ['same origin', 'other port', 'other host'];
-
-function targetServer(target: Target): TestServer {
-	return target === 'same origin' ? home : target === 'other port' ? otherPort : otherHost;
-}
-
-/** `/api/<path>` on the home server redirects to `<target>/moved/<path>` when `path` matches. */
-function redirectAt(matches: (path: string) => boolean, status: number, target: Target): void {
-	home.intercept = (request, response) => {
-		const path = request.url ?? '';
-		if (!path.startsWith('/api/') || !matches(path)) return false;
-		const location = `${targetServer(target).origin}/moved${path.slice('/api'.length)}`;
-		return redirect(response, status, location);
-	};
-}
-
-/** Which server saw the token, and that no other origin saw anything. */
-function expectTokenOnlyAtHome(): void {
-	expect(home.seen.length).toBeGreaterThan(0);
-	for (const seen of home.seen) {
-		// The public catalog (the model picker reads it too) is asked without the token.
-		const expected = seen.path.endsWith('/models/catalog') ? undefined : `Bearer ${TOKEN}`;
-		expect(seen.authorization).toBe(expected);
-	}
-	expect(otherPort.seen).toEqual([]);
-	expect(otherHost.seen).toEqual([]);
-}
+const credential = () => emulatorCredential(`${origins.home.origin}/api`, TOKEN);
 
 function expectFollowedWithin(): void {
-	expect(home.seen.some((seen) => seen.path.startsWith('/moved/'))).toBe(true);
-}
-
-/** The failure names where the service redirected and what to do, never the token. */
-function expectRedirectFailure(message: string, status: number, target: Target): void {
-	expect(message).toContain(`HTTP ${status}`);
-	expect(message).toContain(targetServer(target).origin.replace('http://', ''));
-	expect(message).not.toContain(TOKEN);
-	expect(message).not.toContain('OTHER');
+	expect(origins.home.seen.some((seen) => seen.path.startsWith('/moved/'))).toBe(true);
 }
 
 async function runAssistant(parameters: INodeParameters) {
@@ -137,8 +89,8 @@ describe('a conversation read during recovery', () => {
 	/** The ask's stream breaks off after the service accepted it; its conversation is redirected. */
 	function brokenAskThenRedirect(status: number, target: Target): void {
 		redirectAt((path) => path.includes('/conversations/'), status, target);
-		const redirectRead = home.intercept!;
-		home.intercept = (request, response, body) => {
+		const redirectRead = origins.home.intercept!;
+		origins.home.intercept = (request, response, body) => {
 			if (request.url === '/api/assistant/ask') {
 				response.writeHead(200, {
 					'Content-Type': 'text/event-stream',
@@ -161,7 +113,9 @@ describe('a conversation read during recovery', () => {
 				options: { retries: 0 },
 			});
 			expectTokenOnlyAtHome();
-			expect(home.seen.filter((seen) => seen.path === '/api/assistant/ask')).toHaveLength(1);
+			expect(origins.home.seen.filter((seen) => seen.path === '/api/assistant/ask')).toHaveLength(
+				1,
+			);
 			if (target === 'same origin') {
 				expect(error).toBeUndefined();
 				expect(output?.[0]).toMatchObject({ output: 'Answer from HOME', recovered: true });
@@ -211,7 +165,7 @@ describe('the credential test', () => {
 			redirectAt((path) => path.endsWith('/models/available'), status, target);
 			const pkg = await assistantPackage();
 			const result = await testCredential(pkg, 'assistantApi', {
-				baseUrl: `${home.origin}/api`,
+				baseUrl: `${origins.home.origin}/api`,
 				accessToken: TOKEN,
 			});
 			expectTokenOnlyAtHome();
@@ -229,22 +183,22 @@ describe('the credential test', () => {
 
 describe('chains', () => {
 	test('same origin, then same origin, then another origin: the token stays home', async () => {
-		home.intercept = (request, response) => {
+		origins.home.intercept = (request, response) => {
 			const path = request.url ?? '';
 			if (path === '/api/models/available')
 				return redirect(response, 307, '/hop1/models/available');
 			if (path === '/hop1/models/available') {
-				return redirect(response, 302, `${home.origin}/hop2/models/available`);
+				return redirect(response, 302, `${origins.home.origin}/hop2/models/available`);
 			}
 			if (path === '/hop2/models/available') {
-				return redirect(response, 308, `${otherHost.origin}/api/models/available`);
+				return redirect(response, 308, `${origins.otherHost.origin}/api/models/available`);
 			}
 			return false;
 		};
 		const { message, output } = await runAssistant({ operation: 'listModels' });
 		expect(output).toBeUndefined();
 		expectTokenOnlyAtHome();
-		expect(home.seen.map((seen) => seen.path)).toEqual([
+		expect(origins.home.seen.map((seen) => seen.path)).toEqual([
 			'/api/models/available',
 			'/hop1/models/available',
 			'/hop2/models/available',
@@ -253,21 +207,21 @@ describe('chains', () => {
 	});
 
 	test('a loop within the origin ends after 5 redirects, with an error saying so', async () => {
-		home.intercept = (request, response) => redirect(response, 302, `${request.url}x`);
+		origins.home.intercept = (request, response) => redirect(response, 302, `${request.url}x`);
 		const { message, output } = await runAssistant({
 			operation: 'listModels',
 			options: { retries: 0 },
 		});
 		expect(output).toBeUndefined();
 		expect(message).toContain('more than 5 times');
-		expect(home.seen).toHaveLength(6);
+		expect(origins.home.seen).toHaveLength(6);
 		expectTokenOnlyAtHome();
 	});
 
 	test('307 keeps the ask: the same POST and body at the new address', async () => {
 		redirectAt((path) => path.endsWith('/assistant/ask'), 307, 'same origin');
 		await runAssistant({ operation: 'ask', input: 'Hello' });
-		const [first, second] = home.seen;
+		const [first, second] = origins.home.seen;
 		expect(second).toMatchObject({ method: 'POST', path: '/moved/assistant/ask' });
 		expect(second.body).toBe(first.body);
 		expect(JSON.parse(second.body)).toMatchObject({ input: 'Hello' });
@@ -276,6 +230,10 @@ describe('chains', () => {
 	test('303 on the ask becomes a GET without body', async () => {
 		redirectAt((path) => path.endsWith('/assistant/ask'), 303, 'same origin');
 		await runAssistant({ operation: 'ask', input: 'Hello' });
-		expect(home.seen[1]).toMatchObject({ method: 'GET', path: '/moved/assistant/ask', body: '' });
+		expect(origins.home.seen[1]).toMatchObject({
+			method: 'GET',
+			path: '/moved/assistant/ask',
+			body: '',
+		});
 	});
 });
