@@ -6,6 +6,7 @@
  */
 import { assistantPackage } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { aiNodeSdkResolves } from '../helpers/ai-node-sdk';
 
 const TOKEN = 'secret-token-for-loading-tests';
 
@@ -26,17 +27,7 @@ test('the Assistant node answers whatever the n8n version', async () => {
 	expect(run.outputs('Ask')[0].json.output).toContain('You said: "Hello"');
 });
 
-/** What n8n provides: present on n8n 2.x, unresolvable under jest.n8n1.config.js as on n8n 1.x. */
-function sdkResolves(): boolean {
-	try {
-		require.resolve('@n8n/ai-node-sdk');
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-const sdkAvailable = sdkResolves();
+const sdkAvailable = aiNodeSdkResolves();
 
 /** The chat model asked "Hello" through LangChain's invoke, with or without the SDK. */
 const HELLO = [{ role: 'user' as const, content: 'Hello' }];

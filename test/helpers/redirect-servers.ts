@@ -136,6 +136,20 @@ export function sse(event: string, data: unknown): string {
 }
 
 /** Answers with a redirect to `location`. */
+/**
+ * An accepted ask whose stream breaks off: the conversation's header, one runtime event, then the
+ * connection dropped (the node then reads the conversation).
+ */
+export function breakStreamAfterAccept(response: http.ServerResponse): true {
+	response.writeHead(200, {
+		'Content-Type': 'text/event-stream',
+		'x-conversation-id': CONVERSATION_ID,
+	});
+	response.write(sse('AgentRuntimeStreamChunk', { type: 'status' }));
+	setTimeout(() => response.socket?.destroy(), 20);
+	return true;
+}
+
 export function redirect(response: http.ServerResponse, status: number, location: string): true {
 	response.writeHead(status, { Location: location, 'Content-Type': 'text/plain' });
 	response.end(`Redirecting to ${location}`);

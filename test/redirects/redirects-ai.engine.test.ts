@@ -30,22 +30,15 @@ import {
 	sse,
 	useRedirectOrigins,
 	type Target,
+	breakStreamAfterAccept,
 } from '../helpers/redirect-servers';
 import { runAgent, type AgentMode } from '../helpers/tool';
+import { aiNodeSdkResolves } from '../helpers/ai-node-sdk';
 
 const TOKEN = 'zo_sk_redirect-ai-token-29';
 const TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';
 
-/** n8n 2.x has the AI node SDK the chat model needs; n8n 1.x (jest.n8n1.config.js) has none. */
-function sdkResolves(): boolean {
-	try {
-		require.resolve('@n8n/ai-node-sdk');
-		return true;
-	} catch {
-		return false;
-	}
-}
-const onN8n2 = sdkResolves();
+const onN8n2 = aiNodeSdkResolves();
 
 const origins = useRedirectOrigins();
 let pkg: LoadedPackage;
@@ -208,13 +201,7 @@ describe('the Assistant Tool', () => {
 					}
 					if (request.url !== '/api/assistant/ask') return redirectRead(request, response, body);
 					input = String((JSON.parse(body) as IDataObject).input);
-					response.writeHead(200, {
-						'Content-Type': 'text/event-stream',
-						'x-conversation-id': CONVERSATION_ID,
-					});
-					response.write(sse('AgentRuntimeStreamChunk', { type: 'status' }));
-					setTimeout(() => response.socket?.destroy(), 20);
-					return true;
+					return breakStreamAfterAccept(response);
 				};
 				const { run, text, message } = await chat('invoke');
 				origins.expectTokenOnlyAtHome(TOKEN);

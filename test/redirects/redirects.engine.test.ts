@@ -20,11 +20,10 @@ import {
 } from '../helpers/assistant';
 import { callListSearch, testCredential } from '../helpers/engine';
 import {
-	CONVERSATION_ID,
 	STATUSES,
 	TARGETS,
+	breakStreamAfterAccept,
 	redirect,
-	sse,
 	useRedirectOrigins,
 	type Target,
 } from '../helpers/redirect-servers';
@@ -92,13 +91,7 @@ describe('a conversation read during recovery', () => {
 		const redirectRead = origins.home.intercept!;
 		origins.home.intercept = (request, response, body) => {
 			if (request.url === '/api/assistant/ask') {
-				response.writeHead(200, {
-					'Content-Type': 'text/event-stream',
-					'x-conversation-id': CONVERSATION_ID,
-				});
-				response.write(sse('AgentRuntimeStreamChunk', { type: 'status' }));
-				setTimeout(() => response.socket?.destroy(), 20);
-				return true;
+				return breakStreamAfterAccept(response);
 			}
 			return redirectRead(request, response, body);
 		};
