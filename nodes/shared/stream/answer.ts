@@ -91,8 +91,14 @@ export class StreamAnswer {
 	private readonly unknown: string[] = [];
 	/** The bound the answer grew past (docs/api.md#memory-bounds). */
 	private exceeded: number | undefined;
+	/** One of the four above has come. */
+	private done = false;
+
+	/** The most text the answer and its steps may hold (docs/api.md#memory-bounds). */
+	private readonly limit: number;
 
 	constructor(private readonly options: StreamAnswerOptions) {
+		this.limit = options.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
 		this.assembler = new AnswerAssembler(options.structured ? undefined : options.onText);
 		this.collector = options.steps && new StepCollector(options.steps.thinking);
 		this.outputTool = options.structured ? new OutputToolCalls() : undefined;
@@ -120,42 +126,44 @@ export class StreamAnswer {
 
 	/** An end, an error event or the run's failure has come: later messages mean nothing. */
 	get finished(): boolean {
-		return (
-			this.end !== undefined ||
-			this.errorMessage !== undefined ||
-			this.runFailure !== undefined ||
-			this.exceeded !== undefined
-		);
+		return this.done;
 	}
 
 	/** Returns false once the stream is finished. */
 	accept(message: SseMessage): boolean {
-		if (this.finished) return false;
+		if (this.done) return false;
 		const collector = this.collector;
 		for (const event of toStreamEvents(message, collector !== undefined)) {
 			switch (event.type) {
 				case 'end':
 					this.assembler.finish();
 					this.end = event;
-					break;
+					this.done = true;
+					return false;
 				case 'error':
 					this.errorMessage = event.message;
-					break;
+					this.done = true;
+					return false;
 				case 'runFailed':
 					this.runFailure = event;
-					break;
+					this.done = true;
+					return false;
 				case 'unknown':
 					this.noteUnknown(event.name);
 					break;
+				case 'partStart':
+				case 'partDelta':
+				case 'partEnd':
+				case 'toolDelta':
+					if (event.response) this.assembler.enterResponse(event.response);
+				// falls through: a Part event is read as every other
 				default:
-					if ('response' in event && event.response) this.assembler.enterResponse(event.response);
 					if (collector) this.collect(collector, event);
 					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
 						this.assembler.accept(event);
 					}
 					if (this.outputTool) this.readOutputTool(this.outputTool, event);
 			}
-			if (this.finished) return false;
 		}
 		return this.withinBound();
 	}
@@ -165,14 +173,15 @@ export class StreamAnswer {
 	 * full, and never cut silently.
 	 */
 	private withinBound(): boolean {
-		const limit = this.options.answerLimitChars ?? DEFAULT_ANSWER_LIMIT_CHARS;
+		const limit = this.limit;
 		const held = Math.max(
 			this.assembler.heldLength,
-			this.collector?.heldLength ?? 0,
-			this.outputTool?.heldLength ?? 0,
+			this.collector ? this.collector.heldLength : 0,
+			this.outputTool ? this.outputTool.heldLength : 0,
 		);
 		if (held <= limit) return true;
 		this.exceeded = limit;
+		this.done = true;
 		return false;
 	}
 

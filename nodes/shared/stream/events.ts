@@ -200,13 +200,10 @@ function partEvent(
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
 	const text = typeof part.content === 'string' ? part.content : '';
 	const which = type === 'PartStartEvent' ? 'partStart' : 'partEnd';
-	const event: Extract<StreamEvent, { type: 'partStart' | 'partEnd' }> =
-		steps || kind === 'tool-call'
-			? { type: which, index: data.index, kind, text, part: data.part }
-			: { type: which, index: data.index, kind, text };
 	const response = responseOf(data);
-	if (response) event.response = response;
-	return [event];
+	return steps || kind === 'tool-call'
+		? [{ type: which, index: data.index, kind, text, part: data.part, response }]
+		: [{ type: which, index: data.index, kind, text, response }];
 }
 
 /**
@@ -215,8 +212,10 @@ function partEvent(
  */
 function responseOf(data: Json): string | undefined {
 	const metadata = data.metadata;
-	if (!isObject(metadata)) return undefined;
-	return typeof metadata.zmid === 'string' && metadata.zmid ? metadata.zmid : undefined;
+	// Checked in place: this runs for every Part event.
+	if (typeof metadata !== 'object' || metadata === null) return undefined;
+	const zmid = (metadata as Json).zmid;
+	return typeof zmid === 'string' && zmid ? zmid : undefined;
 }
 
 function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {

@@ -53,10 +53,39 @@ test("FrontendModelRequest's data is dropped unread, however large; the events a
 	expect(messages).toEqual([{ event: 'PartStartEvent', data: '{"index":0}' }]);
 });
 
-test('a comment line is dropped unread, however long', () => {
-	expect(decode([`: ${'k'.repeat(LIMIT * 10)}\n`, 'data: ok\n\n'])).toEqual([
+test('a comment line carries nothing, and is bounded like any line', () => {
+	expect(decode([`: ${'k'.repeat(LIMIT / 2)}\n`, 'data: ok\n\n'])).toEqual([
 		{ event: 'message', data: 'ok' },
 	]);
+	expect(() => decode([`: ${'k'.repeat(LIMIT * 10)}\n`, 'data: ok\n\n'])).toThrow(SseLimitError);
+});
+
+test("the echo's event line split anywhere, with CRLF, still drops its data; the rest is read whole", () => {
+	const text =
+		'event: PartStartEvent\r\ndata: {"a":1}\r\n\r\nevent: FrontendModelRequest\r\ndata: secret-1\r\ndata: secret-2\r\n\r\nevent: End\r\ndata: {}\r\n\r\n';
+	for (let cut = 1; cut < text.length; cut++) {
+		for (const second of [cut + 1, cut + 7, text.length]) {
+			const chunks = [text.slice(0, cut), text.slice(cut, second), text.slice(second)];
+			const messages = decode(chunks);
+			expect(messages).toEqual([
+				{ event: 'PartStartEvent', data: '{"a":1}' },
+				{ event: 'End', data: '{}' },
+			]);
+			expect(JSON.stringify(messages)).not.toContain('secret');
+		}
+	}
+});
+
+test('the events around many echoes, in one text or byte by byte, are read whole', () => {
+	const echo = 'event: FrontendModelRequest\ndata: {"files":"private"}\n\n';
+	const part = (i: number) => `event: PartDeltaEvent\ndata: {"i":${i}}\n\n`;
+	const text = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? echo : '') + part(i)).join('');
+	const expected = Array.from({ length: 20 }, (_, i) => ({
+		event: 'PartDeltaEvent',
+		data: `{"i":${i}}`,
+	}));
+	expect(decode([text])).toEqual(expected);
+	expect(decode([...text])).toEqual(expected);
 });
 
 test('a byte order mark at the start is dropped', () => {
