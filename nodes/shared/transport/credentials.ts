@@ -1,10 +1,13 @@
 import type { AssistantContext } from './request';
+import { originOf } from './redirects';
 
 export const CREDENTIAL_TYPE = 'assistantApi';
 
 export interface AssistantCredentials {
 	baseUrl: string;
 	accessToken: string;
+	/** The Base URL's origin: the only one the token is sent to (redirects.ts), found once. */
+	origin: string;
 }
 
 /**
@@ -23,10 +26,8 @@ export async function readCredentials(ctx: AssistantContext): Promise<AssistantC
 	const credentials = await ctx.getCredentials<{ baseUrl?: unknown; accessToken?: unknown }>(
 		CREDENTIAL_TYPE,
 	);
-	return {
-		baseUrl: typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '',
-		accessToken: bareToken(credentials.accessToken),
-	};
+	const baseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
+	return { baseUrl, accessToken: bareToken(credentials.accessToken), origin: originOf(baseUrl) };
 }
 
 /**

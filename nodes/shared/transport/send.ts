@@ -10,7 +10,7 @@ import {
 	type FailureScope,
 } from './failures';
 import type { RequestLifetime } from './lifetime';
-import { MAX_REDIRECTS, originOf, redirectOf } from './redirects';
+import { MAX_REDIRECTS, redirectOf } from './redirects';
 import { headerValue, type AssistantContext, type RawResponse } from './request';
 
 /** One attempt on the wire, through n8n's HTTP helpers. */
@@ -38,7 +38,8 @@ export async function sendOnce<TBody>(
 ): Promise<RawResponse<TBody>> {
 	const { scope, credentials } = attempt;
 	let url = joinUrl(credentials.baseUrl, scope.request.path);
-	const origin = originOf(url);
+	// The path is below the Base URL: the request starts at its origin.
+	const origin = credentials.origin;
 	let method = scope.request.method;
 	let body = scope.request.body;
 	for (let redirects = 0; ; redirects++) {

@@ -15,7 +15,7 @@ export function addAnswerHints(
 	outputFormat: OutputFormat | undefined,
 ): void {
 	// The AI Agent's tool variant has no following node to continue the conversation in.
-	if (!isToolVariant(ctx) && notices.first('conversation hint')) {
+	if (notices.first('conversation hint') && !isToolVariant(ctx)) {
 		ctx.addExecutionHints({
 			message:
 				'To continue this conversation, set <b>Conversation ID</b> of a following Assistant node to <code>{{ $json.conversation_id }}</code>.',
