@@ -61,7 +61,7 @@ export async function recoverAfterFailure(
 	// Where no conversation is known, nothing can be checked: today's policy (docs/api.md).
 	if (!conversationId) throw retryable ?? shown;
 	ctx.logger.debug(
-		`Assistant: the response of an ask in conversation ${conversationId} failed (${error instanceof LostResponse ? error.how : retryable?.cause}); reading the conversation instead of asking again`,
+		`Assistant: the response of an ask in conversation ${conversationId} failed (${error instanceof LostResponse ? error.how : retryable?.retryCause}); reading the conversation instead of asking again`,
 		{ itemIndex: scope.request.itemIndex },
 	);
 	const recovery = await recoverAnswer(attempt, {
@@ -79,7 +79,7 @@ export async function recoverAfterFailure(
 		default: {
 			const noted = withNote(scope, shown, recovery.note);
 			if (!retryable) throw noted;
-			throw new RetryableFailure(retryable.cause, noted, retryable.headers, retryable.code);
+			throw new RetryableFailure(retryable.retryCause, noted, retryable.headers, retryable.code);
 		}
 	}
 }
@@ -90,7 +90,7 @@ export async function recoverAfterFailure(
  */
 export function busyConversationWait(conversationId: string | undefined): WaitBeforeRetry {
 	return async (failure, attempt) => {
-		if (failure.cause !== 'busy-conversation' || !conversationId) return false;
+		if (failure.retryCause !== 'busy-conversation' || !conversationId) return false;
 		return await waitUntilIdle(attempt, conversationId, failure.error);
 	};
 }

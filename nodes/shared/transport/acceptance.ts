@@ -65,8 +65,8 @@ function neverSent(code: string | undefined): boolean {
  * conversation (409): those say the ask was not taken.
  */
 export function mayHaveBeenAccepted(failure: RetryableFailure): boolean {
-	if (failure.cause === 'network') return !neverSent(failure.code);
-	if (failure.cause !== 'status') return false;
+	if (failure.retryCause === 'network') return !neverSent(failure.code);
+	if (failure.retryCause !== 'status') return false;
 	const status = Number(failure.error.httpCode);
 	return status === 408 || status >= 500;
 }

@@ -25,7 +25,7 @@ import { isCreditMessage, isSessionPoolMessage, redact, serverMessage } from './
 /** A failure worth another attempt; `error` is what the user sees when none is left. */
 export class RetryableFailure extends Error {
 	constructor(
-		readonly cause: RetryCause,
+		readonly retryCause: RetryCause,
 		readonly error: NodeApiError,
 		readonly headers: ResponseHeaders = {},
 		/** A network failure's code (ECONNREFUSED, ECONNRESET, …), when it has one. */

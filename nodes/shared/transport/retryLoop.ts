@@ -89,23 +89,23 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 		const failure = settled.error;
 		const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
 		const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
-		const made = retriesOf.get(failure.cause) ?? 0;
+		const made = retriesOf.get(failure.retryCause) ?? 0;
 		if (verdict) {
 			await retryBusy(run, failure, verdict, made, retries);
-			if (!verdict.paced) retriesOf.set(failure.cause, made + 1);
+			if (!verdict.paced) retriesOf.set(failure.retryCause, made + 1);
 			continue; // the next acquire waits the pace's delay, then the request's turn
 		}
-		const delay = retryDelayMs(failure.cause, made, retries, failure.headers, clock);
+		const delay = retryDelayMs(failure.retryCause, made, retries, failure.headers, clock);
 		if (delay === undefined) throw failure.error;
 		if (await run.waitInstead?.(failure)) {
-			retriesOf.set(failure.cause, made + 1);
+			retriesOf.set(failure.retryCause, made + 1);
 			continue;
 		}
 		// Waiting past the deadline cannot succeed: the failure itself is the answer then.
 		if (delay >= lifetime.remainingMs()) throw failure.error;
-		retriesOf.set(failure.cause, made + 1);
+		retriesOf.set(failure.retryCause, made + 1);
 		ctx.logger.debug(
-			`Assistant: ${request.method} ${request.path} failed (${failure.cause}: ${failure.error.httpCode ?? 'no status'}); retry in ${delay} ms`,
+			`Assistant: ${request.method} ${request.path} failed (${failure.retryCause}: ${failure.error.httpCode ?? 'no status'}); retry in ${delay} ms`,
 			{ itemIndex: request.itemIndex },
 		);
 		await pause(run, delay);
@@ -127,13 +127,13 @@ async function retryBusy(
 	const { ctx, scope, lifetime, clock = systemClock } = run;
 	const policyMs = verdict.paced
 		? 0
-		: retryDelayMs(failure.cause, made, retries, failure.headers, clock);
+		: retryDelayMs(failure.retryCause, made, retries, failure.headers, clock);
 	if (policyMs === undefined) throw failure.error;
 	const delay = Math.max(policyMs, verdict.delayMs);
 	if (delay >= lifetime.remainingMs()) throw failure.error;
 	const { request } = scope;
 	ctx.logger.debug(
-		`Assistant: ${request.method} ${request.path} busy (${failure.error.httpCode ?? failure.cause}); ${verdict.paced ? 'paced, no retry used' : 'retry'}, next attempt in ${delay} ms at the earliest`,
+		`Assistant: ${request.method} ${request.path} busy (${failure.error.httpCode ?? failure.retryCause}); ${verdict.paced ? 'paced, no retry used' : 'retry'}, next attempt in ${delay} ms at the earliest`,
 		{ itemIndex: request.itemIndex },
 	);
 	if (policyMs > verdict.delayMs) await pause(run, policyMs);
@@ -143,8 +143,8 @@ async function retryBusy(
 function isBusy(failure: RetryableFailure): boolean {
 	const status = failure.error.httpCode;
 	return (
-		failure.cause === 'session-pool' ||
-		(failure.cause === 'status' && (status === '429' || status === '503'))
+		failure.retryCause === 'session-pool' ||
+		(failure.retryCause === 'status' && (status === '429' || status === '503'))
 	);
 }
 

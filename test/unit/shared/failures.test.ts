@@ -62,7 +62,7 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 
 	test('passing states are retried; a request that is wrong is not', () => {
 		expect(statusFailure(scope, 503, {}, '')).toBeInstanceOf(RetryableFailure);
-		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).cause).toBe('busy-conversation');
+		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).retryCause).toBe('busy-conversation');
 		expect(statusFailure(scope, 400, {}, '')).not.toBeInstanceOf(RetryableFailure);
 	});
 
@@ -73,7 +73,7 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		] as const) {
 			const failure = statusFailure(scope, status, {}, JSON.stringify({ error: words }));
 			expect(failure).toBeInstanceOf(RetryableFailure);
-			expect((failure as RetryableFailure).cause).toBe('session-pool');
+			expect((failure as RetryableFailure).retryCause).toBe('session-pool');
 			const { error } = failure as RetryableFailure;
 			expect(error.message).toBe(
 				`All of the account's assistant sessions are busy (HTTP ${status}): ${words}`,
@@ -81,7 +81,7 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 			expect(error.description).toMatch(/Run fewer asks at the same time/);
 		}
 		const inBand = inBandFailure(scope, 200, {}, 'sessions are busy, try later');
-		expect((inBand as RetryableFailure).cause).toBe('session-pool');
+		expect((inBand as RetryableFailure).retryCause).toBe('session-pool');
 		expect(isSessionPoolMessage('The model is busy')).toBe(false);
 	});
 
