@@ -62,7 +62,9 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 
 	test('passing states are retried; a request that is wrong is not', () => {
 		expect(statusFailure(scope, 503, {}, '')).toBeInstanceOf(RetryableFailure);
-		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).retryCause).toBe('busy-conversation');
+		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).retryCause).toBe(
+			'busy-conversation',
+		);
 		expect(statusFailure(scope, 400, {}, '')).not.toBeInstanceOf(RetryableFailure);
 	});
 
