@@ -1,6 +1,5 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type INodeType,
 	type INodeTypeDescription,
 	type ISupplyDataFunctions,
@@ -15,6 +14,7 @@ import type { ChatModel } from '@n8n/ai-node-sdk';
 
 import { readOutputFormat } from '../shared/outputFormat/responseFormat';
 import { readLocatorId } from '../shared/parameters/locators';
+import { invalidParameter } from '../shared/parameters/parameterErrors';
 import { optionsOf, readRequestSettings } from '../shared/parameters/requestOptions';
 import { assistantApiTest } from '../shared/methods/credentialTest';
 import { searchModels, searchPersonas } from '../shared/methods/listSearch';
@@ -64,8 +64,7 @@ export class AssistantChatModel implements INodeType {
 			...readRequestSettings(run, itemIndex, options),
 			modelName: readLocatorId(run, itemIndex, 'model'),
 			personaId: readLocatorId(run, itemIndex, 'persona'),
-			memoryMode: readMemoryMode(this, itemIndex, options),
-			conversationId: readConversationId(this, itemIndex, options),
+			...readChatOptions(this, itemIndex, options),
 			outputFormat: readOutputFormat(run, itemIndex)?.schema,
 			run,
 		};
@@ -77,44 +76,34 @@ export class AssistantChatModel implements INodeType {
 	}
 }
 
-/** Options > Memory: on by default, and then not sent (the service's default). */
-function readMemoryMode(
+/**
+ * Options > Memory (on by default, and then not sent: the service's default) and Options >
+ * Conversation ID (text; a number from an expression is taken as its digits), checked.
+ */
+function readChatOptions(
 	ctx: ISupplyDataFunctions,
 	itemIndex: number,
 	options: Record<string, unknown>,
-): MemoryMode | undefined {
-	const memory = options.memory;
-	if (memory === undefined || memory === true) return undefined;
-	if (memory === false) return 'off';
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`Memory must be on or off (got ${JSON.stringify(memory)})`,
-		{
+): { memoryMode?: MemoryMode; conversationId?: string } {
+	const { memory, conversationId: id } = options;
+	if (memory !== undefined && typeof memory !== 'boolean') {
+		throw invalidParameter(
+			ctx,
 			itemIndex,
-			description: 'Set Options > Memory to on or off.',
-		},
-	);
-}
-
-/** Options > Conversation ID: text (a number from an expression is taken as its digits). */
-function readConversationId(
-	ctx: ISupplyDataFunctions,
-	itemIndex: number,
-	options: Record<string, unknown>,
-): string | undefined {
-	const id = options.conversationId;
-	if (id === undefined || id === null) return undefined;
-	if (typeof id === 'number') return String(id);
-	if (typeof id !== 'string') {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Conversation ID must be text (got ${JSON.stringify(id)})`,
-			{
-				itemIndex,
-				description:
-					"Set Options > Conversation ID to a conversation's ID, e.g. {{ $json.conversationId }}, or remove the option.",
-			},
+			`Memory must be on or off (got ${JSON.stringify(memory)})`,
+			'Set Options > Memory to on or off.',
 		);
 	}
-	return id.trim() || undefined;
+	if (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number') {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`Conversation ID must be text (got ${JSON.stringify(id)})`,
+			"Set Options > Conversation ID to a conversation's ID, e.g. {{ $json.conversationId }}, or remove the option.",
+		);
+	}
+	return {
+		memoryMode: memory === false ? 'off' : undefined,
+		conversationId: id === undefined || id === null ? undefined : String(id).trim() || undefined,
+	};
 }

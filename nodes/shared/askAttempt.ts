@@ -3,15 +3,11 @@ import type { NodeApiError } from 'n8n-workflow';
 import type { AskResponse } from './api';
 import type { AskCall, AskResult } from './askAssistant';
 import type { LiveText } from './liveText';
-import { quotedStart } from './outputFormat/structuredText';
+import { objectFromText, quotedStart } from './outputFormat/structuredText';
 import type { AttemptHeard } from './recovery/afterFailure';
 import type { RunNotices } from './runNotices';
-import {
-	jsonObject,
-	NO_ANSWER_MESSAGE,
-	StreamAnswer,
-	type StreamAnswerError,
-} from './stream/answer';
+import { StreamAnswer } from './stream/answer';
+import { NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
 import { LostResponse } from './transport/acceptance';
 import { apiError } from './transport/errors';
@@ -125,7 +121,7 @@ function resultOfJson(
 /** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
 function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
 	const structured = call.request.output_format !== undefined;
-	const object = typeof output === 'string' && structured ? jsonObject(output) : output;
+	const object = typeof output === 'string' && structured ? objectFromText(output) : output;
 	if (isObject(object)) return object;
 	if (!structured && typeof output === 'string' && output) return output;
 	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;

@@ -6,7 +6,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { readAnswerFromChunks, StreamAnswerError } from '../../nodes/shared/stream/answer';
+import { readAnswerFromChunks } from '../../nodes/shared/stream/answer';
+import { StreamAnswerError } from '../../nodes/shared/stream/answerFailure';
 import { draw, type Draw } from './prng';
 import { expectedSteps, expectedText, generateTurn, type GeneratedTurn } from './turn';
 import { frame, noise, serialize, turnEvents, type Source, type WireEvent } from './wire';

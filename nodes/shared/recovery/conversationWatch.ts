@@ -2,7 +2,8 @@ import type { NodeApiError } from 'n8n-workflow';
 
 import type { ConversationResponse } from '../api';
 import { readConversation, type ConversationRead } from '../transport/conversationCall';
-import { RetryableFailure, stoppedError } from '../transport/failures';
+import { RetryableFailure } from '../transport/failures';
+import { stoppedError } from '../transport/transportFailures';
 import { serverRequestedDelayMs } from '../transport/retryPolicy';
 import type { ResponseHeaders } from '../transport/request';
 import type { Attempt } from '../transport/send';

@@ -1,7 +1,8 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import { MESSAGE_SEPARATOR } from '../stream/assembly';
-import { stoppedError, type FailureScope } from '../transport/failures';
+import { type FailureScope } from '../transport/failures';
+import { stoppedError } from '../transport/transportFailures';
 import type { ResponseHeaders } from '../transport/request';
 import { serverRequestedDelayMs } from '../transport/retryPolicy';
 import type { Attempt } from '../transport/send';

@@ -1,7 +1,8 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import { apiError } from '../transport/errors';
-import { seconds, type FailureScope } from '../transport/failures';
+import { type FailureScope } from '../transport/failures';
+import { seconds } from '../transport/transportFailures';
 
 /**
  * The errors of an ask whose answer could not be taken from its conversation

@@ -1,6 +1,6 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { withoutImages } from '../images';
-import { jsonObject } from '../stream/answer';
+import { objectFromText } from '../outputFormat/structuredText';
 import { isObject } from '../json';
 
 /**
@@ -43,7 +43,7 @@ export function readTurn(
 	const parts = Array.isArray(last.parts) ? last.parts.filter(isObject) : [];
 	const text = lastText(parts);
 	if (!structured) return text ? { kind: 'answered', output: text } : { kind: 'no-answer' };
-	const object = outputToolObject(parts) ?? (text === undefined ? undefined : jsonObject(text));
+	const object = outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text));
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
 }
 
@@ -88,7 +88,7 @@ function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 			continue;
 		}
 		if (isObject(args)) return args;
-		if (typeof args === 'string') return jsonObject(args);
+		if (typeof args === 'string') return objectFromText(args);
 	}
 	return undefined;
 }

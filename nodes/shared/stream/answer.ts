@@ -1,6 +1,7 @@
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
+import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
 import { OutputToolCalls } from './outputTool';
@@ -36,48 +37,8 @@ export interface StreamAnswerResult {
 	model?: string;
 }
 
-export type StreamFailure =
-	/** An `Error` or `SSEErrorEvent`: `serverMessage` holds the server's words. */
-	| 'error-event'
-	/**
-	 * The 2026 stream's `failed` (or `completed` with another status): the service took the ask
-	 * and its run failed; `serverMessage` holds its `error`, `run` the rest.
-	 */
-	| 'run-failed'
-	/** The stream closed without an end this node knows or an error event. */
-	| 'incomplete'
-	/** `End` after no answer text and no `output`. */
-	| 'no-answer'
-	/** A structured ask answered without an object. */
-	| 'not-an-object'
-	/** The answer (or its steps) grew past the bound. */
-	| 'too-large';
-
-/** A stream that did not answer; `message` is the sentence to show the user. */
-export class StreamAnswerError extends Error {
-	constructor(
-		readonly failure: StreamFailure,
-		message: string,
-		/** The server's own message, for an error event (not redacted: the caller does that). */
-		readonly serverMessage?: string,
-		/** Whether any answer text had come before the failure. */
-		readonly afterText = false,
-		/** For `run-failed`: the service's class and kind of failure, and the run's status. */
-		readonly run?: { status: string; errorType?: string; failureKind?: string },
-		/** For `incomplete`: the events the stream carried that this node does not know. */
-		readonly unknownEvents: readonly string[] = [],
-	) {
-		super(message);
-		this.name = 'StreamAnswerError';
-	}
-}
-
-export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
-
 /** At most this many unknown event names are kept (a hostile stream could send endless ones). */
 const MAX_UNKNOWN_EVENTS = 10;
-/** An event name longer than this is cut where it is shown. */
-const MAX_EVENT_NAME = 80;
 
 /** Folds the SSE messages of one stream into its answer. */
 export class StreamAnswer {
@@ -186,10 +147,9 @@ export class StreamAnswer {
 	}
 
 	private noteUnknown(name: string): void {
-		const shown = printable(name);
-		if (this.unknown.length >= MAX_UNKNOWN_EVENTS || this.unknown.includes(shown)) return;
-		this.unknown.push(shown);
-		this.options.onUnknownEvent?.(shown);
+		if (this.unknown.length >= MAX_UNKNOWN_EVENTS || this.unknown.includes(name)) return;
+		this.unknown.push(name);
+		this.options.onUnknownEvent?.(name);
 	}
 
 	/**
@@ -305,9 +265,9 @@ export class StreamAnswer {
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
 		const object =
-			(endOutput === undefined ? undefined : jsonObject(endOutput)) ??
+			(endOutput === undefined ? undefined : objectFromText(endOutput)) ??
 			toolObject ??
-			jsonObject(text);
+			objectFromText(text);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',
@@ -334,16 +294,4 @@ export function readAnswerFromChunks(
 	}
 	if (!answer.finished) decoder.finish();
 	return answer.result();
-}
-
-/** A name as it may be shown: printable characters only, cut when long. */
-function printable(name: string): string {
-	// eslint-disable-next-line no-control-regex
-	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
-	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
-}
-
-/** The JSON object a text carries (a structured answer sent as text; outputFormat/structuredText.ts). */
-export function jsonObject(text: string): Record<string, unknown> | undefined {
-	return objectFromText(text);
 }

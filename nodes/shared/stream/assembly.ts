@@ -1,4 +1,5 @@
 import type { StreamEvent } from './events';
+import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
@@ -12,22 +13,6 @@ const WITHIN_MESSAGE_KINDS: ReadonlySet<string> = new Set(['text', 'thinking', '
 
 /** Between messages of one turn (docs/api.md#assembling-the-answer). */
 export const MESSAGE_SEPARATOR = '\n\n';
-
-/**
- * One source's view of the current message's text. `agrees` holds while the view and the text
- * taken so far agree on their common length; a view that went its own way adds nothing more
- * until it is replaced whole. A view that agrees reads as the message's text up to its length
- * (what it had beyond that was taken), so only its length is kept.
- */
-interface View {
-	length: number;
-	agrees: boolean;
-}
-
-interface Part {
-	kind: string;
-	text: SegmentedText;
-}
 
 /**
  * The answer text of a stream, every piece exactly once, whichever sources carry it
@@ -302,14 +287,4 @@ export class AnswerAssembler {
 		this.snapshotKinds = [];
 		this.lastPartKind = undefined;
 	}
-}
-
-function freshView(): View {
-	return { length: 0, agrees: true };
-}
-
-function segmented(text: string): SegmentedText {
-	const kept = new SegmentedText();
-	kept.append(text);
-	return kept;
 }

@@ -9,7 +9,8 @@ import type {
 	Unchecked,
 } from '../api';
 import type { SseMessage } from './decode';
-import { isObject } from '../json';
+import { flatEvent } from './flatEvent';
+import { isObject, parseJsonObject } from '../json';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -85,18 +86,6 @@ const SILENT_EVENTS: ReadonlySet<string> = new Set([
 	'FrontendModelRequest',
 ]);
 
-/** pydantic-ai's `event_kind` values, for flat events that name their kind so instead of `type`. */
-const EVENT_KINDS: Record<string, string> = {
-	part_start: 'PartStartEvent',
-	part_delta: 'PartDeltaEvent',
-	part_end: 'PartEndEvent',
-	function_tool_call: 'FunctionToolCallEvent',
-	function_tool_result: 'FunctionToolResultEvent',
-	builtin_tool_call: 'BuiltinToolCallEvent',
-	builtin_tool_result: 'BuiltinToolResultEvent',
-	final_result: 'FinalResultEvent',
-};
-
 /** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */
 const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
 	FunctionToolCallEvent: 'part',
@@ -130,31 +119,10 @@ export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[
 		case 'failed':
 			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
 		default:
-			return SILENT_EVENTS.has(named.event) ? [] : [{ type: 'unknown', name: named.event }];
+			return SILENT_EVENTS.has(named.event)
+				? []
+				: [{ type: 'unknown', name: printable(named.event) }];
 	}
-}
-
-/**
- * The flat form some clients parse (docs/api.md#flat-stream-form): no `event:` line, the event's
- * name inside the JSON of a bare `data:` line (`{"type": "FrontendModelResponse", ...}`), its
- * fields beside the name or under `data`. Anything else on such a line (`[DONE]`, other JSON)
- * keeps the name `message`, which carries nothing.
- */
-function flatEvent(dataText: string): SseMessage {
-	const data = parseObject<{ type: unknown; event_kind: unknown; data: unknown }>(dataText);
-	if (!data) return { event: 'message', data: dataText };
-	const name =
-		typeof data.type === 'string'
-			? data.type
-			: typeof data.event_kind === 'string'
-				? EVENT_KINDS[data.event_kind]
-				: undefined;
-	if (!name) return { event: 'message', data: dataText };
-	// Fields beside the name win; those under `data` fill in (End and the errors read both).
-	const payload: Json = isObject(data.data) ? { ...data.data, ...data } : { ...data };
-	delete payload.type;
-	delete payload.event_kind;
-	return { event: name, data: JSON.stringify(payload) };
 }
 
 function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
@@ -289,6 +257,16 @@ function runEndEvent(
 	return failure;
 }
 
+/** An event name as it may be shown: printable characters only, cut when long. */
+function printable(name: string): string {
+	// eslint-disable-next-line no-control-regex
+	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
+}
+
+/** An event name longer than this is cut where it is shown. */
+const MAX_EVENT_NAME = 80;
+
 function errorMessage(dataText: string): string {
 	const data = parseObject<ErrorEventData & { data: unknown }>(dataText);
 	for (const fields of [data, data && isObject(data.data) ? data.data : undefined]) {
@@ -303,12 +281,7 @@ function errorMessage(dataText: string): string {
 }
 
 function parseObject<T>(text: string): (Unchecked<T> & Json) | undefined {
-	try {
-		const value: unknown = JSON.parse(text);
-		return isObject(value) ? (value as Unchecked<T> & Json) : undefined;
-	} catch {
-		return undefined;
-	}
+	return parseJsonObject(text) as (Unchecked<T> & Json) | undefined;
 }
 
 function isIndex(value: unknown): value is number {

@@ -2,14 +2,8 @@ import type { InBandErrorResponse, Unchecked } from '../api';
 import { messageLimitBytes } from '../limits';
 import { apiError, headline } from './errors';
 import { joinUrl } from './credentials';
-import {
-	inBandFailure,
-	networkFailure,
-	statusFailure,
-	stoppedError,
-	tooLargeError,
-	type FailureScope,
-} from './failures';
+import { inBandFailure, statusFailure, type FailureScope } from './failures';
+import { networkFailure, stoppedError, tooLargeError } from './transportFailures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';

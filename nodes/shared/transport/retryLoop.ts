@@ -1,5 +1,6 @@
 import { getCredentials } from './credentials';
-import { RetryableFailure, stoppedError, type FailureScope } from './failures';
+import { RetryableFailure, type FailureScope } from './failures';
+import { stoppedError } from './transportFailures';
 import { RequestLifetime } from './lifetime';
 import type { BusyVerdict } from './pace';
 import {

@@ -2,13 +2,13 @@ import { NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 
 import { ERROR_BODY_LIMIT_BYTES } from '../limits';
 import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentials';
+import { type FailureScope } from './failures';
 import {
 	networkFailure,
 	redirectElsewhereError,
 	stoppedError,
 	tooManyRedirectsError,
-	type FailureScope,
-} from './failures';
+} from './transportFailures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, redirectOf } from './redirects';
 import { headerValue, type AssistantContext, type RawResponse } from './request';

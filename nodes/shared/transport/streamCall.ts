@@ -1,13 +1,8 @@
 import { messageLimitBytes } from '../limits';
 import { decodeSseBatches, SseLimitError, type SseMessage } from '../stream/decode';
 import { LostResponse } from './acceptance';
-import {
-	brokenStreamError,
-	statusFailure,
-	stoppedError,
-	tooLargeError,
-	type FailureScope,
-} from './failures';
+import { statusFailure, type FailureScope } from './failures';
+import { brokenStreamError, stoppedError, tooLargeError } from './transportFailures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';

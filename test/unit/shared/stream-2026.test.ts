@@ -8,11 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import {
-	NO_ANSWER_MESSAGE,
 	readAnswerFromChunks,
-	StreamAnswerError,
 	type StreamAnswerOptions,
 } from '../../../nodes/shared/stream/answer';
+import { NO_ANSWER_MESSAGE, StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
 import { KNOWN_STREAM_EVENTS } from '../../../nodes/shared/stream/events';
 import { COMPLETED_SUCCEEDED } from '../../emulator/frames2026';
 import { prng } from '../../fuzz/prng';

@@ -2,11 +2,8 @@
  * The stream's meaning (docs/api.md#streams): every shape of both dialects, alone and mixed, as
  * readAnswerFromChunks reads them.
  */
-import {
-	NO_ANSWER_MESSAGE,
-	readAnswerFromChunks,
-	StreamAnswerError,
-} from '../../../nodes/shared/stream/answer';
+import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
+import { NO_ANSWER_MESSAGE, StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
 
 const sse = (event: string, data: unknown) =>
 	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;

@@ -2,7 +2,6 @@
  * A structured answer that arrived as text (docs/api.md#ask-answer): parsed whole, or the last
  * complete JSON object in it; none is an error quoting the start.
  */
-import { jsonObject } from '../../../nodes/shared/stream/answer';
 import { objectFromText, quotedStart } from '../../../nodes/shared/outputFormat/structuredText';
 
 describe('a structured answer sent as text', () => {
@@ -17,7 +16,6 @@ describe('a structured answer sent as text', () => {
 		['an object cut short after a whole one', '{"a": 1} {"a": 2, "b":', { a: 1 }],
 	])('%s', (_name, text, expected) => {
 		expect(objectFromText(text)).toEqual(expected);
-		expect(jsonObject(text)).toEqual(expected);
 	});
 
 	test.each([

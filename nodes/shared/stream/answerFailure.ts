@@ -1,0 +1,39 @@
+/** Why a stream gave no answer: what the caller turns into the error the user reads. */
+
+export type StreamFailure =
+	/** An `Error` or `SSEErrorEvent`: `serverMessage` holds the server's words. */
+	| 'error-event'
+	/**
+	 * The 2026 stream's `failed` (or `completed` with another status): the service took the ask
+	 * and its run failed; `serverMessage` holds its `error`, `run` the rest.
+	 */
+	| 'run-failed'
+	/** The stream closed without an end this node knows or an error event. */
+	| 'incomplete'
+	/** `End` after no answer text and no `output`. */
+	| 'no-answer'
+	/** A structured ask answered without an object. */
+	| 'not-an-object'
+	/** The answer (or its steps) grew past the bound. */
+	| 'too-large';
+
+/** A stream that did not answer; `message` is the sentence to show the user. */
+export class StreamAnswerError extends Error {
+	constructor(
+		readonly failure: StreamFailure,
+		message: string,
+		/** The server's own message, for an error event (not redacted: the caller does that). */
+		readonly serverMessage?: string,
+		/** Whether any answer text had come before the failure. */
+		readonly afterText = false,
+		/** For `run-failed`: the service's class and kind of failure, and the run's status. */
+		readonly run?: { status: string; errorType?: string; failureKind?: string },
+		/** For `incomplete`: the events the stream carried that this node does not know. */
+		readonly unknownEvents: readonly string[] = [],
+	) {
+		super(message);
+		this.name = 'StreamAnswerError';
+	}
+}
+
+export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';

@@ -1,0 +1,156 @@
+import { NodeApiError } from 'n8n-workflow';
+
+import { mebibytes } from '../limits';
+import { apiError, headline } from './errors';
+import { RetryableFailure, type FailureScope } from './failures';
+import type { RequestLifetime } from './lifetime';
+import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
+import { redact } from './serverMessage';
+
+/**
+ * Failures on the node's side of the wire, as the error to throw: no connection, a stream broken
+ * off or stalled, a stop (deadline, cancellation), a redirect away from the Base URL's origin, a
+ * response past a memory bound. What the service itself said is failures.ts's.
+ */
+
+/** The connection failed before an answer: worth retrying. */
+export function networkFailure(scope: FailureScope, url: string, error: unknown): RetryableFailure {
+	const detail = transportDetail(error, scope.secret);
+	return new RetryableFailure(
+		'network',
+		apiError(
+			scope.node,
+			{
+				message: headline(`Could not reach the assistant at ${url}`, undefined, detail),
+				description: "Check the credential's base URL and that the service is reachable from n8n.",
+			},
+			scope.request.itemIndex,
+		),
+		{},
+		transportCode(error),
+	);
+}
+
+/** The code of a transport failure (ECONNRESET, …), when it has one. */
+function transportCode(error: unknown): string | undefined {
+	const { code } = rawCause(error);
+	return typeof code === 'string' && code ? code : undefined;
+}
+
+/** The underlying error of a transport failure (n8n wraps some in a NodeApiError). */
+function rawCause(error: unknown): { code?: unknown; message?: unknown } {
+	const cause = error instanceof NodeApiError && error.cause ? error.cause : error;
+	return (cause ?? {}) as { code?: unknown; message?: unknown };
+}
+
+/** The connection broke while the answer was streaming. */
+export function brokenStreamError(scope: FailureScope, error: unknown): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: headline(
+				'The stream broke off before the answer was complete',
+				undefined,
+				transportDetail(error, scope.secret),
+			),
+			description: 'No partial answer was returned. Run the item again.',
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** Stopped from our side: the deadline, the idle limit or the execution's cancellation. */
+export function stoppedError(
+	scope: FailureScope,
+	lifetime: Pick<RequestLifetime, 'reason' | 'timeoutMs'>,
+): NodeApiError {
+	const { request } = scope;
+	const where = `${request.method} ${request.path}`;
+	const text = (message: string, description: string) =>
+		apiError(scope.node, { message, description }, request.itemIndex);
+	switch (lifetime.reason) {
+		case 'idle':
+			return text(
+				`The stream stalled: no data for ${seconds(request.idleTimeoutMs ?? 0)}`,
+				`No partial answer was returned. Raise Options > Idle Timeout (Seconds) if the assistant pauses longer while it works (${where}).`,
+			);
+		case 'timeout':
+			return text(
+				`The assistant did not answer within ${seconds(lifetime.timeoutMs)}`,
+				`Raise Options > Timeout (Minutes) if answers take longer; it covers every retry of ${where}.`,
+			);
+		default:
+			return text('The execution was cancelled', `${where} was stopped before it finished.`);
+	}
+}
+
+export function seconds(ms: number): string {
+	return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * `CODE: message` of a transport failure. The raw error (an AxiosError, or n8n's NodeApiError
+ * around one) holds the request config with the Authorization header: only the underlying code
+ * and message are used, and the token is redacted from them all the same.
+ */
+export function transportDetail(error: unknown, secret: string): string {
+	const { code, message } = rawCause(error);
+	return redact(
+		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
+		secret,
+	);
+}
+
+/**
+ * The service redirected to another origin than the Base URL's: not followed, so the token
+ * stays with the service and nothing from there becomes output (docs/api.md#redirects).
+ */
+export function redirectElsewhereError(
+	scope: FailureScope,
+	status: number,
+	target: string,
+): NodeApiError {
+	const shown = redact(shownTarget(target), scope.secret);
+	const base = redact(suggestedBaseUrl(target, scope.request.path), scope.secret);
+	return apiError(
+		scope.node,
+		{
+			message: `The service redirected the request to another address (HTTP ${status}): ${shown}. The node does not follow a redirect away from the Base URL's origin, so the access token was not sent there`,
+			description: `If that address is the Assistant API's, put it in the credential's Base URL (${base}). Otherwise check the Base URL, and any proxy between n8n and the service.`,
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** More redirects within the origin than a service needs: a loop, most likely. */
+export function tooManyRedirectsError(
+	scope: FailureScope,
+	status: number,
+	target: string,
+): NodeApiError {
+	const shown = redact(shownTarget(target), scope.secret);
+	return apiError(
+		scope.node,
+		{
+			message: `The service redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shown})`,
+			description:
+				"The redirects go round in a loop or never end. Check the credential's Base URL: put the API's final address there.",
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** A response beyond a memory bound (docs/api.md#memory-bounds): never retried, never cut. */
+export function tooLargeError(scope: FailureScope, what: string, limitBytes: number): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`,
+			description:
+				"No partial answer was returned. If the service really answers with this much, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+		},
+		scope.request.itemIndex,
+	);
+}
