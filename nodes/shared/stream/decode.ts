@@ -140,7 +140,7 @@ export function createSseDecoder(
 			}
 			const next = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
 			if (dropping) {
-				if (text[end] === '\r' && next === text.length) skipLf = true;
+				if (text[end] === '\r' && end === text.length - 1) skipLf = true;
 				dropping = false;
 			} else {
 				kept += text.slice(from, next);

@@ -76,6 +76,18 @@ test("the echo's event line split anywhere, with CRLF, still drops its data; the
 	}
 });
 
+test('line ends mixed around the echo (its data line in CRLF, the blank line in LF), cut anywhere', () => {
+	const text =
+		'event: FrontendModelRequest\r\ndata: secret\r\n\nevent: End\ndata: {}\n\nevent: Error\rdata: {"message":"x"}\r\r';
+	for (let cut = 1; cut < text.length; cut++) {
+		const messages = decode([text.slice(0, cut), text.slice(cut)]);
+		expect(messages).toEqual([
+			{ event: 'End', data: '{}' },
+			{ event: 'Error', data: '{"message":"x"}' },
+		]);
+	}
+});
+
 test('the events around many echoes, in one text or byte by byte, are read whole', () => {
 	const echo = 'event: FrontendModelRequest\ndata: {"files":"private"}\n\n';
 	const part = (i: number) => `event: PartDeltaEvent\ndata: {"i":${i}}\n\n`;
