@@ -7,8 +7,8 @@
  * The hostile streams must fail the item and cost no more than the honest answer does (target:
  * at most 2× its growth, and under 400 MiB).
  */
-import { peakGrowth, runInChild } from '../../test/helpers/engine-child';
-import { startStreamServer, type StreamKind } from '../../test/helpers/hostile-stream';
+import { peakGrowth } from '../../test/helpers/engine-child';
+import { askAgainstStream, type StreamKind } from '../../test/helpers/hostile-stream';
 import type { Row } from '../lib/report';
 
 const MiB = 1024 * 1024;
@@ -21,19 +21,8 @@ async function peakOf(
 	kind: StreamKind,
 	bytes: number,
 ): Promise<{ growth: number; failed: boolean }> {
-	const server = await startStreamServer(kind, bytes);
-	try {
-		const [result] = await runInChild([
-			{
-				baseUrl: server.baseUrl,
-				token: 'bench-token-memory-bounds',
-				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
-			},
-		]);
-		return { growth: peakGrowth(result), failed: result.error !== undefined };
-	} finally {
-		await server.close();
-	}
+	const { result } = await askAgainstStream(kind, bytes, 'bench-token-memory-bounds');
+	return { growth: peakGrowth(result), failed: result.error !== undefined };
 }
 
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB`;

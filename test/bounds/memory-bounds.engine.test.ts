@@ -9,8 +9,8 @@
  * is the kernel's peak for that process (`maxRSS`) above what it held before the run. Runs against
  * n8n 1.x too (`npm run test:n8n1`).
  */
-import { peakGrowth, runInChild, type ChildRunResult } from '../helpers/engine-child';
-import { startStreamServer, type StreamKind } from '../helpers/hostile-stream';
+import { peakGrowth } from '../helpers/engine-child';
+import { askAgainstStream, type StreamKind } from '../helpers/hostile-stream';
 
 const MiB = 1024 * 1024;
 /**
@@ -19,24 +19,8 @@ const MiB = 1024 * 1024;
  */
 const GROWTH_LIMIT = 256 * MiB;
 
-async function askInChild(
-	kind: StreamKind,
-	bytes: number,
-): Promise<{ result: ChildRunResult; written: number }> {
-	const server = await startStreamServer(kind, bytes);
-	try {
-		const [result] = await runInChild([
-			{
-				baseUrl: server.baseUrl,
-				token: 'zo_sk_bounds-token',
-				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
-			},
-		]);
-		return { result, written: server.written() };
-	} finally {
-		await server.close();
-	}
-}
+const askInChild = (kind: StreamKind, bytes: number) =>
+	askAgainstStream(kind, bytes, 'zo_sk_bounds-token');
 
 test('a data: line that never ends fails the item at 64 MiB, memory bounded', async () => {
 	const { result, written } = await askInChild('endless-line', 700 * MiB);

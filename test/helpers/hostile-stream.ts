@@ -7,6 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { runInChild, type ChildRunResult } from './engine-child';
+
 export type StreamKind = 'endless-line' | 'endless-answer' | 'honest-answer';
 
 export interface StreamServer {
@@ -79,4 +81,29 @@ export async function startStreamServer(
 				server.close(() => resolve());
 			}),
 	};
+}
+
+/**
+ * One Ask with no retries, in a fresh child process (engine-child.ts), against a server that
+ * sends `kind` up to `bytes`: the child's result and how much the server wrote before the node
+ * stopped reading. The bounds test and bench row 10 both measure this.
+ */
+export async function askAgainstStream(
+	kind: StreamKind,
+	bytes: number,
+	token: string,
+): Promise<{ result: ChildRunResult; written: number }> {
+	const server = await startStreamServer(kind, bytes);
+	try {
+		const [result] = await runInChild([
+			{
+				baseUrl: server.baseUrl,
+				token,
+				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
+			},
+		]);
+		return { result, written: server.written() };
+	} finally {
+		await server.close();
+	}
 }
