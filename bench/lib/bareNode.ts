@@ -16,32 +16,31 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import type { LoadedPackage } from '../../test/helpers/engine';
+import { testNodeDescription } from '../../test/helpers/engine-nodes';
 
 export const BARE_NODE_TYPE = 'bench.bareAsk';
 
 class BareAsk implements INodeType {
 	description: INodeType['description'] = {
-		displayName: 'Bare Ask',
-		name: 'bareAsk',
-		group: ['transform'],
-		version: 1,
-		description: 'POSTs the input with n8n’s helper, nothing else',
-		defaults: { name: 'Bare Ask' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		...testNodeDescription(
+			'bareAsk',
+			'Bare Ask',
+			'POSTs the input with n8n’s helper, nothing else',
+			{ name: 'Bare Ask', group: 'transform' },
+			[
+				{ displayName: 'Input', name: 'input', type: 'string', default: '' },
+				{ displayName: 'URL', name: 'url', type: 'string', default: '' },
+				{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
+				// 'helper': httpRequestWithAuthentication (n8n applies the credential per request);
+				// 'header': the bearer header set here from credentials read once, then httpRequest.
+				{ displayName: 'Auth', name: 'auth', type: 'string', default: 'helper' },
+				{ displayName: 'Retries', name: 'retries', type: 'number', default: 0 },
+			],
+		),
 		credentials: [{ name: 'assistantApi', required: true }],
-		properties: [
-			{ displayName: 'Input', name: 'input', type: 'string', default: '' },
-			{ displayName: 'URL', name: 'url', type: 'string', default: '' },
-			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 1 },
-			// 'helper': httpRequestWithAuthentication (n8n applies the credential per request);
-			// 'header': the bearer header set here from credentials read once, then httpRequest.
-			{ displayName: 'Auth', name: 'auth', type: 'string', default: 'helper' },
-			{ displayName: 'Retries', name: 'retries', type: 'number', default: 0 },
-		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -16,7 +16,7 @@ import type {
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { assistantNode, assistantPackage, emulatorCredential } from '../../test/helpers/assistant';
 import { binaryItemsNode, withBinaryItems, type BinaryItem } from '../../test/helpers/binary-items';
@@ -27,6 +27,7 @@ import {
 	workflowNode,
 	type LoadedPackage,
 } from '../../test/helpers/engine';
+import { testNodeDescription } from '../../test/helpers/engine-nodes';
 import type { Row } from '../lib/report';
 import { startWorkerEmulator } from '../lib/workerEmulator';
 import {
@@ -48,16 +49,14 @@ const TARGET = 1.5;
 /** Reads the item's `data` file with n8n's helper, writes it after the input, POSTs it. */
 class BareImageAsk implements INodeType {
 	description: INodeType['description'] = {
-		displayName: 'Bare Image Ask',
-		name: 'bareImageAsk',
-		group: ['transform'],
-		version: 1,
-		description: 'POSTs the input and the item’s image, nothing else',
-		defaults: { name: 'Bare Image Ask' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		...testNodeDescription(
+			'bareImageAsk',
+			'Bare Image Ask',
+			'POSTs the input and the item’s image, nothing else',
+			{ name: 'Bare Image Ask', group: 'transform' },
+			[{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
+		),
 		credentials: [{ name: 'assistantApi', required: true }],
-		properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
