@@ -2,6 +2,8 @@
  * The least an n8n node can do to send the same ask: read `input`, POST it with n8n's own
  * authenticated HTTP helper (the one the Assistant node uses too), return the answer. Run in
  * the same engine, it separates what n8n itself costs per item from what the node's code adds.
+ * `streamed`: the ask in streamed form, as the node sends every ask, its event stream read whole
+ * as text and returned as it is (nothing decoded: what the node does with it is the node's cost).
  * `concurrency` > 1 runs that many items at once (a plain worker pool, nothing else).
  * `retries` > 0 retries busy answers (429, 503, "sessions are busy") at that fixed concurrency,
  * as a client without a pace does: after Retry-After, else 1 s, 2 s, … with jitter (the node's
@@ -38,6 +40,7 @@ class BareAsk implements INodeType {
 				// 'header': the bearer header set here from credentials read once, then httpRequest.
 				{ displayName: 'Auth', name: 'auth', type: 'string', default: 'helper' },
 				{ displayName: 'Retries', name: 'retries', type: 'number', default: 0 },
+				{ displayName: 'Streamed', name: 'streamed', type: 'boolean', default: false },
 			],
 		),
 		credentials: [{ name: 'assistantApi', required: true }],
@@ -49,19 +52,38 @@ class BareAsk implements INodeType {
 		const concurrency = this.getNodeParameter('concurrency', 0, 1) as number;
 		const auth = this.getNodeParameter('auth', 0, 'helper') as string;
 		const retries = this.getNodeParameter('retries', 0, 0) as number;
+		const streamed = this.getNodeParameter('streamed', 0, false) as boolean;
 		if (retries > 0) return [await askWithRetries(this, items.length, url, concurrency, retries)];
 		const token =
 			auth === 'header' ? String((await this.getCredentials('assistantApi')).accessToken) : '';
 		const out: INodeExecutionData[] = new Array(items.length);
 		const ask = async (i: number) => {
 			const input = this.getNodeParameter('input', i) as string;
-			const options: IHttpRequestOptions = {
-				method: 'POST',
-				url,
-				headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-				body: { input },
-				json: true,
-			};
+			const options: IHttpRequestOptions = streamed
+				? {
+						method: 'POST',
+						url,
+						headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json' },
+						body: { input, stream: true },
+						encoding: 'text',
+						json: false,
+					}
+				: {
+						method: 'POST',
+						url,
+						headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+						body: { input },
+						json: true,
+					};
+			if (streamed) {
+				const events = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'assistantApi',
+					options,
+				)) as string;
+				out[i] = { json: { output: events }, pairedItem: { item: i } };
+				return;
+			}
 			let answer: IDataObject;
 			if (auth === 'header') {
 				options.headers = { ...options.headers, Authorization: `Bearer ${token}` };

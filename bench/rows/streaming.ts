@@ -2,7 +2,7 @@
  * Row 3: streaming. One 20 MB answer in 200,000 FrontendModelResponse events.
  *
  * 3a/3b (module, side by side): the node's stream modules (nodes/shared/stream/:
- *   decodeSseBatches + StreamAnswer, the path Ask uses) versus eventsource-parser
+ *   readSseBody + StreamAnswer, the path Ask uses) versus eventsource-parser
  *   alone, over the same bytes, in the same process: time and peak memory growth.
  * 3c (engine, end to end): the node in n8n-core's engine with Options > Stream, against a tiny
  *   server writing those exact bytes in network-sized pieces, versus a bare fetch +
@@ -21,7 +21,8 @@ import {
 	runWithItems,
 } from '../../test/helpers/assistant';
 import { StreamAnswer } from '../../nodes/shared/stream/answer';
-import { createSseDecoder, decodeSseBatches } from '../../nodes/shared/stream/decode';
+import { createSseDecoder } from '../../nodes/shared/stream/decode';
+import { readSseBody } from '../../nodes/shared/stream/sseBody';
 import { withProbes, type Arrival } from '../lib/probes';
 import type { Row } from '../lib/report';
 import {
@@ -112,10 +113,10 @@ function parserWithJson(input: Uint8Array[], memory: PeakMemory): string {
 	return contents.join('');
 }
 
-export const MODULE_PATH = 'decodeSseBatches';
+export const MODULE_PATH = 'readSseBody';
 
 /**
- * The node's module, as Ask uses it: the async message batches into the stream's answer; with
+ * The node's module, as Ask uses it: the body read as it arrives into the stream's answer; with
  * `steps`, as Ask with Include Steps (`onSteps` gets how many were collected).
  */
 async function nodeModule(
@@ -133,9 +134,10 @@ async function nodeModule(
 		structured: false,
 		steps: steps ? { thinking: false } : undefined,
 	});
-	stream: for await (const batch of decodeSseBatches(body())) {
-		for (const message of batch) if (!answer.accept(message)) break stream;
-	}
+	await readSseBody(body(), undefined, {
+		onMessage: (message) => answer.accept(message),
+		failureOf: (error) => error,
+	});
 	const result = answer.result();
 	steps?.(result.steps?.length ?? 0);
 	return result.output as string;

@@ -73,9 +73,8 @@ export async function attemptAsk(
 			answerLimitChars: call.answerLimitChars,
 		});
 		live.reads(answer);
-		read: for await (const batch of opened.messages) {
-			for (const message of batch) if (!answer.accept(message)) break read;
-		}
+		const reading = answer;
+		await opened.read((message) => reading.accept(message));
 		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
 	} catch (error) {
 		const steps = call.steps ? (answer?.steps() ?? []) : undefined;

@@ -249,25 +249,3 @@ function isWholeJson(data: string): boolean {
 		return false;
 	}
 }
-
-/**
- * The messages of a body as it arrives, in batches (those of one network chunk together), so a
- * stream of many small events does not pay an async-generator round trip per event.
- */
-export async function* decodeSseBatches(
-	body: AsyncIterable<Uint8Array | string>,
-	limitBytes?: number,
-): AsyncGenerator<SseMessage[]> {
-	let pending: SseMessage[] = [];
-	const decoder = createSseDecoder((message) => pending.push(message), limitBytes);
-	for await (const chunk of body) {
-		decoder.push(chunk);
-		if (pending.length > 0) {
-			const batch = pending;
-			pending = [];
-			yield batch;
-		}
-	}
-	decoder.finish();
-	if (pending.length > 0) yield pending;
-}

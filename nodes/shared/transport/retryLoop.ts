@@ -41,7 +41,14 @@ export async function runCall<T>(
 		request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 		cancelSignalOf(ctx),
 	);
-	const scope: FailureScope = { node: ctx.getNode(), request, secret: credentials.accessToken };
+	const scope: FailureScope = {
+		// Asked for only when an error is made: n8n hands out a deep copy of the node each time.
+		get node() {
+			return ctx.getNode();
+		},
+		request,
+		secret: credentials.accessToken,
+	};
 	const context: Attempt = { ctx, scope, credentials, lifetime };
 	const waitInstead =
 		waitBeforeRetry && ((failure: RetryableFailure) => waitBeforeRetry(failure, context));

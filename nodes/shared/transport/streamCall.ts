@@ -1,5 +1,6 @@
 import { messageLimitBytes } from '../limits';
-import { decodeSseBatches, SseLimitError, type SseMessage } from '../stream/decode';
+import { SseLimitError, type SseMessage } from '../stream/decode';
+import { readSseBody, type SseBody } from '../stream/sseBody';
 import { LostResponse } from './acceptance';
 import { statusFailure, type FailureScope } from './failures';
 import { brokenStreamError, stoppedError, tooLargeError } from './transportFailures';
@@ -8,21 +9,24 @@ import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
 import { BodyTooLarge, discard, readAll, readErrorBody, sendOnce, type Attempt } from './send';
 
-type ByteStream = AsyncIterable<Uint8Array> & {
-	destroy?: (error?: Error) => void;
-	/** Node's Readable: its chunks, without destroying it when the reader stops early. */
-	iterator?: (options: { destroyOnReturn: boolean }) => AsyncIterable<Uint8Array>;
-};
+type ByteStream = SseBody & { destroy?: (error?: Error) => void };
 
 /** What a stream request got: an event stream, or (tolerated) a whole JSON answer. */
 export type OpenedStream =
-	| { kind: 'events'; headers: ResponseHeaders; messages: AsyncGenerator<SseMessage[]> }
+	| {
+			kind: 'events';
+			headers: ResponseHeaders;
+			/**
+			 * Reads the messages as they arrive, until the stream ends or `onMessage` returns false;
+			 * once, under the call's deadline and idle limit.
+			 */
+			read(onMessage: (message: SseMessage) => boolean): Promise<void>;
+	  }
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
 
 /**
  * One attempt of a streaming request. A failed status becomes a failure; a 2xx event stream
- * comes back as SSE messages, in batches, as they arrive, under the call's deadline and idle
- * limit until it is consumed or abandoned. Only bytes and failures here: what the messages mean
+ * comes back as SSE messages, read as they arrive, under the call's deadline and idle limit. Only bytes and failures here: what the messages mean
  * is stream/answer.ts's business. Once a 2xx answer has begun, a connection that breaks off or a
  * stream that goes silent past the idle limit is a LostResponse (docs/api.md#exactly-once).
  */
@@ -62,13 +66,7 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	return {
 		kind: 'events',
 		headers,
-		messages: guarded(
-			decodeSseBatches(touching(body, lifetime), messageLimit),
-			body,
-			scope,
-			lifetime,
-			stall,
-		),
+		read: (onMessage) => readEvents(body, messageLimit, { scope, lifetime, stall }, onMessage),
 	};
 }
 
@@ -88,38 +86,33 @@ function lostOrStopped(
 }
 
 /**
- * Every chunk proves the stream is alive. Reading stops at End, before the body ends: the body is
- * then released by `discard`, not by the iterator (which would make an AbortError, stack trace
- * included, for every ask).
+ * Reads the events to the stream's end or the answer's. A bound passed is the item's failure; a
+ * connection lost mid-stream or a stall a LostResponse; the deadline or a cancellation its
+ * NodeApiError; never the raw socket error. Finished or abandoned, the body is released and the
+ * idle limit ends; reading stops at the answer's end, before the body's: `discard` releases it
+ * then, not an aborted read (which would make an AbortError, stack trace included, for every ask).
  */
-async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGenerator<Uint8Array> {
-	const chunks = body.iterator?.({ destroyOnReturn: false }) ?? body;
-	for await (const chunk of chunks) {
-		lifetime.touch();
-		yield chunk;
-	}
-}
-
-/**
- * A connection lost mid-stream or a stall surfaces as a LostResponse, the deadline or a
- * cancellation as its NodeApiError, never as the raw socket error. Finished or abandoned, the
- * body is released and the idle limit ends.
- */
-async function* guarded(
-	messages: AsyncGenerator<SseMessage[]>,
+async function readEvents(
 	body: ByteStream,
-	scope: FailureScope,
-	lifetime: RequestLifetime,
-	stall: AbortController | undefined,
-): AsyncGenerator<SseMessage[]> {
+	messageLimit: number,
+	{
+		scope,
+		lifetime,
+		stall,
+	}: { scope: FailureScope; lifetime: RequestLifetime; stall?: AbortController },
+	onMessage: (message: SseMessage) => boolean,
+): Promise<void> {
 	try {
-		yield* messages;
-	} catch (error) {
-		// Beyond a bound the item fails: its conversation's answer would be as large.
-		if (error instanceof SseLimitError) {
-			throw tooLargeError(scope, `an event-stream ${error.what}`, error.limitBytes);
-		}
-		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false);
+		await readSseBody(body, messageLimit, {
+			// Every chunk proves the stream is alive.
+			onChunk: () => lifetime.touch(),
+			onMessage,
+			failureOf: (error) =>
+				// Beyond a bound the item fails: its conversation's answer would be as large.
+				error instanceof SseLimitError
+					? tooLargeError(scope, `an event-stream ${error.what}`, error.limitBytes)
+					: lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false),
+		});
 	} finally {
 		lifetime.unwatchIdle();
 		discard(body);

@@ -1,0 +1,163 @@
+import { createSseDecoder, type SseMessage } from './decode';
+
+/** A response body: Node's Readable as n8n's helper gives it, or any byte iterable. */
+export type SseBody = AsyncIterable<Uint8Array | string>;
+
+export interface SseBodyReader {
+	/** Each chunk as it arrives: the stream is alive. */
+	onChunk?: () => void;
+	/** Each message, in order; false stops the reading (the answer has ended). */
+	onMessage: (message: SseMessage) => boolean;
+	/** What a broken body or a bound passed (SseLimitError) becomes; what onMessage throws stays. */
+	failureOf: (error: unknown) => unknown;
+}
+
+/** The part of Node's Readable that reading by events needs. */
+interface EventedBody {
+	on(event: string, listener: (...args: never[]) => void): unknown;
+	off(event: string, listener: (...args: never[]) => void): unknown;
+	pause(): unknown;
+	readonly errored?: unknown;
+	readonly readableEnded?: boolean;
+	readonly destroyed?: boolean;
+}
+
+/** What reading a body does with what the body gives: a chunk, its end, its failure. */
+interface BodyHandlers {
+	chunk(chunk: Uint8Array | string): void;
+	end(): void;
+	fail(error: unknown): void;
+	/** Settled: the reader has had its end, or the reading failed. */
+	readonly done: Promise<void>;
+	readonly settled: boolean;
+}
+
+/**
+ * Reads an event-stream body to its end, or until `onMessage` returns false: each chunk decoded
+ * and its messages handed on the moment it arrives, with no promise per chunk or per message (a
+ * few words of a 2026 answer come in some twenty chunks, and layers of async iteration cost more
+ * than reading them). Stops listening when done; the body itself is the caller's to release.
+ */
+export async function readSseBody(
+	body: SseBody,
+	limitBytes: number | undefined,
+	reader: SseBodyReader,
+): Promise<void> {
+	const handlers = bodyHandlers(limitBytes, reader);
+	if (isEvented(body)) return await readByEvents(body, handlers);
+	// Any other iterable (the bench's, a test's): the same handlers, one chunk at a time.
+	try {
+		for await (const chunk of body) {
+			handlers.chunk(chunk);
+			if (handlers.settled) break;
+		}
+		handlers.end();
+	} catch (error) {
+		handlers.fail(error);
+	}
+	return await handlers.done;
+}
+
+function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): BodyHandlers {
+	let pending: SseMessage[] = [];
+	const decoder = createSseDecoder((message) => pending.push(message), limitBytes);
+	let settled = false;
+	let resolve!: () => void;
+	let reject!: (error: unknown) => void;
+	const done = new Promise<void>((onResolve, onReject) => {
+		resolve = onResolve;
+		reject = onReject;
+	});
+	const settle = (failure?: { error: unknown }) => {
+		if (settled) return;
+		settled = true;
+		if (failure) reject(failure.error);
+		else resolve();
+	};
+	/** The decoded messages, handed on; false when the reader has had its end, or threw. */
+	const handOn = (): boolean => {
+		const batch = pending;
+		pending = [];
+		try {
+			for (const message of batch) {
+				if (!reader.onMessage(message)) {
+					settle();
+					return false;
+				}
+			}
+		} catch (error) {
+			settle({ error });
+			return false;
+		}
+		return true;
+	};
+	const decoded = (decode: () => void): boolean => {
+		try {
+			decode();
+			return true;
+		} catch (error) {
+			settle({ error: reader.failureOf(error) });
+			return false;
+		}
+	};
+	return {
+		chunk(chunk) {
+			if (settled) return;
+			reader.onChunk?.();
+			if (decoded(() => decoder.push(chunk))) handOn();
+		},
+		end() {
+			if (settled) return;
+			if (decoded(() => decoder.finish()) && handOn()) settle();
+		},
+		fail(error) {
+			settle({ error: reader.failureOf(error) });
+		},
+		done,
+		get settled() {
+			return settled;
+		},
+	};
+}
+
+function isEvented(body: SseBody): body is SseBody & EventedBody {
+	const candidate = body as Partial<EventedBody>;
+	return (
+		typeof candidate.on === 'function' &&
+		typeof candidate.off === 'function' &&
+		typeof candidate.pause === 'function'
+	);
+}
+
+/** Node's Readable, read by its events ('data' in flowing mode): no promise per chunk. */
+async function readByEvents(body: EventedBody, handlers: BodyHandlers): Promise<void> {
+	const onData = (chunk: Uint8Array | string) => handlers.chunk(chunk);
+	const onEnd = () => handlers.end();
+	const onError = (error: unknown) => handlers.fail(error);
+	// Closed without its end (and without an error): the connection went away.
+	const onClose = () =>
+		handlers.fail(
+			Object.assign(new Error('The response closed before its end'), {
+				code: 'ERR_STREAM_PREMATURE_CLOSE',
+			}),
+		);
+	if (body.errored) onError(body.errored);
+	else if (body.readableEnded) onEnd();
+	else if (body.destroyed) onClose();
+	else {
+		body.on('data', onData);
+		body.on('end', onEnd);
+		body.on('error', onError);
+		body.on('close', onClose);
+	}
+	try {
+		await handlers.done;
+	} finally {
+		body.off('data', onData);
+		body.off('end', onEnd);
+		body.off('error', onError);
+		body.off('close', onClose);
+		// Nothing more is read into memory once the answer is in.
+		body.pause();
+	}
+}
