@@ -1,8 +1,13 @@
 import { messageLimitBytes } from '../limits';
 import { decodeSseBatches, SseLimitError, type SseMessage } from '../stream/decode';
-import { LostResponse } from './acceptance';
+import type { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
-import { brokenStreamError, stoppedError, tooLargeError } from './transportFailures';
+import {
+	brokenResponseFailure,
+	stalledStreamFailure,
+	stoppedFailure,
+	tooLargeFailure,
+} from './transportFailures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
@@ -20,11 +25,12 @@ export type OpenedStream =
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
 
 /**
- * One attempt of a streaming request. A failed status becomes a failure; a 2xx event stream
- * comes back as SSE messages, in batches, as they arrive, under the call's deadline and idle
- * limit until it is consumed or abandoned. Only bytes and failures here: what the messages mean
- * is stream/answer.ts's business. Once a 2xx answer has begun, a connection that breaks off or a
- * stream that goes silent past the idle limit is a LostResponse (docs/api.md#exactly-once).
+ * One attempt of a streaming request. A failed status becomes its AttemptFailure; a 2xx event
+ * stream comes back as SSE messages, in batches, as they arrive, under the call's deadline and
+ * idle limit until it is consumed or abandoned. Only bytes and failures here: what the messages
+ * mean is stream/answer.ts's business. Once a 2xx answer has begun, the service has accepted the
+ * ask: a connection that breaks off or a stream that goes silent past the idle limit is a lost
+ * response (docs/api.md#exactly-once).
  */
 export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
@@ -44,7 +50,7 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
 		const bodyText = await readAll(response.body, messageLimit).catch((error: unknown) => {
 			if (error instanceof BodyTooLarge) {
-				throw tooLargeError(scope, 'a JSON answer', messageLimit);
+				throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
 			}
 			throw lostOrStopped(scope, lifetime, error, false);
 		});
@@ -72,19 +78,16 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	};
 }
 
-/** The call was stopped (its error), or the response stalled or broke off. */
+/** Of a 2xx answer: the call was stopped, or the response stalled or broke off. */
 function lostOrStopped(
 	scope: FailureScope,
 	lifetime: RequestLifetime,
 	error: unknown,
 	stalled: boolean,
-): Error {
-	if (lifetime.reason) return stoppedError(scope, lifetime);
-	if (stalled) {
-		const stall = { reason: 'idle' as const, timeoutMs: lifetime.timeoutMs };
-		return new LostResponse('stalled', stoppedError(scope, stall));
-	}
-	return new LostResponse('broken', brokenStreamError(scope, error));
+): AttemptFailure {
+	if (lifetime.reason) return stoppedFailure(scope, lifetime, 'yes');
+	if (stalled) return stalledStreamFailure(scope, lifetime.timeoutMs);
+	return brokenResponseFailure(scope, error);
 }
 
 /**
@@ -101,9 +104,10 @@ async function* touching(body: ByteStream, lifetime: RequestLifetime): AsyncGene
 }
 
 /**
- * A connection lost mid-stream or a stall surfaces as a LostResponse, the deadline or a
- * cancellation as its NodeApiError, never as the raw socket error. Finished or abandoned, the
- * body is released and the idle limit ends.
+ * A connection lost mid-stream, a stall, the deadline or a cancellation surfaces as its
+ * AttemptFailure, never as the raw socket error; so does a message past its bound (the decoder's
+ * SseLimitError, turned into the failure here). Finished or abandoned, the body is released and
+ * the idle limit ends.
  */
 async function* guarded(
 	messages: AsyncGenerator<SseMessage[]>,
@@ -117,7 +121,7 @@ async function* guarded(
 	} catch (error) {
 		// Beyond a bound the item fails: its conversation's answer would be as large.
 		if (error instanceof SseLimitError) {
-			throw tooLargeError(scope, `an event-stream ${error.what}`, error.limitBytes);
+			throw tooLargeFailure(scope, `an event-stream ${error.what}`, error.limitBytes);
 		}
 		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false);
 	} finally {
