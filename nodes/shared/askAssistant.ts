@@ -107,7 +107,7 @@ async function attemptOrRecover(
 	if (outcome.answered) return outcome.result;
 	const { output, conversationId } = await recoverAfterFailure(
 		attempt,
-		outcome.error,
+		outcome.failure,
 		{
 			input: call.request.input,
 			structured: call.request.output_format !== undefined,

@@ -9,14 +9,9 @@ import type { RunNotices } from './runNotices';
 import { StreamAnswer } from './stream/answer';
 import { NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
-import { LostResponse } from './transport/acceptance';
+import { AttemptFailure, type LostHow } from './transport/attemptFailure';
 import { apiError } from './transport/errors';
-import {
-	RUN_AGAIN,
-	serviceFailure,
-	type FailureScope,
-	type RetryableFailure,
-} from './transport/failures';
+import { RUN_AGAIN, serviceFailure, type FailureScope } from './transport/failures';
 import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
 import type { Attempt } from './transport/send';
 import { openStream } from './transport/streamCall';
@@ -27,9 +22,9 @@ export type AttemptOutcome =
 	| { answered: true; result: AskResult }
 	| {
 			answered: false;
-			/** A RetryableFailure, a LostResponse, or the error to show. */
-			error: unknown;
-			/** Whether the service accepted the ask, and the conversation it is in. */
+			/** What went wrong: whether the service accepted the ask, a retry, what to show. */
+			failure: AttemptFailure;
+			/** The conversation the ask is in, and the response's headers. */
 			heard: AttemptHeard;
 			/** With steps asked for: those the stream told before it failed. */
 			steps?: AssistantStep[];
@@ -37,25 +32,21 @@ export type AttemptOutcome =
 
 /**
  * One attempt of an ask on the wire, in streamed form (docs/api.md#every-ask-in-streamed-form):
- * its answer read from the stream (or from a whole JSON answer), or what went wrong and what the
- * attempt knew by then, for the caller to decide on recovery.
+ * its answer read from the stream (or from a whole JSON answer), or its AttemptFailure and what
+ * the attempt knew by then, for the caller to decide on recovery. Anything else thrown (a missing
+ * credential, a workflow's failing stream callback) is no failure of the wire: it goes on as is.
  */
 export async function attemptAsk(
 	attempt: Attempt,
 	call: AskCall,
 	live: LiveText,
 ): Promise<AttemptOutcome> {
-	let heard: AttemptHeard = {
-		conversationId: call.request.conversation_id,
-		accepted: false,
-		headers: {},
-	};
+	let heard: AttemptHeard = { conversationId: call.request.conversation_id, headers: {} };
 	let answer: StreamAnswer | undefined;
 	try {
 		const opened = await openStream(attempt);
 		// The service accepted the ask; its conversation is known from here on.
 		heard = {
-			accepted: true,
 			headers: opened.headers,
 			conversationId: conversationIdOf(opened.headers) ?? heard.conversationId,
 		};
@@ -78,8 +69,18 @@ export async function attemptAsk(
 		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
 	} catch (error) {
 		const steps = call.steps ? (answer?.steps() ?? []) : undefined;
-		return { answered: false, error, heard, steps };
+		return failedOutcome(error, heard, steps);
 	}
+}
+
+/** The outcome of an attempt that threw `error`; what is not an AttemptFailure goes on as is. */
+function failedOutcome(
+	error: unknown,
+	heard: AttemptHeard,
+	steps: AssistantStep[] | undefined,
+): AttemptOutcome {
+	if (!(error instanceof AttemptFailure)) throw error;
+	return { answered: false, failure: error, heard, steps };
 }
 
 /** The answer of a finished stream, or the failure it came to. */
@@ -106,7 +107,7 @@ function resultOfJson(
 ): AskResult {
 	if (body.output === undefined || body.output === null || body.output === '') {
 		// A 200 with an empty answer: the conversation may hold it a moment later.
-		throw new LostResponse('empty', noAnswerError(scope));
+		throw new AttemptFailure({ shown: noAnswerError(scope), accepted: 'yes', lost: 'empty' });
 	}
 	const result: AskResult = {
 		output: checkedOutput(scope, call, body.output),
@@ -128,7 +129,7 @@ function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): Ask
 		typeof output === 'string'
 			? `its answer begins ${quotedStart(output)}`
 			: `received ${received}`;
-	throw apiError(
+	const shown = apiError(
 		scope.node,
 		{
 			message: structured
@@ -138,6 +139,7 @@ function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): Ask
 		},
 		scope.request.itemIndex,
 	);
+	throw new AttemptFailure({ shown, accepted: 'yes' });
 }
 
 function noAnswerError(scope: FailureScope): NodeApiError {
@@ -149,17 +151,20 @@ function noAnswerError(scope: FailureScope): NodeApiError {
 }
 
 /**
- * A stream that did not answer, as the error to show (or a full session pool to wait for); one
- * that ended without an end or without an answer is a LostResponse: its conversation may hold
- * the answer.
+ * A 2xx stream that did not answer (stream/answer.ts's StreamAnswerError), as its AttemptFailure:
+ * what the service said is serviceFailure's to read (a full session pool is waited for); one that
+ * ended without an end or without an answer is lost, as its conversation may hold the answer;
+ * the rest are shown as they are.
  */
-function streamFailure(
+export function streamFailure(
 	scope: FailureScope,
 	failure: StreamAnswerError,
 	headers: ResponseHeaders,
-): RetryableFailure | NodeApiError | LostResponse {
+): AttemptFailure {
 	const { node, request } = scope;
 	const said = failure.serverMessage ?? '';
+	const afterAccepted = (shown: NodeApiError, lost?: LostHow) =>
+		new AttemptFailure({ shown, accepted: 'yes', lost });
 	switch (failure.failure) {
 		case 'error-event':
 			return serviceFailure(scope, said, {
@@ -170,8 +175,7 @@ function streamFailure(
 		case 'run-failed':
 			return serviceFailure(scope, said, { via: 'failed-run', run: failure.run });
 		case 'incomplete':
-			return new LostResponse(
-				'incomplete',
+			return afterAccepted(
 				apiError(
 					node,
 					{
@@ -182,24 +186,25 @@ function streamFailure(
 					},
 					request.itemIndex,
 				),
+				'incomplete',
 			);
 		case 'no-answer':
-			return new LostResponse('empty', noAnswerError(scope));
+			return afterAccepted(noAnswerError(scope), 'empty');
 		case 'too-large':
-			return apiError(
-				node,
-				{
-					message: failure.message,
-					description:
-						"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
-				},
-				request.itemIndex,
+			return afterAccepted(
+				apiError(
+					node,
+					{
+						message: failure.message,
+						description:
+							"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+					},
+					request.itemIndex,
+				),
 			);
 		default:
-			return apiError(
-				node,
-				{ message: failure.message, description: RUN_AGAIN },
-				request.itemIndex,
+			return afterAccepted(
+				apiError(node, { message: failure.message, description: RUN_AGAIN }, request.itemIndex),
 			);
 	}
 }

@@ -1,7 +1,4 @@
-import { NodeApiError } from 'n8n-workflow';
-
-import { conversationOfFailure, LostResponse, mayHaveBeenAccepted } from '../transport/acceptance';
-import { RetryableFailure } from '../transport/failures';
+import { AttemptFailure } from '../transport/attemptFailure';
 import type { ResponseHeaders } from '../transport/request';
 import type { WaitBeforeRetry } from '../transport/retryLoop';
 import type { Attempt } from '../transport/send';
@@ -13,12 +10,11 @@ import { deadlineNote, notTakenAfterText, withNote } from './recoveryErrors';
  * answer it gave (docs/api.md#recovery-after-a-failure).
  */
 
-/** What one attempt of an ask learned before it failed. */
+/** What one attempt of an ask heard before it failed. */
 export interface AttemptHeard {
 	/** The ask's conversation: the one it continues, else the one the response named. */
 	conversationId?: string;
-	/** A 2xx response had begun: the service accepted the ask. */
-	accepted: boolean;
+	/** The response's headers, once a 2xx response had begun. */
 	headers: ResponseHeaders;
 }
 
@@ -30,44 +26,49 @@ export interface FailedAsk {
 }
 
 /**
- * The answer of an ask whose attempt failed with `error`, read from its conversation when the
- * failure may have come after the service accepted the ask and the conversation is known.
- * Otherwise, and when the conversation shows the ask was never taken or cannot be read, throws
- * what today's policy does with the failure (a RetryableFailure is sent again by the retry
- * loop), with a note saying what could not be checked; or an error naming the conversation.
+ * Whether the answer of a failed ask is to be looked for in its conversation: the service
+ * accepted it and its response was lost, or it may have accepted it and the failure would send
+ * it again. A failure that says the ask was refused, or that is not retried (a stop, a run that
+ * failed), is never read elsewhere.
+ */
+export function answerMayBeInConversation(failure: AttemptFailure): boolean {
+	if (failure.lost) return true;
+	return failure.accepted === 'maybe' && failure.retry !== undefined;
+}
+
+/**
+ * The answer of an ask whose attempt failed with `failure`, read from its conversation when
+ * answerMayBeInConversation and the conversation is known. Otherwise, and when the conversation
+ * shows the ask was never taken or cannot be read, throws what today's policy does with the
+ * failure (one with `retry` is sent again by the retry loop), with a note saying what could not
+ * be checked; or an error naming the conversation.
  */
 export async function recoverAfterFailure(
 	attempt: Attempt,
-	error: unknown,
+	failure: AttemptFailure,
 	ask: FailedAsk,
 	heard: AttemptHeard,
 ): Promise<{ output: string | Record<string, unknown>; conversationId: string }> {
 	const { ctx, scope, lifetime } = attempt;
-	let conversationId = heard.conversationId;
-	let shown: NodeApiError;
-	let retryable: RetryableFailure | undefined;
-	if (error instanceof LostResponse) {
-		shown = error.error;
-	} else if (error instanceof RetryableFailure && mayHaveBeenAccepted(error)) {
-		retryable = error;
-		shown = error.error;
-		conversationId = conversationOfFailure(error) ?? conversationId;
-	} else {
-		if (lifetime.reason === 'timeout' && conversationId && error instanceof NodeApiError) {
-			throw withNote(scope, error, deadlineNote(conversationId, heard.accepted));
+	const conversationId = failure.conversationId ?? heard.conversationId;
+	const noted = (note: string) => failure.with({ shown: withNote(scope, failure.shown, note) });
+	if (!answerMayBeInConversation(failure)) {
+		// A deadline that stopped the ask: its error says where the answer may appear.
+		if (lifetime.reason === 'timeout' && conversationId && !failure.retry) {
+			throw noted(deadlineNote(conversationId, failure.accepted === 'yes'));
 		}
-		throw error;
+		throw failure;
 	}
 	// Where no conversation is known, nothing can be checked: today's policy (docs/api.md).
-	if (!conversationId) throw retryable ?? shown;
+	if (!conversationId) throw failure;
 	ctx.logger.debug(
-		`Assistant: the response of an ask in conversation ${conversationId} failed (${error instanceof LostResponse ? error.how : retryable?.retryCause}); reading the conversation instead of asking again`,
+		`Assistant: the response of an ask in conversation ${conversationId} failed (${failure.lost ?? failure.retry}); reading the conversation instead of asking again`,
 		{ itemIndex: scope.request.itemIndex },
 	);
 	const recovery = await recoverAnswer(attempt, {
 		...ask,
 		conversationId,
-		accepted: heard.accepted,
+		accepted: failure.accepted,
 	});
 	switch (recovery.kind) {
 		case 'answered':
@@ -75,12 +76,9 @@ export async function recoverAfterFailure(
 		case 'not-taken':
 			if (ask.sentText) throw notTakenAfterText(scope, conversationId);
 			// Never taken: it may go again, as the retry policy allows.
-			throw retryable ?? new RetryableFailure('network', shown);
-		default: {
-			const noted = withNote(scope, shown, recovery.note);
-			if (!retryable) throw noted;
-			throw new RetryableFailure(retryable.retryCause, noted, retryable.headers, retryable.code);
-		}
+			throw failure.with({ accepted: 'no', lost: undefined, retry: failure.retry ?? 'network' });
+		default:
+			throw noted(recovery.note);
 	}
 }
 
@@ -90,7 +88,7 @@ export async function recoverAfterFailure(
  */
 export function busyConversationWait(conversationId: string | undefined): WaitBeforeRetry {
 	return async (failure, attempt) => {
-		if (failure.retryCause !== 'busy-conversation' || !conversationId) return false;
-		return await waitUntilIdle(attempt, conversationId, failure.error);
+		if (failure.retry !== 'busy-conversation' || !conversationId) return false;
+		return await waitUntilIdle(attempt, conversationId, failure.shown);
 	};
 }

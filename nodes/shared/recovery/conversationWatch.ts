@@ -1,9 +1,9 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import type { ConversationResponse } from '../api';
+import { AttemptFailure } from '../transport/attemptFailure';
 import { readConversation, type ConversationRead } from '../transport/conversationCall';
-import { RetryableFailure } from '../transport/failures';
-import { stoppedError } from '../transport/transportFailures';
+import { stoppedFailure } from '../transport/transportFailures';
 import { serverRequestedDelayMs } from '../transport/retryPolicy';
 import type { ResponseHeaders } from '../transport/request';
 import type { Attempt } from '../transport/send';
@@ -41,7 +41,7 @@ export async function watchConversation(
 		if (read.kind === 'read' && !isAnswering(read.conversation.state)) {
 			return { kind: 'settled', conversation: read.conversation, headers: read.headers };
 		}
-		lastFailure = read.kind === 'failed' ? read.failure.error : undefined;
+		lastFailure = read.kind === 'failed' ? read.failure.shown : undefined;
 		const headers = read.kind === 'read' ? read.headers : read.failure.headers;
 		const requestedMs = serverRequestedDelayMs(headers, Date.now());
 		const pause = nextPollPauseMs(pauses, lifetime.remainingMs(), requestedMs);
@@ -54,7 +54,8 @@ export async function watchConversation(
 			await lifetime.pause(pause);
 		} catch {
 			if (lifetime.reason === 'timeout') return { kind: 'out-of-time', lastFailure };
-			throw stoppedError(scope, lifetime);
+			// During recovery: the ask's acceptance was what sent it here, and is not known better.
+			throw stoppedFailure(scope, lifetime, 'maybe');
 		}
 	}
 }
@@ -62,14 +63,19 @@ export async function watchConversation(
 type ReadOutcome =
 	| ConversationRead
 	/** A failure in passing: read again later. */
-	| { kind: 'failed'; failure: RetryableFailure }
+	| { kind: 'failed'; failure: AttemptFailure }
 	/** The call's deadline came during the read. */
 	| { kind: 'timed-out' };
 
-/** One read; a cancellation or a credential problem is thrown (nothing to wait for then). */
+/**
+ * One read; a failure that may pass is read again later, a cancellation or a credential problem
+ * is thrown (nothing to wait for then).
+ */
 async function readOnce(attempt: Attempt, conversationId: string): Promise<ReadOutcome> {
 	return await readConversation(attempt, conversationId).catch((error: unknown) => {
-		if (error instanceof RetryableFailure) return { kind: 'failed' as const, failure: error };
+		if (error instanceof AttemptFailure && error.retry) {
+			return { kind: 'failed' as const, failure: error };
+		}
 		if (attempt.lifetime.reason === 'timeout') return { kind: 'timed-out' as const };
 		return Promise.reject(error);
 	});

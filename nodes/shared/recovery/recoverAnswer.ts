@@ -1,8 +1,9 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import { MESSAGE_SEPARATOR } from '../stream/assembly';
+import type { Acceptance } from '../transport/attemptFailure';
 import { type FailureScope } from '../transport/failures';
-import { stoppedError } from '../transport/transportFailures';
+import { stoppedFailure } from '../transport/transportFailures';
 import type { ResponseHeaders } from '../transport/request';
 import { serverRequestedDelayMs } from '../transport/retryPolicy';
 import type { Attempt } from '../transport/send';
@@ -24,11 +25,11 @@ export interface AskToRecover {
 	structured: boolean;
 	conversationId: string;
 	/**
-	 * Whether the service's response had begun (it took the ask). When it had not, an ask sent a
-	 * moment ago may not show in the conversation yet: "never taken" is trusted only from a read
-	 * made a pause later.
+	 * Whether the service accepted the ask (`yes`: its response had begun). When it may not have,
+	 * an ask sent a moment ago may not show in the conversation yet: "never taken" is trusted only
+	 * from a read made a pause later.
 	 */
-	accepted: boolean;
+	accepted: Acceptance;
 }
 
 export type Recovery =
@@ -57,7 +58,7 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			throw stillAnswering(scope, id, lifetime.timeoutMs, watched.lastFailure);
 		}
 		const reading = readTurn(watched.conversation.messages, ask.input, ask.structured);
-		if (reading.kind === 'not-taken' && !ask.accepted && reads === 1) {
+		if (reading.kind === 'not-taken' && ask.accepted !== 'yes' && reads === 1) {
 			await pauseBeforeConfirming(attempt, watched.headers);
 			continue;
 		}
@@ -74,7 +75,8 @@ async function pauseBeforeConfirming(attempt: Attempt, headers: ResponseHeaders)
 	try {
 		await lifetime.pause(pause);
 	} catch {
-		throw stoppedError(scope, lifetime);
+		// Stopped before "never taken" was confirmed: the ask may have been taken.
+		throw stoppedFailure(scope, lifetime, 'maybe');
 	}
 }
 

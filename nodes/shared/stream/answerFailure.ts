@@ -17,7 +17,11 @@ export type StreamFailure =
 	/** The answer (or its steps) grew past the bound. */
 	| 'too-large';
 
-/** A stream that did not answer; `message` is the sentence to show the user. */
+/**
+ * A stream that did not answer; `message` is the sentence to show the user. The stream's meaning
+ * knows nothing of the wire: askAttempt.ts's streamFailure turns it into the attempt's
+ * AttemptFailure (accepted, retried or lost).
+ */
 export class StreamAnswerError extends Error {
 	constructor(
 		readonly failure: StreamFailure,

@@ -15,7 +15,10 @@ export interface SseDecoder {
 	finish(): void;
 }
 
-/** One line or one event went beyond the bound (docs/api.md#memory-bounds). */
+/**
+ * One line or one event went beyond the bound (docs/api.md#memory-bounds). The decoder knows no
+ * request: transport/streamCall.ts turns it into the attempt's AttemptFailure where it reads.
+ */
 export class SseLimitError extends Error {
 	constructor(
 		readonly what: 'line' | 'event',

@@ -1,7 +1,5 @@
-import type { NodeApiError } from 'n8n-workflow';
-
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
-import { RetryableFailure, statusFailure } from './failures';
+import { statusFailure } from './failures';
 import type { ApiRequest, ResponseHeaders } from './request';
 import { readJsonBody } from './jsonCall';
 import { sendOnce, type Attempt } from './send';
@@ -25,8 +23,8 @@ export function conversationPath(conversationId: string): string {
 /**
  * One read of `GET /conversations/{id}` (docs/api.md#reading-a-conversation), within an ask's
  * call: its credential, its deadline and cancellation. A passing failure (network, 408, 429, 5xx,
- * a full session pool) is thrown as a RetryableFailure, for the caller to read again later; a
- * stopped call throws its error.
+ * a full session pool) is thrown as its AttemptFailure (one with `retry`), for the caller to read
+ * again later; a stopped call throws its AttemptFailure too.
  */
 export async function readConversation(
 	attempt: Attempt,
@@ -46,14 +44,9 @@ export async function readConversation(
 	const bodyText = await readJsonBody(read, statusCode, response.body);
 	const where = `GET ${request.path}`;
 	if (statusCode < 200 || statusCode >= 300) {
-		const failure: RetryableFailure | NodeApiError = statusFailure(
-			read.scope,
-			statusCode,
-			headers,
-			bodyText,
-		);
-		if (failure instanceof RetryableFailure) throw failure;
-		return { kind: 'unavailable', what: `${where} answered: ${failure.message}` };
+		const failure = statusFailure(read.scope, statusCode, headers, bodyText);
+		if (failure.retry) throw failure;
+		return { kind: 'unavailable', what: `${where} answered: ${failure.shown.message}` };
 	}
 	const conversation = conversationOf(bodyText);
 	if (!conversation) {

@@ -1,5 +1,6 @@
 import type { INode, NodeApiError } from 'n8n-workflow';
 
+import { AttemptFailure, type Acceptance } from './attemptFailure';
 import {
 	apiError,
 	creditText,
@@ -10,28 +11,13 @@ import {
 	type ErrorText,
 } from './errors';
 import type { ApiRequest, ResponseHeaders } from './request';
-import type { RetryCause } from './retryPolicy';
-import { isRetryableStatus } from './retryPolicy';
+import { isRetryableStatus, type RetryCause } from './retryPolicy';
 import { isCreditMessage, isSessionPoolMessage, redact, serverMessage } from './serverMessage';
 
 /**
- * What went wrong in one attempt, as the error to throw: a RetryableFailure when waiting may
- * help (the retry loop decides), a NodeApiError when it cannot.
+ * What the service said, as the AttemptFailure it comes to: whether waiting may help (the retry
+ * loop decides how long), whether the service accepted the ask, and what the user reads.
  */
-
-/** A failure worth another attempt; `error` is what the user sees when none is left. */
-export class RetryableFailure extends Error {
-	constructor(
-		readonly retryCause: RetryCause,
-		readonly error: NodeApiError,
-		readonly headers: ResponseHeaders = {},
-		/** A network failure's code (ECONNREFUSED, ECONNRESET, …), when it has one. */
-		readonly code?: string,
-	) {
-		super(error.message);
-		this.name = 'RetryableFailure';
-	}
-}
 
 /** Who failed and with which secret to keep out of the words. */
 export interface FailureScope {
@@ -59,32 +45,34 @@ export interface RunFailure {
 }
 
 /**
- * What the service said, as the error to throw: the one place that decides what its words mean,
+ * What the service said, as an AttemptFailure: the one place that decides what its words mean,
  * whatever carried them. Out of credit is never retried; a full session pool is waited out unless
- * the ask had begun answering or its run failed; the rest by the way it came.
+ * the ask had begun answering or its run failed; the rest by the way it came. A refusal in a
+ * non-2xx answer was not accepted, a 408 or 5xx may have been (a proxy's, or the service's after
+ * it took the ask); words inside a 2xx came after the service had accepted the ask.
  */
 export function serviceFailure(
 	scope: FailureScope,
 	message: string,
 	through: SaidThrough,
-): RetryableFailure | NodeApiError {
+): AttemptFailure {
 	const said = redact(message, scope.secret);
 	const status = through.via === 'status' || through.via === 'in-band' ? through.status : undefined;
+	const headers = through.via === 'failed-run' ? {} : through.headers;
+	const failure = (shown: NodeApiError, accepted: Acceptance, retry?: RetryCause) =>
+		new AttemptFailure({ shown, accepted, retry, headers, status });
 	// Out of credit, whatever the status: no retry can help (docs/api.md#credit-failures).
 	if ((through.via === 'status' && status === 402) || isCreditMessage(said)) {
-		return creditError(scope, status, said);
+		// Refused in a non-2xx answer; said inside a 2xx, after the service took the ask.
+		return failure(creditError(scope, status, said), through.via === 'status' ? 'no' : 'yes');
 	}
 	const poolMayClear =
 		through.via === 'status' ||
 		through.via === 'in-band' ||
 		(through.via === 'error-event' && !through.afterText);
 	if (poolMayClear && isSessionPoolMessage(said)) {
-		// A stream's headers may carry the server's Retry-After too.
-		return new RetryableFailure(
-			'session-pool',
-			sessionPoolError(scope, status, said),
-			through.headers,
-		);
+		// No session took the ask. A stream's headers may carry the server's Retry-After too.
+		return failure(sessionPoolError(scope, status, said), 'no', 'session-pool');
 	}
 	const shown = (text: ErrorText, httpStatus = status) => errorOfText(scope, httpStatus, text);
 	switch (through.via) {
@@ -92,28 +80,45 @@ export function serviceFailure(
 			const known = describeServiceFailure(through.status, said, modelNamed(scope.request));
 			const error = shown(known?.text ?? describeStatus(through.status, through.headers, said));
 			const retryable = known ? known.retryable : isRetryableStatus(through.status);
-			if (!retryable) return error;
-			const cause = through.status === 409 ? 'busy-conversation' : 'status';
-			return new RetryableFailure(cause, error, through.headers);
+			// A failure that cannot pass is a refusal of the ask itself.
+			if (!retryable) return failure(error, 'no');
+			if (through.status === 409) return failure(error, 'no', 'busy-conversation');
+			// A 408 or 5xx may have come after the ask was taken (the service's, or a proxy's);
+			// a 429 says it was not.
+			return failure(error, mayHaveTaken(through.status) ? 'maybe' : 'no', 'status');
 		}
 		case 'in-band':
-			return shown({
-				message: headline('The assistant could not answer', undefined, said),
-				description:
-					'The service reported this failure inside a successful response. Run the item again; if it keeps failing, change the input or the model.',
-			});
+			return failure(
+				shown({
+					message: headline('The assistant could not answer', undefined, said),
+					description:
+						'The service reported this failure inside a successful response. Run the item again; if it keeps failing, change the input or the model.',
+				}),
+				'yes',
+			);
 		case 'error-event':
-			return shown({
-				message: headline('The assistant reported an error', undefined, said),
-				description: `The stream ended with this error and no answer was returned. ${RUN_AGAIN}`,
-			});
+			return failure(
+				shown({
+					message: headline('The assistant reported an error', undefined, said),
+					description: `The stream ended with this error and no answer was returned. ${RUN_AGAIN}`,
+				}),
+				'yes',
+			);
 		case 'failed-run':
 			// The service took the ask and its run failed: never sent again, never read elsewhere.
-			return shown({
-				message: headline("The assistant's run failed", undefined, said),
-				description: runFailedAdvice(through.run),
-			});
+			return failure(
+				shown({
+					message: headline("The assistant's run failed", undefined, said),
+					description: runFailedAdvice(through.run),
+				}),
+				'yes',
+			);
 	}
+}
+
+/** A 408 or a 5xx: the service, or a proxy before it, may have taken the request first. */
+function mayHaveTaken(status: number): boolean {
+	return status === 408 || status >= 500;
 }
 
 export const RUN_AGAIN = 'Run the item again; if it keeps happening, try another model.';
@@ -124,7 +129,7 @@ export function statusFailure(
 	status: number,
 	headers: ResponseHeaders,
 	bodyText: string,
-): RetryableFailure | NodeApiError {
+): AttemptFailure {
 	return serviceFailure(scope, serverMessage(bodyText), { via: 'status', status, headers });
 }
 
@@ -134,7 +139,7 @@ export function inBandFailure(
 	status: number,
 	headers: ResponseHeaders,
 	message: string,
-): RetryableFailure | NodeApiError {
+): AttemptFailure {
 	return serviceFailure(scope, message, { via: 'in-band', status, headers });
 }
 

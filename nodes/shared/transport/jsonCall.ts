@@ -1,9 +1,10 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
 import { messageLimitBytes } from '../limits';
+import { AttemptFailure } from './attemptFailure';
 import { apiError, headline } from './errors';
 import { joinUrl } from './credentials';
 import { inBandFailure, statusFailure, type FailureScope } from './failures';
-import { networkFailure, stoppedError, tooLargeError } from './transportFailures';
+import { networkFailure, stoppedFailure, tooLargeFailure } from './transportFailures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
@@ -42,13 +43,13 @@ export async function readJsonBody(
 	try {
 		return await readAll(body, limit);
 	} catch (error) {
-		if (error instanceof BodyTooLarge) throw tooLargeError(scope, 'a JSON response', limit);
-		if (lifetime.reason) throw stoppedError(scope, lifetime);
+		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON response', limit);
+		if (lifetime.reason) throw stoppedFailure(scope, lifetime, 'yes');
 		throw networkFailure(scope, joinUrl(credentials.baseUrl, scope.request.path), error);
 	}
 }
 
-/** The JSON of an answer; statuses, non-JSON bodies and in-band errors become failures. */
+/** The JSON of an answer; statuses, non-JSON bodies and in-band errors become AttemptFailures. */
 export function parseJsonAnswer<T>(
 	scope: FailureScope,
 	status: number,
@@ -60,20 +61,31 @@ export function parseJsonAnswer<T>(
 	try {
 		parsed = JSON.parse(bodyText);
 	} catch {
-		const received = redact(bodyText.slice(0, 200), scope.secret).trim() || '(empty body)';
-		throw apiError(
-			scope.node,
-			{
-				message: headline('The assistant sent a response that is not JSON', status, received),
-				description: "Check that the credential's base URL points at the Assistant API.",
-				httpCode: String(status),
-			},
-			scope.request.itemIndex,
-		);
+		throw notJsonFailure(scope, status, headers, bodyText);
 	}
 	const inBand = inBandErrorOf(parsed);
 	if (inBand !== undefined) throw inBandFailure(scope, status, headers, inBand);
 	return parsed as T;
+}
+
+/** A 2xx whose body is not JSON: most likely another server than the Assistant API's. */
+function notJsonFailure(
+	scope: FailureScope,
+	status: number,
+	headers: ResponseHeaders,
+	bodyText: string,
+): AttemptFailure {
+	const received = redact(bodyText.slice(0, 200), scope.secret).trim() || '(empty body)';
+	const shown = apiError(
+		scope.node,
+		{
+			message: headline('The assistant sent a response that is not JSON', status, received),
+			description: "Check that the credential's base URL points at the Assistant API.",
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+	return new AttemptFailure({ shown, accepted: 'yes', status, headers });
 }
 
 /**

@@ -134,6 +134,12 @@ function timeoutSignal(ms: number): AbortSignal {
 	return AbortSignal.timeout(Math.min(Math.max(Math.ceil(ms), 0), 2 ** 31 - 1));
 }
 
+/**
+ * Why the lifetime's signal aborted, and what a paused wait or a destroyed body rejects with.
+ * Never an attempt's failure itself: whoever catches it reads `reason` and throws the attempt's
+ * AttemptFailure (transportFailures.ts's stoppedFailure, or a stalled stream), knowing what this
+ * class cannot: the request, and whether the service had accepted the ask.
+ */
 export class StoppedError extends Error {
 	constructor(readonly reason: StopReason) {
 		super(`Request stopped: ${reason}`);

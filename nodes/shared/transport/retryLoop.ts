@@ -1,6 +1,7 @@
+import { AttemptFailure, shownError } from './attemptFailure';
 import { getCredentials } from './credentials';
-import { RetryableFailure, type FailureScope } from './failures';
-import { stoppedError } from './transportFailures';
+import type { FailureScope } from './failures';
+import { stoppedFailure } from './transportFailures';
 import { RequestLifetime } from './lifetime';
 import type { BusyVerdict } from './pace';
 import {
@@ -24,11 +25,12 @@ import type { Attempt } from './send';
  * deadline in `attempt`); true when it did, so that the retry goes at once. A busy conversation
  * is waited out so (docs/api.md#exactly-once).
  */
-export type WaitBeforeRetry = (failure: RetryableFailure, attempt: Attempt) => Promise<boolean>;
+export type WaitBeforeRetry = (failure: AttemptFailure, attempt: Attempt) => Promise<boolean>;
 
 /**
  * One call: the credential, one deadline over all its attempts (a streamed answer is read within
- * its attempt), and the attempts, retried as the policy says. `attempt` is one try on the wire.
+ * its attempt), and the attempts, retried as the policy says. `attempt` is one try on the wire;
+ * its AttemptFailure ends the call as the NodeApiError it shows.
  */
 export async function runCall<T>(
 	ctx: AssistantContext,
@@ -51,7 +53,7 @@ export async function runCall<T>(
 	};
 	const context: Attempt = { ctx, scope, credentials, lifetime };
 	const waitInstead =
-		waitBeforeRetry && ((failure: RetryableFailure) => waitBeforeRetry(failure, context));
+		waitBeforeRetry && ((failure: AttemptFailure) => waitBeforeRetry(failure, context));
 	try {
 		return await withRetries({ ctx, scope, lifetime, waitInstead }, () => attempt(context));
 	} finally {
@@ -65,17 +67,26 @@ export interface RetryRun {
 	lifetime: RequestLifetime;
 	clock?: RetryClock;
 	/** Waits before a retry instead of the policy's pause; true when it did (WaitBeforeRetry). */
-	waitInstead?: (failure: RetryableFailure) => Promise<boolean>;
+	waitInstead?: (failure: AttemptFailure) => Promise<boolean>;
 }
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or its failure has no retry left within the
- * deadline (then the failure's error is thrown). The request's pace, when it has one, is
+ * deadline: then the NodeApiError the failure shows is thrown (any other error as it is). Only a
+ * failure's `retry` decides whether it is tried again. The request's pace, when it has one, is
  * acquired before every attempt and released after it; it schedules the retries of busy answers
  * (docs/api.md#full-session-pool): one caused by the run's own other asks costs no retry, and
  * the request waits its turn (and the server's Retry-After) instead of the long fixed pauses.
  */
 export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
+	try {
+		return await retrying(run, attempt);
+	} catch (error) {
+		throw shownError(error);
+	}
+}
+
+async function retrying<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
 	const { ctx, scope, lifetime, clock = systemClock } = run;
 	const { request } = scope;
 	const retries = request.retries ?? DEFAULT_RETRIES;
@@ -90,30 +101,31 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 			request.pace?.release('ok');
 			return settled.value;
 		}
-		if (!(settled.error instanceof RetryableFailure)) {
-			request.pace?.release('failed');
-			throw settled.error;
-		}
 		const failure = settled.error;
+		if (!(failure instanceof AttemptFailure) || !failure.retry) {
+			request.pace?.release('failed');
+			throw failure;
+		}
+		const cause = failure.retry;
 		const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
 		const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
-		const made = retriesOf.get(failure.retryCause) ?? 0;
+		const made = retriesOf.get(cause) ?? 0;
 		if (verdict) {
-			await retryBusy(run, failure, verdict, made, retries);
-			if (!verdict.paced) retriesOf.set(failure.retryCause, made + 1);
+			await retryBusy(run, failure, cause, verdict, made, retries);
+			if (!verdict.paced) retriesOf.set(cause, made + 1);
 			continue; // the next acquire waits the pace's delay, then the request's turn
 		}
-		const delay = retryDelayMs(failure.retryCause, made, retries, failure.headers, clock);
-		if (delay === undefined) throw failure.error;
+		const delay = retryDelayMs(cause, made, retries, failure.headers, clock);
+		if (delay === undefined) throw failure;
 		if (await run.waitInstead?.(failure)) {
-			retriesOf.set(failure.retryCause, made + 1);
+			retriesOf.set(cause, made + 1);
 			continue;
 		}
 		// Waiting past the deadline cannot succeed: the failure itself is the answer then.
-		if (delay >= lifetime.remainingMs()) throw failure.error;
-		retriesOf.set(failure.retryCause, made + 1);
+		if (delay >= lifetime.remainingMs()) throw failure;
+		retriesOf.set(cause, made + 1);
 		ctx.logger.debug(
-			`Assistant: ${request.method} ${request.path} failed (${failure.retryCause}: ${failure.error.httpCode ?? 'no status'}); retry in ${delay} ms`,
+			`Assistant: ${request.method} ${request.path} failed (${cause}: ${failure.shown.httpCode ?? 'no status'}); retry in ${delay} ms`,
 			{ itemIndex: request.itemIndex },
 		);
 		await pause(run, delay);
@@ -127,32 +139,30 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
  */
 async function retryBusy(
 	run: RetryRun,
-	failure: RetryableFailure,
+	failure: AttemptFailure,
+	cause: RetryCause,
 	verdict: BusyVerdict,
 	made: number,
 	retries: number,
 ): Promise<void> {
 	const { ctx, scope, lifetime, clock = systemClock } = run;
-	const policyMs = verdict.paced
-		? 0
-		: retryDelayMs(failure.retryCause, made, retries, failure.headers, clock);
-	if (policyMs === undefined) throw failure.error;
+	const policyMs = verdict.paced ? 0 : retryDelayMs(cause, made, retries, failure.headers, clock);
+	if (policyMs === undefined) throw failure;
 	const delay = Math.max(policyMs, verdict.delayMs);
-	if (delay >= lifetime.remainingMs()) throw failure.error;
+	if (delay >= lifetime.remainingMs()) throw failure;
 	const { request } = scope;
 	ctx.logger.debug(
-		`Assistant: ${request.method} ${request.path} busy (${failure.error.httpCode ?? failure.retryCause}); ${verdict.paced ? 'paced, no retry used' : 'retry'}, next attempt in ${delay} ms at the earliest`,
+		`Assistant: ${request.method} ${request.path} busy (${failure.shown.httpCode ?? cause}); ${verdict.paced ? 'paced, no retry used' : 'retry'}, next attempt in ${delay} ms at the earliest`,
 		{ itemIndex: request.itemIndex },
 	);
 	if (policyMs > verdict.delayMs) await pause(run, policyMs);
 }
 
 /** The account as a whole is too busy (a full session pool, 429, 503): what a pace adapts to. */
-function isBusy(failure: RetryableFailure): boolean {
-	const status = failure.error.httpCode;
+function isBusy(failure: AttemptFailure): boolean {
 	return (
-		failure.retryCause === 'session-pool' ||
-		(failure.retryCause === 'status' && (status === '429' || status === '503'))
+		failure.retry === 'session-pool' ||
+		(failure.retry === 'status' && (failure.status === 429 || failure.status === 503))
 	);
 }
 
@@ -164,7 +174,8 @@ async function acquire({ scope, lifetime }: RetryRun): Promise<void> {
 		(error: unknown) => error ?? new Error('The pace refused the attempt'),
 	);
 	if (refused === undefined) return;
-	if (lifetime.reason) throw stoppedError(scope, lifetime);
+	// Between attempts: nothing of this call is on its way to the service.
+	if (lifetime.reason) throw stoppedFailure(scope, lifetime, 'no');
 	throw refused;
 }
 
@@ -172,6 +183,6 @@ async function pause({ scope, lifetime }: RetryRun, delay: number): Promise<void
 	try {
 		await lifetime.pause(delay);
 	} catch {
-		throw stoppedError(scope, lifetime);
+		throw stoppedFailure(scope, lifetime, 'no');
 	}
 }

@@ -5,9 +5,9 @@ import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentia
 import { type FailureScope } from './failures';
 import {
 	networkFailure,
-	redirectElsewhereError,
-	stoppedError,
-	tooManyRedirectsError,
+	redirectElsewhereFailure,
+	stoppedFailure,
+	tooManyRedirectsFailure,
 } from './transportFailures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, redirectOf } from './redirects';
@@ -26,10 +26,10 @@ export type Accepted = 'json' | 'events';
 
 /**
  * Sends the request once, following redirects within the Base URL's origin
- * (transport/redirects.ts); one to another origin throws its NodeApiError. Every other status
+ * (transport/redirects.ts); one to another origin throws its AttemptFailure. Every other status
  * comes back as a response (to be mapped by the caller), its body a byte stream to be read
- * within a bound (readAll); a connection failure throws a RetryableFailure, a stop (deadline,
- * cancellation) its error. `signal` aborts this request alone, besides the call's lifetime.
+ * within a bound (readAll); a connection failure or a stop (deadline, cancellation) throws its
+ * AttemptFailure. `signal` aborts this request alone, besides the call's lifetime.
  */
 export async function sendOnce<TBody>(
 	attempt: Attempt,
@@ -49,10 +49,10 @@ export async function sendOnce<TBody>(
 		if (redirect.kind === 'none') return response;
 		discard(response.body);
 		if (redirect.kind === 'elsewhere') {
-			throw redirectElsewhereError(scope, response.statusCode, redirect.url);
+			throw redirectElsewhereFailure(scope, response.statusCode, redirect.url);
 		}
 		if (redirects >= MAX_REDIRECTS) {
-			throw tooManyRedirectsError(scope, response.statusCode, redirect.url);
+			throw tooManyRedirectsFailure(scope, response.statusCode, redirect.url);
 		}
 		url = redirect.url;
 		method = redirect.method;
@@ -112,7 +112,8 @@ async function sendHop<TBody>(
 			options,
 		)) as RawResponse<TBody>;
 	} catch (error) {
-		if (lifetime.reason) throw stoppedError(scope, lifetime);
+		// Stopped while the request was on its way: the service may have taken it.
+		if (lifetime.reason) throw stoppedFailure(scope, lifetime, 'maybe');
 		// A missing credential and the like. (`new NodeOperationError` of a NodeOperationError
 		// returns that same error, on this node.)
 		if (error instanceof NodeOperationError) throw new NodeOperationError(ctx.getNode(), error);
@@ -126,7 +127,11 @@ export function discard(body: unknown): void {
 	if (stream && typeof stream.destroy === 'function') stream.destroy();
 }
 
-/** A body went beyond the bound it was read with (docs/api.md#memory-bounds). */
+/**
+ * A body went beyond the bound it was read with (docs/api.md#memory-bounds). Never an attempt's
+ * failure as such: each reader turns it into its own (an AttemptFailure, the credential test's
+ * sentence) where it reads.
+ */
 export class BodyTooLarge extends Error {
 	constructor(readonly limitBytes: number) {
 		super(`The response body is larger than ${limitBytes} bytes`);

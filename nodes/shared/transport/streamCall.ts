@@ -1,9 +1,14 @@
 import { messageLimitBytes } from '../limits';
 import { SseLimitError, type SseMessage } from '../stream/decode';
 import { readSseBody, type SseBody } from '../stream/sseBody';
-import { LostResponse } from './acceptance';
+import type { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
-import { brokenStreamError, stoppedError, tooLargeError } from './transportFailures';
+import {
+	brokenResponseFailure,
+	stalledStreamFailure,
+	stoppedFailure,
+	tooLargeFailure,
+} from './transportFailures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
@@ -25,10 +30,11 @@ export type OpenedStream =
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
 
 /**
- * One attempt of a streaming request. A failed status becomes a failure; a 2xx event stream
- * comes back as SSE messages, read as they arrive, under the call's deadline and idle limit. Only bytes and failures here: what the messages mean
- * is stream/answer.ts's business. Once a 2xx answer has begun, a connection that breaks off or a
- * stream that goes silent past the idle limit is a LostResponse (docs/api.md#exactly-once).
+ * One attempt of a streaming request. A failed status becomes its AttemptFailure; a 2xx event
+ * stream comes back as SSE messages, read as they arrive, under the call's deadline and idle
+ * limit. Only bytes and failures here: what the messages mean is stream/answer.ts's business.
+ * Once a 2xx answer has begun, the service has accepted the ask: a connection that breaks off or
+ * a stream that goes silent past the idle limit is a lost response (docs/api.md#exactly-once).
  */
 export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
@@ -48,7 +54,7 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
 		const bodyText = await readAll(response.body, messageLimit).catch((error: unknown) => {
 			if (error instanceof BodyTooLarge) {
-				throw tooLargeError(scope, 'a JSON answer', messageLimit);
+				throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
 			}
 			throw lostOrStopped(scope, lifetime, error, false);
 		});
@@ -70,25 +76,22 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	};
 }
 
-/** The call was stopped (its error), or the response stalled or broke off. */
+/** Of a 2xx answer: the call was stopped, or the response stalled or broke off. */
 function lostOrStopped(
 	scope: FailureScope,
 	lifetime: RequestLifetime,
 	error: unknown,
 	stalled: boolean,
-): Error {
-	if (lifetime.reason) return stoppedError(scope, lifetime);
-	if (stalled) {
-		const stall = { reason: 'idle' as const, timeoutMs: lifetime.timeoutMs };
-		return new LostResponse('stalled', stoppedError(scope, stall));
-	}
-	return new LostResponse('broken', brokenStreamError(scope, error));
+): AttemptFailure {
+	if (lifetime.reason) return stoppedFailure(scope, lifetime, 'yes');
+	if (stalled) return stalledStreamFailure(scope, lifetime.timeoutMs);
+	return brokenResponseFailure(scope, error);
 }
 
 /**
- * Reads the events to the stream's end or the answer's. A bound passed is the item's failure; a
- * connection lost mid-stream or a stall a LostResponse; the deadline or a cancellation its
- * NodeApiError; never the raw socket error. Finished or abandoned, the body is released and the
+ * Reads the events to the stream's end or the answer's. A bound passed, a connection lost
+ * mid-stream, a stall, the deadline or a cancellation surfaces as its AttemptFailure, never as the
+ * raw socket error (the decoder's SseLimitError is turned into the failure here). Finished or abandoned, the body is released and the
  * idle limit ends; reading stops at the answer's end, before the body's: `discard` releases it
  * then, not an aborted read (which would make an AbortError, stack trace included, for every ask).
  */
@@ -110,7 +113,7 @@ async function readEvents(
 			failureOf: (error) =>
 				// Beyond a bound the item fails: its conversation's answer would be as large.
 				error instanceof SseLimitError
-					? tooLargeError(scope, `an event-stream ${error.what}`, error.limitBytes)
+					? tooLargeFailure(scope, `an event-stream ${error.what}`, error.limitBytes)
 					: lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false),
 		});
 	} finally {

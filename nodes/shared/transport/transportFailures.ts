@@ -1,34 +1,68 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import { mebibytes } from '../limits';
+import { AttemptFailure, type Acceptance } from './attemptFailure';
 import { apiError, headline } from './errors';
-import { RetryableFailure, type FailureScope } from './failures';
+import type { FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
 import { redact } from './serverMessage';
 
 /**
- * Failures on the node's side of the wire, as the error to throw: no connection, a stream broken
+ * Failures on the node's side of the wire, as AttemptFailures: no connection, a stream broken
  * off or stalled, a stop (deadline, cancellation), a redirect away from the Base URL's origin, a
  * response past a memory bound. What the service itself said is failures.ts's.
  */
 
-/** The connection failed before an answer: worth retrying. */
-export function networkFailure(scope: FailureScope, url: string, error: unknown): RetryableFailure {
+/**
+ * The connection failed before an answer: worth retrying. The service may have taken the request
+ * unless the failure came before it could leave (neverSent).
+ */
+export function networkFailure(scope: FailureScope, url: string, error: unknown): AttemptFailure {
 	const detail = transportDetail(error, scope.secret);
-	return new RetryableFailure(
-		'network',
-		apiError(
-			scope.node,
-			{
-				message: headline(`Could not reach the assistant at ${url}`, undefined, detail),
-				description: "Check the credential's base URL and that the service is reachable from n8n.",
-			},
-			scope.request.itemIndex,
-		),
-		{},
-		transportCode(error),
+	const code = transportCode(error);
+	const shown = apiError(
+		scope.node,
+		{
+			message: headline(`Could not reach the assistant at ${url}`, undefined, detail),
+			description: "Check the credential's base URL and that the service is reachable from n8n.",
+		},
+		scope.request.itemIndex,
 	);
+	return new AttemptFailure({
+		shown,
+		accepted: neverSent(code) ? 'no' : 'maybe',
+		retry: 'network',
+		code,
+	});
+}
+
+/**
+ * Network failures that happen before the request can have reached the service: no address, no
+ * route, no connection, no TLS. Anything else (a reset, a hang-up, a timeout) may come after.
+ */
+const NEVER_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EAI_FAIL',
+	'EAI_NONAME',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'EHOSTDOWN',
+	'EADDRNOTAVAIL',
+	'EPROTO',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+function neverSent(code: string | undefined): boolean {
+	if (code === undefined) return false;
+	return NEVER_SENT_CODES.has(code) || /^(ERR_TLS_|ERR_SSL_|CERT_)/.test(code);
 }
 
 /** The code of a transport failure (ECONNRESET, …), when it has one. */
@@ -43,9 +77,12 @@ function rawCause(error: unknown): { code?: unknown; message?: unknown } {
 	return (cause ?? {}) as { code?: unknown; message?: unknown };
 }
 
-/** The connection broke while the answer was streaming. */
-export function brokenStreamError(scope: FailureScope, error: unknown): NodeApiError {
-	return apiError(
+/**
+ * The connection of a 2xx answer broke off: the service had taken the ask, and its answer may be
+ * in its conversation.
+ */
+export function brokenResponseFailure(scope: FailureScope, error: unknown): AttemptFailure {
+	const shown = apiError(
 		scope.node,
 		{
 			message: headline(
@@ -57,10 +94,32 @@ export function brokenStreamError(scope: FailureScope, error: unknown): NodeApiE
 		},
 		scope.request.itemIndex,
 	);
+	return new AttemptFailure({ shown, accepted: 'yes', lost: 'broken' });
 }
 
-/** Stopped from our side: the deadline, the idle limit or the execution's cancellation. */
-export function stoppedError(
+/**
+ * A stream that stayed silent past the idle limit, given up: the service had taken the ask, and
+ * its answer may be in its conversation.
+ */
+export function stalledStreamFailure(scope: FailureScope, timeoutMs: number): AttemptFailure {
+	const shown = stoppedError(scope, { reason: 'idle', timeoutMs });
+	return new AttemptFailure({ shown, accepted: 'yes', lost: 'stalled' });
+}
+
+/**
+ * Stopped from our side (the deadline, the idle limit or the execution's cancellation), with
+ * what the attempt knew of the ask by then; never retried.
+ */
+export function stoppedFailure(
+	scope: FailureScope,
+	lifetime: Pick<RequestLifetime, 'reason' | 'timeoutMs'>,
+	accepted: Acceptance,
+): AttemptFailure {
+	return new AttemptFailure({ shown: stoppedError(scope, lifetime), accepted });
+}
+
+/** What a stop from our side shows. */
+function stoppedError(
 	scope: FailureScope,
 	lifetime: Pick<RequestLifetime, 'reason' | 'timeoutMs'>,
 ): NodeApiError {
@@ -105,46 +164,55 @@ export function transportDetail(error: unknown, secret: string): string {
  * The service redirected to another origin than the Base URL's: not followed, so the token
  * stays with the service and nothing from there becomes output (docs/api.md#redirects).
  */
-export function redirectElsewhereError(
+export function redirectElsewhereFailure(
 	scope: FailureScope,
 	status: number,
 	target: string,
-): NodeApiError {
-	const shown = redact(shownTarget(target), scope.secret);
+): AttemptFailure {
+	const where = redact(shownTarget(target), scope.secret);
 	const base = redact(suggestedBaseUrl(target, scope.request.path), scope.secret);
-	return apiError(
+	const shown = apiError(
 		scope.node,
 		{
-			message: `The service redirected the request to another address (HTTP ${status}): ${shown}. The node does not follow a redirect away from the Base URL's origin, so the access token was not sent there`,
+			message: `The service redirected the request to another address (HTTP ${status}): ${where}. The node does not follow a redirect away from the Base URL's origin, so the access token was not sent there`,
 			description: `If that address is the Assistant API's, put it in the credential's Base URL (${base}). Otherwise check the Base URL, and any proxy between n8n and the service.`,
 			httpCode: String(status),
 		},
 		scope.request.itemIndex,
 	);
+	return new AttemptFailure({ shown, accepted: 'no', status });
 }
 
 /** More redirects within the origin than a service needs: a loop, most likely. */
-export function tooManyRedirectsError(
+export function tooManyRedirectsFailure(
 	scope: FailureScope,
 	status: number,
 	target: string,
-): NodeApiError {
-	const shown = redact(shownTarget(target), scope.secret);
-	return apiError(
+): AttemptFailure {
+	const where = redact(shownTarget(target), scope.secret);
+	const shown = apiError(
 		scope.node,
 		{
-			message: `The service redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shown})`,
+			message: `The service redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${where})`,
 			description:
 				"The redirects go round in a loop or never end. Check the credential's Base URL: put the API's final address there.",
 			httpCode: String(status),
 		},
 		scope.request.itemIndex,
 	);
+	return new AttemptFailure({ shown, accepted: 'no', status });
 }
 
-/** A response beyond a memory bound (docs/api.md#memory-bounds): never retried, never cut. */
-export function tooLargeError(scope: FailureScope, what: string, limitBytes: number): NodeApiError {
-	return apiError(
+/**
+ * A 2xx response beyond a memory bound (docs/api.md#memory-bounds): never retried, never cut,
+ * never read from the conversation (its answer there would be as large).
+ */
+export function tooLargeFailure(
+	scope: FailureScope,
+	what: string,
+	limitBytes: number,
+): AttemptFailure {
+	const shown = apiError(
 		scope.node,
 		{
 			message: `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`,
@@ -153,4 +221,5 @@ export function tooLargeError(scope: FailureScope, what: string, limitBytes: num
 		},
 		scope.request.itemIndex,
 	);
+	return new AttemptFailure({ shown, accepted: 'yes' });
 }

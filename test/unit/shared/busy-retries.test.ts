@@ -3,12 +3,11 @@
  * caused costs the item no retry; one with nothing else of the run in flight is a retry as any;
  * neither waits past the deadline.
  */
+import { NodeApiError } from 'n8n-workflow';
+
 import { AdaptivePace, type AttemptPace } from '../../../nodes/shared/transport/adaptivePace';
-import {
-	RetryableFailure,
-	statusFailure,
-	type FailureScope,
-} from '../../../nodes/shared/transport/failures';
+import type { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
+import { statusFailure, type FailureScope } from '../../../nodes/shared/transport/failures';
 import { RequestLifetime } from '../../../nodes/shared/transport/lifetime';
 import type { AssistantContext } from '../../../nodes/shared/transport/request';
 import { withRetries } from '../../../nodes/shared/transport/retryLoop';
@@ -27,14 +26,14 @@ function scopeWith(pace: AttemptPace, retries: number): FailureScope {
 }
 
 /** A busy answer as the transport classifies it: a full session pool, answered at once. */
-function poolBusy(scope: FailureScope, retryAfter = '0'): RetryableFailure {
+function poolBusy(scope: FailureScope, retryAfter = '0'): AttemptFailure {
 	const failure = statusFailure(
 		scope,
 		503,
 		{ 'retry-after': retryAfter },
 		JSON.stringify({ detail: 'All assistant sessions are busy for this account' }),
 	);
-	if (!(failure instanceof RetryableFailure)) throw new Error('expected a retryable failure');
+	if (failure.retry !== 'session-pool') throw new Error('expected a full session pool');
 	return failure;
 }
 
@@ -95,6 +94,8 @@ describe('busy answers under the pace', () => {
 			throw poolBusy(scope, '30');
 		});
 		await expect(failed).rejects.toThrow(/HTTP 503/);
+		// What the loop throws is what the user reads: the failure's NodeApiError.
+		await expect(failed).rejects.toBeInstanceOf(NodeApiError);
 		lifetime.dispose();
 		others[0].release('ok');
 		expect(attempts).toBe(1);

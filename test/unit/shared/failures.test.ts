@@ -1,7 +1,6 @@
 /** Failed responses -> errors: one clean sentence each, the server's words once, no token. */
 import {
 	inBandFailure,
-	RetryableFailure,
 	statusFailure,
 	type FailureScope,
 } from '../../../nodes/shared/transport/failures';
@@ -21,7 +20,7 @@ const scope: FailureScope = {
 };
 
 function errorOf(failure: ReturnType<typeof statusFailure>) {
-	return failure instanceof RetryableFailure ? failure.error : failure;
+	return failure.shown;
 }
 
 describe('failures -> errors (docs/api.md#errors)', () => {
@@ -61,11 +60,9 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 	});
 
 	test('passing states are retried; a request that is wrong is not', () => {
-		expect(statusFailure(scope, 503, {}, '')).toBeInstanceOf(RetryableFailure);
-		expect((statusFailure(scope, 409, {}, '') as RetryableFailure).retryCause).toBe(
-			'busy-conversation',
-		);
-		expect(statusFailure(scope, 400, {}, '')).not.toBeInstanceOf(RetryableFailure);
+		expect(statusFailure(scope, 503, {}, '').retry).toBe('status');
+		expect(statusFailure(scope, 409, {}, '').retry).toBe('busy-conversation');
+		expect(statusFailure(scope, 400, {}, '').retry).toBeUndefined();
 	});
 
 	test('a full session pool, whatever the status, is its own retryable failure saying what to do', () => {
@@ -74,23 +71,22 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 			[400, 'Cannot evict an idle session'],
 		] as const) {
 			const failure = statusFailure(scope, status, {}, JSON.stringify({ error: words }));
-			expect(failure).toBeInstanceOf(RetryableFailure);
-			expect((failure as RetryableFailure).retryCause).toBe('session-pool');
-			const { error } = failure as RetryableFailure;
+			expect(failure.retry).toBe('session-pool');
+			const error = failure.shown;
 			expect(error.message).toBe(
 				`All of the account's assistant sessions are busy (HTTP ${status}): ${words}`,
 			);
 			expect(error.description).toMatch(/Run fewer asks at the same time/);
 		}
 		const inBand = inBandFailure(scope, 200, {}, 'sessions are busy, try later');
-		expect((inBand as RetryableFailure).retryCause).toBe('session-pool');
+		expect(inBand.retry).toBe('session-pool');
 		expect(isSessionPoolMessage('The model is busy')).toBe(false);
 	});
 
 	test('an in-band error is a failure with the server words', () => {
-		const error = inBandFailure(scope, 200, {}, 'Model overloaded');
-		expect(error).not.toBeInstanceOf(RetryableFailure);
-		expect(error.message).toBe('The assistant could not answer: Model overloaded');
+		const failure = inBandFailure(scope, 200, {}, 'Model overloaded');
+		expect(failure.retry).toBeUndefined();
+		expect(failure.shown.message).toBe('The assistant could not answer: Model overloaded');
 	});
 
 	test('the access token never appears, even when the server echoes it', () => {
@@ -99,7 +95,7 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		const everything = JSON.stringify({ ...error, message: error.message, stack: error.stack });
 		expect(everything).not.toContain(TOKEN);
 		expect(error.message).toContain('[redacted]');
-		expect(inBandFailure(scope, 200, {}, `bad ${TOKEN}`).message).not.toContain(TOKEN);
+		expect(inBandFailure(scope, 200, {}, `bad ${TOKEN}`).shown.message).not.toContain(TOKEN);
 	});
 
 	test('the server words come from detail, error, message or msg, or the body text', () => {
@@ -141,26 +137,25 @@ describe('credit failures (docs/api.md#credit-failures)', () => {
 		],
 		[429, JSON.stringify({ error: 'You exceeded your current quota, please check your plan.' })],
 	])('HTTP %i %s: out of credit, never retried', (status, body) => {
-		const error = statusFailure(scope, status, {}, body);
-		expect(error).not.toBeInstanceOf(RetryableFailure);
-		expect((error as Error).message).toMatch(
+		const failure = statusFailure(scope, status, {}, body);
+		expect(failure.retry).toBeUndefined();
+		expect(failure.accepted).toBe('no');
+		expect(failure.shown.message).toMatch(
 			new RegExp(`^The account or the model's provider is out of credit \\(HTTP ${status}\\)`),
 		);
-		expect((error as { description?: string }).description).toMatch(/Pick another model/);
+		expect(failure.shown.description).toMatch(/Pick another model/);
 	});
 
 	test('inside a 200: out of credit, never retried, the provider words once', () => {
-		const error = inBandFailure(scope, 200, {}, `requires more credits. ${AFFORD}`);
-		expect(error).not.toBeInstanceOf(RetryableFailure);
-		expect((error as Error).message).toBe(
+		const failure = inBandFailure(scope, 200, {}, `requires more credits. ${AFFORD}`);
+		expect(failure.retry).toBeUndefined();
+		expect(failure.shown.message).toBe(
 			`The account or the model's provider is out of credit (HTTP 200): requires more credits. ${AFFORD}`,
 		);
 	});
 
 	test('other failures are not read as credit failures', () => {
-		expect(statusFailure(scope, 503, {}, '{"detail": "overloaded"}')).toBeInstanceOf(
-			RetryableFailure,
-		);
+		expect(statusFailure(scope, 503, {}, '{"detail": "overloaded"}').retry).toBe('status');
 		expect(isCreditMessage('The model has a credits page')).toBe(false);
 	});
 });

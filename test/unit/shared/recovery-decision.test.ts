@@ -11,10 +11,11 @@ import {
 	nextPollPauseMs,
 } from '../../../nodes/shared/recovery/pollSchedule';
 import { isAnswering, readTurn } from '../../../nodes/shared/recovery/turnReading';
-import { mayHaveBeenAccepted } from '../../../nodes/shared/transport/acceptance';
+import { answerMayBeInConversation } from '../../../nodes/shared/recovery/afterFailure';
+import { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
 import { apiError } from '../../../nodes/shared/transport/errors';
-import { RetryableFailure, type FailureScope } from '../../../nodes/shared/transport/failures';
-import type { RetryCause } from '../../../nodes/shared/transport/retryPolicy';
+import { statusFailure, type FailureScope } from '../../../nodes/shared/transport/failures';
+import { networkFailure } from '../../../nodes/shared/transport/transportFailures';
 import { fakeNode } from '../../helpers/fake-node';
 
 const prompt = (content: unknown, kind = 'user-prompt'): ConversationMessage => ({
@@ -156,26 +157,24 @@ describe('nextPollPauseMs: the public client’s schedule, within the deadline',
 	});
 });
 
-describe('mayHaveBeenAccepted: which failures may come after the service took the ask', () => {
+describe('which failures send the recovery to the conversation', () => {
 	const scope: FailureScope = {
 		node: fakeNode({ id: '1' }),
 		request: { method: 'POST', path: '/assistant/ask', authenticated: true },
 		secret: 's',
 	};
-	const failure = (cause: RetryCause, status?: number, code?: string) =>
-		new RetryableFailure(
-			cause,
-			apiError(scope.node, { message: 'x', httpCode: status ? String(status) : undefined }, 0),
-			{},
-			code,
-		);
+	const network = (code?: string) =>
+		networkFailure(scope, 'http://service', Object.assign(new Error('failed'), { code }));
+	const status = (code: number, body = '') => statusFailure(scope, code, {}, body);
 
-	it('a connection lost after sending, a 408, a 5xx: maybe', () => {
+	it('a connection lost after sending, a 408, a 5xx: maybe accepted, read before sending again', () => {
 		for (const code of ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', undefined]) {
-			expect(mayHaveBeenAccepted(failure('network', undefined, code))).toBe(true);
+			expect(network(code).accepted).toBe('maybe');
+			expect(answerMayBeInConversation(network(code))).toBe(true);
 		}
-		for (const status of [408, 500, 502, 503, 504]) {
-			expect(mayHaveBeenAccepted(failure('status', status))).toBe(true);
+		for (const code of [408, 500, 502, 503, 504]) {
+			expect(status(code).accepted).toBe('maybe');
+			expect(answerMayBeInConversation(status(code))).toBe(true);
 		}
 	});
 
@@ -188,11 +187,24 @@ describe('mayHaveBeenAccepted: which failures may come after the service took th
 			'ERR_TLS_CERT_ALTNAME_INVALID',
 			'DEPTH_ZERO_SELF_SIGNED_CERT',
 		]) {
-			expect(mayHaveBeenAccepted(failure('network', undefined, code))).toBe(false);
+			expect(network(code).accepted).toBe('no');
+			expect(answerMayBeInConversation(network(code))).toBe(false);
 		}
-		expect(mayHaveBeenAccepted(failure('status', 429))).toBe(false);
-		expect(mayHaveBeenAccepted(failure('session-pool', 503))).toBe(false);
-		expect(mayHaveBeenAccepted(failure('busy-conversation', 409))).toBe(false);
+		const pool = status(503, JSON.stringify({ detail: 'All sessions are busy' }));
+		for (const refused of [status(429), pool, status(409)]) {
+			expect(refused.accepted).toBe('no');
+			expect(answerMayBeInConversation(refused)).toBe(false);
+		}
+	});
+
+	it('a lost response is read; a failure that is not retried is not, accepted or not', () => {
+		const shown = apiError(scope.node, { message: 'x' }, 0);
+		const lost = new AttemptFailure({ shown, accepted: 'yes', lost: 'incomplete' });
+		expect(answerMayBeInConversation(lost)).toBe(true);
+		const stopped = new AttemptFailure({ shown, accepted: 'maybe' });
+		expect(answerMayBeInConversation(stopped)).toBe(false);
+		const failedRun = new AttemptFailure({ shown, accepted: 'yes' });
+		expect(answerMayBeInConversation(failedRun)).toBe(false);
 	});
 });
 

@@ -1,0 +1,237 @@
+/**
+ * What an attempt on the wire came to, as its one AttemptFailure: whether the service accepted
+ * the ask, whether it may be retried and why, how a response was lost, and what the user reads,
+ * for each way a failure comes (docs/api.md#errors, #exactly-once).
+ */
+import { streamFailure } from '../../../nodes/shared/askAttempt';
+import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
+import type { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
+import {
+	inBandFailure,
+	serviceFailure,
+	statusFailure,
+	type FailureScope,
+} from '../../../nodes/shared/transport/failures';
+import {
+	brokenResponseFailure,
+	networkFailure,
+	stalledStreamFailure,
+	stoppedFailure,
+} from '../../../nodes/shared/transport/transportFailures';
+import { fakeNode } from '../../helpers/fake-node';
+
+const TOKEN = 'sk-classify-secret';
+const scope: FailureScope = {
+	node: fakeNode({ id: '1' }),
+	request: {
+		method: 'POST',
+		path: '/assistant/ask',
+		authenticated: true,
+		itemIndex: 2,
+		idleTimeoutMs: 30_000,
+	},
+	secret: TOKEN,
+};
+const POOL = 'All assistant sessions are busy for this account';
+
+/** The facts the retry loop and the recovery decide on, and the sentence the user reads. */
+function facts(failure: AttemptFailure) {
+	return {
+		accepted: failure.accepted,
+		retry: failure.retry,
+		lost: failure.lost,
+		shown: failure.shown.message,
+	};
+}
+
+describe('a non-2xx answer', () => {
+	test.each([
+		[
+			402,
+			'Insufficient Balance',
+			'no',
+			undefined,
+			/^The account or the model's provider is out of credit \(HTTP 402\)/,
+		],
+		[
+			409,
+			'busy',
+			'no',
+			'busy-conversation',
+			/^The conversation is busy answering an earlier request \(HTTP 409\)/,
+		],
+		[429, 'slow down', 'no', 'status', /^Too many requests \(HTTP 429\): slow down$/],
+		[500, 'boom', 'maybe', 'status', /^The assistant service failed \(HTTP 500\): boom$/],
+		[503, 'overloaded', 'maybe', 'status', /^The assistant service failed \(HTTP 503\)/],
+		[503, 'model_not_found', 'no', undefined, /^The account's default model is not available/],
+		[
+			503,
+			POOL,
+			'no',
+			'session-pool',
+			/^All of the account's assistant sessions are busy \(HTTP 503\)/,
+		],
+		[422, 'bad field', 'no', undefined, /^The assistant rejected the request \(HTTP 422\)/],
+	] as const)('HTTP %i %s: accepted %s, retry %s', (status, said, accepted, retry, shown) => {
+		const failure = statusFailure(scope, status, {}, JSON.stringify({ detail: said }));
+		expect(facts(failure)).toEqual({
+			accepted,
+			retry,
+			lost: undefined,
+			shown: expect.stringMatching(shown),
+		});
+		expect(failure.status).toBe(status);
+		expect(failure.shown.httpCode).toBe(String(status));
+		expect((failure.shown.context as { itemIndex?: number }).itemIndex).toBe(2);
+	});
+
+	test('the headers the retry policy needs, and the conversation the response named, are kept', () => {
+		const headers = { 'retry-after': '7', 'x-conversation-id': 'con_named' };
+		const failure = statusFailure(scope, 429, headers, '');
+		expect(failure.headers).toEqual(headers);
+		expect(failure.conversationId).toBe('con_named');
+	});
+
+	test('the token the service echoes reaches neither the failure nor what it shows', () => {
+		const failure = statusFailure(scope, 500, {}, JSON.stringify({ detail: `bad ${TOKEN}` }));
+		expect(failure.message).not.toContain(TOKEN);
+		expect(failure.shown.message).not.toContain(TOKEN);
+		expect(failure.shown.message).toContain('[redacted]');
+	});
+});
+
+describe('words inside a 2xx: the service had accepted the ask', () => {
+	test('in-band: not retried, the service words shown', () => {
+		expect(facts(inBandFailure(scope, 200, {}, 'Model overloaded'))).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: 'The assistant could not answer: Model overloaded',
+		});
+		// A full session pool says no session took the ask: waited out.
+		expect(inBandFailure(scope, 200, {}, POOL)).toMatchObject({
+			accepted: 'no',
+			retry: 'session-pool',
+		});
+	});
+
+	test('an error event before any answer text: a full pool is waited out, other words are not', () => {
+		const event = (said: string, afterText: boolean) =>
+			streamFailure(scope, new StreamAnswerError('error-event', said, said, afterText), {
+				'retry-after': '3',
+			});
+		expect(facts(event(POOL, false))).toMatchObject({ accepted: 'no', retry: 'session-pool' });
+		expect(event(POOL, false).headers).toEqual({ 'retry-after': '3' });
+		expect(facts(event('Model crashed', false))).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: 'The assistant reported an error: Model crashed',
+		});
+	});
+
+	test('an error event after answer text: never retried, whatever its words', () => {
+		const failure = streamFailure(
+			scope,
+			new StreamAnswerError('error-event', POOL, POOL, true),
+			{},
+		);
+		expect(facts(failure)).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: `The assistant reported an error: ${POOL}`,
+		});
+	});
+
+	test('a failed run: accepted, never sent again, never read elsewhere', () => {
+		const run = { status: 'failed', errorType: 'UserError', failureKind: 'unknown_model' };
+		const failure = streamFailure(
+			scope,
+			new StreamAnswerError('run-failed', 'x', 'Unknown model: m', false, run),
+			{},
+		);
+		expect(facts(failure)).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: "The assistant's run failed: Unknown model: m",
+		});
+		expect(failure.shown.description).toMatch(/does not know the model/);
+		// The same through serviceFailure directly.
+		expect(serviceFailure(scope, 'gone', { via: 'failed-run' }).accepted).toBe('yes');
+	});
+});
+
+describe("the node's side of the wire", () => {
+	const network = (code: string) =>
+		networkFailure(scope, 'http://service/ask', Object.assign(new Error('socket'), { code }));
+
+	test('a connection never made: not accepted, retried', () => {
+		expect(facts(network('ECONNREFUSED'))).toEqual({
+			accepted: 'no',
+			retry: 'network',
+			lost: undefined,
+			shown: 'Could not reach the assistant at http://service/ask: ECONNREFUSED: socket',
+		});
+		expect(network('ECONNREFUSED').code).toBe('ECONNREFUSED');
+	});
+
+	test('a connection reset after sending: maybe accepted, retried (after the conversation is read)', () => {
+		expect(facts(network('ECONNRESET'))).toMatchObject({ accepted: 'maybe', retry: 'network' });
+	});
+
+	test('a 2xx response lost: accepted, not retried, how it was lost', () => {
+		expect(facts(brokenResponseFailure(scope, new Error('socket hang up')))).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: 'broken',
+			shown: 'The stream broke off before the answer was complete: socket hang up',
+		});
+		expect(facts(stalledStreamFailure(scope, 600_000))).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: 'stalled',
+			shown: 'The stream stalled: no data for 30 s',
+		});
+		const incomplete = new StreamAnswerError(
+			'incomplete',
+			'The stream ended before the answer was complete',
+		);
+		expect(facts(streamFailure(scope, incomplete, {}))).toMatchObject({
+			accepted: 'yes',
+			retry: undefined,
+			lost: 'incomplete',
+		});
+		const empty = new StreamAnswerError('no-answer', 'none');
+		expect(facts(streamFailure(scope, empty, {}))).toMatchObject({
+			accepted: 'yes',
+			lost: 'empty',
+		});
+	});
+
+	test('a stop: never retried, with what the attempt knew of the ask', () => {
+		const deadline = stoppedFailure(scope, { reason: 'timeout', timeoutMs: 60_000 }, 'maybe');
+		expect(facts(deadline)).toEqual({
+			accepted: 'maybe',
+			retry: undefined,
+			lost: undefined,
+			shown: 'The assistant did not answer within 60 s',
+		});
+		const cancelled = stoppedFailure(scope, { reason: 'cancelled', timeoutMs: 60_000 }, 'yes');
+		expect(facts(cancelled)).toMatchObject({
+			accepted: 'yes',
+			retry: undefined,
+			shown: 'The execution was cancelled',
+		});
+	});
+
+	test('with(): another text shown, the other facts kept', () => {
+		const failure = statusFailure(scope, 503, { 'retry-after': '2' }, '');
+		const noted = failure.with({ shown: failure.shown });
+		expect(noted).not.toBe(failure);
+		expect(facts(noted)).toEqual(facts(failure));
+		expect(noted.headers).toEqual({ 'retry-after': '2' });
+		expect(noted.status).toBe(503);
+	});
+});
