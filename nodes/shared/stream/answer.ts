@@ -6,6 +6,7 @@ import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
+import { thinkingDeltaOf } from './thinkingDelta';
 
 /**
  * The meaning of an ask stream, in one place (docs/api.md#streams): which events carry answer
@@ -94,6 +95,9 @@ export class StreamAnswer {
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
 		const collector = this.collector;
+		// A thinking delta told without parsing it (thinkingDelta.ts): nothing to read.
+		const skip = !collector && message.event === 'PartDeltaEvent';
+		if (skip && this.assembler.isThinkingPart(thinkingDeltaOf(message.data))) return true;
 		for (const event of toStreamEvents(message, collector !== undefined)) {
 			switch (event.type) {
 				case 'end':
@@ -152,10 +156,7 @@ export class StreamAnswer {
 		this.options.onUnknownEvent?.(name);
 	}
 
-	/**
-	 * A tool call's part or delta, as the output tool may carry a structured answer in it; read
-	 * after the assembler, which decides where a model message begins.
-	 */
+	/** A tool call's part or delta (the output tool's may carry the object); after the assembler. */
 	private readOutputTool(
 		calls: OutputToolCalls,
 		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' }>,

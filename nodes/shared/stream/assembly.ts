@@ -1,6 +1,7 @@
 import type { StreamEvent } from './events';
 import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
+import type { ThinkingDelta } from './thinkingDelta';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
@@ -114,6 +115,14 @@ export class AnswerAssembler {
 	enterResponse(id: string): void {
 		if (this.responseId !== undefined && this.responseId !== id) this.beginMessage();
 		this.responseId = id;
+	}
+
+	/** The delta's part is thinking, in the current model response: the delta changes nothing. */
+	isThinkingPart(delta: ThinkingDelta | undefined): boolean {
+		if (!delta || (delta.response !== undefined && delta.response !== this.responseId)) {
+			return false;
+		}
+		return this.parts.get(delta.index)?.kind === 'thinking';
 	}
 
 	/** The stream has ended: content still waiting after a tool call is the next message's. */
