@@ -6,7 +6,6 @@ import { createSseDecoder, type SseMessage } from './decode';
 import { toStreamEvents, type StreamEvent } from './events';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
-import { thinkingDeltaOf } from './thinkingDelta';
 
 /**
  * The meaning of an ask stream, in one place (docs/api.md#streams): which events carry answer
@@ -95,9 +94,9 @@ export class StreamAnswer {
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
 		const collector = this.collector;
-		// A thinking delta told without parsing it (thinkingDelta.ts): nothing to read.
-		const skip = !collector && message.event === 'PartDeltaEvent';
-		if (skip && this.assembler.isThinkingPart(thinkingDeltaOf(message.data))) return true;
+		// A thinking delta, told without parsing it: nothing to read (steps aside).
+		const delta = !collector && message.event === 'PartDeltaEvent';
+		if (delta && this.assembler.isThinkingDelta(message.data)) return true;
 		for (const event of toStreamEvents(message, collector !== undefined)) {
 			switch (event.type) {
 				case 'end':

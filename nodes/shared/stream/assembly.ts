@@ -1,7 +1,7 @@
 import type { StreamEvent } from './events';
 import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
-import type { ThinkingDelta } from './thinkingDelta';
+import { thinkingDeltaOf } from './thinkingDelta';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
@@ -48,7 +48,6 @@ export class AnswerAssembler {
 
 	/** The id of the model response the current message is, when the Part events name it. */
 	private responseId: string | undefined;
-
 	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
 	messageNumber = 0;
 
@@ -117,8 +116,10 @@ export class AnswerAssembler {
 		this.responseId = id;
 	}
 
-	/** The delta's part is thinking, in the current model response: the delta changes nothing. */
-	isThinkingPart(delta: ThinkingDelta | undefined): boolean {
+	/** A delta of the thinking part begun last, told without parsing it (thinkingDelta.ts). */
+	isThinkingDelta(data: string): boolean {
+		if (this.lastPartKind !== 'thinking') return false;
+		const delta = thinkingDeltaOf(data);
 		if (!delta || (delta.response !== undefined && delta.response !== this.responseId)) {
 			return false;
 		}

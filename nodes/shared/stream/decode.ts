@@ -123,9 +123,12 @@ export function createSseDecoder(
 			skipLf = false;
 		}
 		let head = lineHead;
+		// Without a CR in the text, one search per line end, not two to the text's end.
+		let hasCr = text.includes('\r');
 		while (from < text.length) {
 			const lf = text.indexOf('\n', from);
-			const cr = text.indexOf('\r', from);
+			const cr = hasCr ? text.indexOf('\r', from) : -1;
+			hasCr &&= cr !== -1;
 			const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
 			const rest = end === -1 ? text.slice(from) : text.slice(from, end);
 			const atLineStart = head === '';
