@@ -175,6 +175,8 @@ async function main(): Promise<void> {
 	const busy = activity();
 	const seconds = (Date.now() - started) / 1000;
 	console.log('');
+	// The report goes by row number, whatever order the rows ran in.
+	rows.sort((a, b) => rowOrder(a.name) - rowOrder(b.name));
 	console.log(consoleTable(rows));
 	console.log('');
 	if (flag('details')) {
@@ -189,8 +191,6 @@ async function main(): Promise<void> {
 	);
 	if (flag('strict') && rows.some((row) => row.verdict === 'missed')) process.exitCode = 1;
 
-	// The report goes by row number, whatever order the rows ran in.
-	rows.sort((a, b) => rowOrder(a.name) - rowOrder(b.name));
 	const partial = only.length !== ROWS.length;
 	const file = path.join(PACKAGE_DIR, 'BENCHMARKS.md');
 	if (flag('no-write') || quick) {

@@ -333,7 +333,7 @@ export async function streamingRows(options: StreamingOptions): Promise<Row[]> {
 					: undefined,
 			details: [
 				`Stream: ${streamDesc}. Module runs feed the pre-built pieces from memory (no network), ${options.runs} runs each, order alternated, full GC before each.`,
-				`Node: nodes/shared/stream/ as Ask uses it, \`${MODULE_PATH}\` (async generator over the pieces) into \`StreamAnswer\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
+				`Node: nodes/shared/stream/ as Ask uses it, \`${MODULE_PATH}\` (the pieces read as they come) into \`StreamAnswer\`, then \`result()\`; answer checked equal to the expected 20 MB string.`,
 				`Baseline: eventsource-parser@3 alone (\`createParser({onEvent})\` fed by a streaming TextDecoder), keeping each event's \`data\` and joining once at the end.`,
 				`Reference (not the target's baseline): parser + \`JSON.parse\` of each event + join of the contents, the least a client must do: ${fmtSpreadMs(jsonTime)}; the node takes ${fmtRatio(moduleTime.median / jsonTime.median)} of that. The node's decoder fed synchronously (no async generator): ${fmtSpreadMs(syncTime)}.`,
 				`Per run (ms): node ${(samples.get('node module') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}; parser alone ${(samples.get('parser alone') ?? []).map((s) => s.ms.toFixed(0)).join(', ')}.`,
