@@ -1,0 +1,120 @@
+/**
+ * Reading a response body as it arrives (nodes/shared/stream/sseBody.ts): messages handed on in
+ * order, reading stopped at the reader's end, a body that breaks or closes early given to
+ * `failureOf`, what the reader throws passed on as it is, the listeners gone afterwards; for
+ * Node's Readable (read by its events) and any other byte iterable alike.
+ */
+import { PassThrough, Readable } from 'node:stream';
+
+import type { SseMessage } from '../../../nodes/shared/stream/decode';
+import { readSseBody } from '../../../nodes/shared/stream/sseBody';
+
+const event = (name: string, data: string) => `event: ${name}\ndata: ${data}\n\n`;
+
+class Failure extends Error {
+	constructor(readonly cause: unknown) {
+		super('failure');
+	}
+}
+
+function reading(body: AsyncIterable<Uint8Array | string>, stopAt?: string) {
+	const messages: SseMessage[] = [];
+	const done = readSseBody(body, undefined, {
+		onMessage: (message) => {
+			messages.push(message);
+			return message.event !== stopAt;
+		},
+		failureOf: (error) => new Failure(error),
+	});
+	return { messages, done };
+}
+
+describe('readSseBody', () => {
+	it('hands on the messages of a Readable in order, however its chunks are cut', async () => {
+		const text = event('a', '1') + event('b', '2') + event('c', '3');
+		const body = new PassThrough();
+		const { messages, done } = reading(body);
+		for (let at = 0; at < text.length; at += 7) body.write(Buffer.from(text.slice(at, at + 7)));
+		body.end();
+		await done;
+		expect(messages).toEqual([
+			{ event: 'a', data: '1' },
+			{ event: 'b', data: '2' },
+			{ event: 'c', data: '3' },
+		]);
+		expect(body.listenerCount('data')).toBe(0);
+	});
+
+	it('stops at the reader’s end: later messages are not handed on, and the body is paused', async () => {
+		const body = new PassThrough();
+		const { messages, done } = reading(body, 'end');
+		body.write(event('a', '1') + event('end', '{}') + event('after', 'x'));
+		await done;
+		body.write(event('later', 'y'));
+		expect(messages.map((message) => message.event)).toEqual(['a', 'end']);
+		expect(body.isPaused()).toBe(true);
+		expect(body.listenerCount('data') + body.listenerCount('error')).toBe(0);
+		body.destroy();
+	});
+
+	it('gives a body that breaks to failureOf', async () => {
+		const body = new PassThrough();
+		const { messages, done } = reading(body);
+		body.write(event('a', '1'));
+		const broken = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		setImmediate(() => body.destroy(broken));
+		const failure = await done.catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(Failure);
+		expect((failure as Failure).cause).toBe(broken);
+		expect(messages).toEqual([{ event: 'a', data: '1' }]);
+	});
+
+	it('gives a body closed before its end, without an error, to failureOf', async () => {
+		const body = new PassThrough();
+		const { done } = reading(body);
+		body.write(event('a', '1'));
+		setImmediate(() => body.destroy());
+		const failure = await done.catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(Failure);
+		expect((failure as Failure).cause).toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+	});
+
+	it('passes on what the reader throws, as it is', async () => {
+		const body = Readable.from([event('a', '1')]);
+		const thrown = new Error('the workflow’s stream failed');
+		const done = readSseBody(body, undefined, {
+			onMessage: () => {
+				throw thrown;
+			},
+			failureOf: (error) => new Failure(error),
+		});
+		await expect(done).rejects.toBe(thrown);
+	});
+
+	it('gives a message past the bound to failureOf', async () => {
+		const body = Readable.from([`data: ${'x'.repeat(200)}`]);
+		const done = readSseBody(body, 64, {
+			onMessage: () => true,
+			failureOf: (error) => new Failure(error),
+		});
+		const failure = await done.catch((error: unknown) => error);
+		expect((failure as Failure).cause).toMatchObject({ name: 'SseLimitError', what: 'line' });
+	});
+
+	it('reads any other byte iterable the same way, to the end or the reader’s end', async () => {
+		async function* chunks() {
+			yield new TextEncoder().encode(event('a', '1'));
+			yield event('end', '{}');
+			throw new Error('never read: the reader had its end');
+		}
+		const { messages, done } = reading(chunks(), 'end');
+		await done;
+		expect(messages.map((message) => message.event)).toEqual(['a', 'end']);
+		async function* broken() {
+			yield event('a', '1');
+			throw new Error('reset');
+		}
+		const failed = reading(broken());
+		await expect(failed.done).rejects.toBeInstanceOf(Failure);
+	});
+});
