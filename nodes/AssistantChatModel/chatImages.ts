@@ -4,8 +4,7 @@ import type { ISupplyDataFunctions } from 'n8n-workflow';
 import {
 	IMAGE_TYPES_IN_WORDS,
 	MAX_IMAGE_IN_WORDS,
-	modelOfAsk,
-	modelSeesImages,
+	imageSightOf,
 	writeImage,
 } from '../shared/images';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
@@ -58,21 +57,13 @@ export async function imagePolicyFor(
 	messages: Message[],
 ): Promise<ImagePolicy | undefined> {
 	if (!messages.some(holdsImage)) return undefined;
-	let model = settings.modelName;
-	try {
-		const catalog = await settings.run.catalog({
-			timeoutMs: settings.timeoutMs,
-			retries: settings.retries,
-		});
-		model = modelOfAsk(catalog, settings.modelName);
-		const sees = model === undefined ? undefined : modelSeesImages(catalog, model);
-		if (sees === false) return { send: false, reason: `the model ${model} cannot see images` };
-		if (sees === true) return { send: true };
-	} catch (error) {
+	const { model, sees } = await imageSightOf(settings.run, settings, settings.modelName, (error) =>
 		ctx.logger.debug(
 			`Assistant Chat Model: catalog not available for the image check: ${(error as Error).message}`,
-		);
-	}
+		),
+	);
+	if (sees === false) return { send: false, reason: `the model ${model} cannot see images` };
+	if (sees === true) return { send: true };
 	ctx.logger.warn(
 		`Assistant Chat Model: images were sent, but the catalog could not tell whether ${model ? `the model ${model}` : "the account's default model"} sees images; a model that does not gets them as text`,
 	);

@@ -1,4 +1,5 @@
 import type { CatalogResponse } from './api';
+import type { RunContext } from './runContext';
 
 /**
  * Images in an ask (docs/api.md#images): the service takes an image written into `input` as a
@@ -111,4 +112,31 @@ export function modelOfAsk(
 	if (chosen) return chosen;
 	const fallback = catalog.default_chat_model_id;
 	return typeof fallback === 'string' && fallback !== '' ? fallback : undefined;
+}
+
+/** The model an ask goes to, and whether it sees images; `sees` undefined: nobody can tell. */
+export interface ImageSight {
+	model: string | undefined;
+	sees: boolean | undefined;
+}
+
+/**
+ * The model an ask with images goes to and whether it sees them, by the run's catalog (read once
+ * per run). A catalog that cannot be read tells nothing: the chosen model, `sees` undefined, and
+ * `onUnread` hears why.
+ */
+export async function imageSightOf(
+	run: RunContext,
+	settings: Parameters<RunContext['catalog']>[0],
+	chosen: string | undefined,
+	onUnread: (error: unknown) => void,
+): Promise<ImageSight> {
+	try {
+		const catalog = await run.catalog(settings);
+		const model = modelOfAsk(catalog, chosen);
+		return { model, sees: model === undefined ? undefined : modelSeesImages(catalog, model) };
+	} catch (error) {
+		onUnread(error);
+		return { model: chosen, sees: undefined };
+	}
 }

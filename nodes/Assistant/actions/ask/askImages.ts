@@ -4,8 +4,7 @@ import {
 	IMAGE_TYPES_IN_WORDS,
 	MAX_IMAGE_BYTES,
 	MAX_IMAGE_IN_WORDS,
-	modelOfAsk,
-	modelSeesImages,
+	imageSightOf,
 	writeImage,
 } from '../../../shared/images';
 import {
@@ -97,7 +96,7 @@ export async function readItemImages(
 		const name = binary.fileName ?? (typeof given === 'string' ? given : undefined);
 		const written = writeImage(bytes, declared, name);
 		if ('problem' in written) {
-			checkSize(ctx, itemIndex, field, bytes.length);
+			if (written.problem === 'too-large') throw tooLarge(ctx, itemIndex, field, bytes.length);
 			throw invalidParameter(
 				ctx,
 				itemIndex,
@@ -128,14 +127,20 @@ function binaryOf(ctx: IExecuteFunctions, itemIndex: number, field: string): IBi
 	}
 }
 
+/** The size the binary data declares, checked before its bytes are read. */
 function checkSize(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	field: string,
 	bytes: number | undefined,
 ): void {
-	if (typeof bytes !== 'number' || bytes <= MAX_IMAGE_BYTES) return;
-	throw invalidParameter(
+	if (typeof bytes === 'number' && bytes > MAX_IMAGE_BYTES) {
+		throw tooLarge(ctx, itemIndex, field, bytes);
+	}
+}
+
+function tooLarge(ctx: IExecuteFunctions, itemIndex: number, field: string, bytes: number) {
+	return invalidParameter(
 		ctx,
 		itemIndex,
 		`The image in "${field}" is too large (${(bytes / 1024 / 1024).toFixed(1)} MB)`,
@@ -155,18 +160,11 @@ export async function checkModelSeesImages(
 	chosenModel: string | undefined,
 ): Promise<void> {
 	const { ctx } = run;
-	let model: string | undefined;
-	let sees: boolean | undefined;
-	try {
-		const catalog = await run.catalog(settings);
-		model = modelOfAsk(catalog, chosenModel);
-		sees = model === undefined ? undefined : modelSeesImages(catalog, model);
-	} catch (error) {
+	const { model, sees } = await imageSightOf(run, settings, chosenModel, (error) =>
 		ctx.logger.debug(
 			`Assistant: catalog not available for the image check: ${(error as Error).message}`,
-		);
-		model = chosenModel;
-	}
+		),
+	);
 	if (sees === false) {
 		throw invalidParameter(
 			ctx,
