@@ -1,4 +1,4 @@
-import { isObject } from '../json';
+import { isObject, type JsonObject as Json } from '../json';
 
 /**
  * The grammar of `output_format` the service accepts (docs/api.md#ask-request), checked whole
@@ -17,8 +17,6 @@ export interface OutputFormatProblem {
 	/** What to change. */
 	fix: string;
 }
-
-type Json = Record<string, unknown>;
 
 const TYPES = ['string', 'number', 'boolean', 'object', 'array'] as const;
 type SchemaType = (typeof TYPES)[number];

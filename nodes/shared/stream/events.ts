@@ -10,7 +10,7 @@ import type {
 } from '../api';
 import type { SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
-import { isObject, parseJsonObject } from '../json';
+import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -50,8 +50,6 @@ export type StreamEvent =
 	| { type: 'runFailed'; message: string; status: string; errorType?: string; failureKind?: string }
 	/** An event this node does not know: its name only, never its data. */
 	| { type: 'unknown'; name: string };
-
-type Json = Record<string, unknown>;
 
 /**
  * Every event name this node knows, in any dialect: those that carry the answer, the steps or the

@@ -1,7 +1,5 @@
-import { isObject, parseJsonObject } from '../json';
+import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 import type { SseMessage } from './decode';
-
-type Json = Record<string, unknown>;
 
 /** pydantic-ai's `event_kind` values, for flat events that name their kind so instead of `type`. */
 const EVENT_KINDS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { isObject, objectOfJson } from '../json';
+import { isObject, objectOfJson, type JsonObject as Json } from '../json';
 
 /**
  * pydantic-ai's output tool (docs/api.md#structured-output-in-a-stream): with a structured output,
@@ -6,8 +6,6 @@ import { isObject, objectOfJson } from '../json';
  * whose arguments are the object, as JSON text or an object, whole in the part or grown through
  * `args_delta`. It carries the answer, not something the assistant did: it is never a step.
  */
-
-type Json = Record<string, unknown>;
 
 /**
  * A tool call's arguments after an `args_delta`, as pydantic-ai grows them: text is appended to

@@ -24,8 +24,6 @@ export type AssistantStep =
 	  }
 	| { type: 'thinking'; content: string };
 
-export type Json = Record<string, unknown>;
-
 export type StepKind = 'call' | 'result' | 'thinking';
 
 /** pydantic-ai's part kinds, by what they are for the steps. */

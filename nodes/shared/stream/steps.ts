@@ -1,4 +1,4 @@
-import { isObject } from '../json';
+import { isObject, type JsonObject as Json } from '../json';
 import { grownArgs, isOutputTool } from './outputTool';
 import {
 	argsOf,
@@ -9,7 +9,6 @@ import {
 	stepOf,
 	type AssistantStep,
 	type Entry,
-	type Json,
 	type StepKind,
 } from './stepEntry';
 
