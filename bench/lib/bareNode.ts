@@ -59,44 +59,33 @@ class BareAsk implements INodeType {
 		const out: INodeExecutionData[] = new Array(items.length);
 		const ask = async (i: number) => {
 			const input = this.getNodeParameter('input', i) as string;
-			const options: IHttpRequestOptions = streamed
-				? {
-						method: 'POST',
-						url,
-						headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json' },
-						body: { input, stream: true },
-						encoding: 'text',
-						json: false,
-					}
-				: {
-						method: 'POST',
-						url,
-						headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-						body: { input },
-						json: true,
-					};
-			if (streamed) {
-				const events = (await this.helpers.httpRequestWithAuthentication.call(
-					this,
-					'assistantApi',
-					options,
-				)) as string;
-				out[i] = { json: { output: events }, pairedItem: { item: i } };
-				return;
-			}
-			let answer: IDataObject;
+			const options: IHttpRequestOptions = {
+				method: 'POST',
+				url,
+				headers: {
+					Accept: streamed ? 'text/event-stream' : 'application/json',
+					'Content-Type': 'application/json',
+				},
+				body: streamed ? { input, stream: true } : { input },
+				...(streamed ? { encoding: 'text' as const, json: false } : { json: true }),
+			};
+			let answer: unknown;
 			if (auth === 'header') {
 				options.headers = { ...options.headers, Authorization: `Bearer ${token}` };
-				answer = (await this.helpers.httpRequest(options)) as IDataObject;
+				answer = await this.helpers.httpRequest(options);
 			} else {
-				answer = (await this.helpers.httpRequestWithAuthentication.call(
+				answer = await this.helpers.httpRequestWithAuthentication.call(
 					this,
 					'assistantApi',
 					options,
-				)) as IDataObject;
+				);
 			}
+			// Streamed: the event stream's text as it came; else the JSON answer's fields.
+			const fields = answer as IDataObject;
 			out[i] = {
-				json: { output: answer.output, conversation_id: answer.conversation_id },
+				json: streamed
+					? { output: answer as string }
+					: { output: fields.output, conversation_id: fields.conversation_id },
 				pairedItem: { item: i },
 			};
 		};
