@@ -3,13 +3,9 @@
  * unambiguous text qualifies, and reading a stream with them skipped gives the answer that
  * parsing every event gives (Include Steps parses every event: the reference).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { thinkingDeltaOf } from '../../../nodes/shared/stream/thinkingDelta';
-
-const CAPTURES = path.resolve(__dirname, '..', '..', 'fixtures', 'captures');
+import { readCapture } from '../../emulator/replay';
 
 const delta = (kind: string, text: string, extra: Record<string, unknown> = {}) =>
 	JSON.stringify({
@@ -69,10 +65,10 @@ describe('a stream read with thinking deltas skipped', () => {
 	const parsedAnswerOf = (chunks: Array<string | Buffer>) =>
 		readAnswerFromChunks(chunks, { structured: false, steps: { thinking: true } }).output;
 
-	it.each(['2026-08-09-summarize.sse', '2026-08-09-research.sse'])(
+	it.each(['2026-08-09-summarize', '2026-08-09-research'])(
 		'gives the answer of every event parsed: %s',
 		(name) => {
-			const bytes = fs.readFileSync(path.join(CAPTURES, name));
+			const { bytes } = readCapture(name);
 			expect(answerOf([bytes])).toBe(parsedAnswerOf([bytes]));
 		},
 	);
