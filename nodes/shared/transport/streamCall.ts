@@ -91,9 +91,10 @@ function lostOrStopped(
 /**
  * Reads the events to the stream's end or the answer's. A bound passed, a connection lost
  * mid-stream, a stall, the deadline or a cancellation surfaces as its AttemptFailure, never as the
- * raw socket error (the decoder's SseLimitError is turned into the failure here). Finished or abandoned, the body is released and the
- * idle limit ends; reading stops at the answer's end, before the body's: `discard` releases it
- * then, not an aborted read (which would make an AbortError, stack trace included, for every ask).
+ * raw socket error (the decoder's SseLimitError is turned into the failure here). Finished or
+ * abandoned, the body is released and the idle limit ends; reading stops at the answer's end,
+ * before the body's: `discard` releases it then, not an aborted read (which would make an
+ * AbortError, stack trace included, for every ask).
  */
 async function readEvents(
 	body: ByteStream,
