@@ -39,7 +39,6 @@ async function bundle() {
 		// import() of an external becomes require(): n8n loads nodes as CommonJS, and the SDK must be
 		// the very copy (CommonJS build) that n8n's own AI nodes use.
 		supported: { 'dynamic-import': false },
-		keepNames: true,
 		sourcemap: false,
 		legalComments: 'inline',
 		logLevel: 'warning',

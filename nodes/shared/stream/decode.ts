@@ -1,5 +1,3 @@
-import { createParser } from 'eventsource-parser';
-
 import { messageLimitBytes } from '../limits';
 
 /** One Server-Sent Events message: its `event:` name and its `data:` text. */
@@ -30,221 +28,202 @@ export class SseLimitError extends Error {
 }
 
 /**
- * The event whose data is dropped as it streams, never held nor read: the service's echo of the
- * whole request (`FrontendModelRequest`: the user's workspace files, images as data URLs), which
- * carries no answer (docs/api.md#memory-bounds).
+ * The event whose data is dropped as it streams, never held, decoded nor passed on: the service's
+ * echo of the whole request (`FrontendModelRequest`: the user's workspace files, images as data
+ * URLs), which carries no answer (docs/api.md#memory-bounds).
  */
 const DISCARDED_EVENT = 'FrontendModelRequest';
-/** Its `event:` line, as far as the start of a line can show it. */
-const DISCARDED_EVENT_LINE = /^event: ?FrontendModelRequest$/;
-/** Enough of a line's start to tell an `event:` line of the discarded event, or a `data` line. */
-const HEAD_CHARS = 64;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const DATA_FIELD = Buffer.from('data:');
 
 /**
  * Bytes of an event-stream body -> SSE messages, and nothing more (their meaning is in
- * answer.ts). eventsource-parser reads the text (fields, `\r\n`, comments, lines split anywhere);
- * TextDecoder in streaming mode keeps multi-byte characters whole across chunks
- * (docs/api.md#streams). Before the parser sees a chunk, the line it ends in and the event it is
- * in are measured, so that neither grows past `limitBytes` (a SseLimitError), with a few scans
- * from the chunk's end, never line by line; only around the request echo are lines looked at, to
- * drop its data before anything holds it.
+ * answer.ts), by the rules of the event-stream format (docs/api.md#streams): lines end in `\n`,
+ * `\r\n` or `\r`, and may be split anywhere, even inside a UTF-8 character; `data:` lines join
+ * with `\n`; an event without data is not dispatched; comments, `id:`, `retry:` and unknown
+ * fields carry nothing here; a byte order mark at the start is dropped. It reads the bytes in one
+ * pass, line ends found by byte search (a UTF-8 character never holds a line end's byte), and
+ * decodes only what it passes on: no line or event grows past `limitBytes` (a SseLimitError, as
+ * the bytes arrive), and the request echo's data lines are skipped as they arrive, never held.
+ * The test suite holds it to eventsource-parser's reading of the same streams.
  */
 export function createSseDecoder(
 	onMessage: (message: SseMessage) => void,
 	limitBytes = messageLimitBytes(),
 ): SseDecoder {
-	const utf8 = new TextDecoder('utf-8');
-	let ended = false;
-	let started = false;
-	const parser = createParser({
-		onEvent: ({ event, data }) => {
-			// A last message without its blank line is dropped by the SSE rules, unless its data is
-			// whole JSON: then nothing of it was cut (a quoted or abruptly closed terminal event).
-			if (ended && !isWholeJson(data)) return;
-			onMessage({ event: event ?? 'message', data });
-		},
-	});
-	/** Bytes of the line being read, and of the event being read. */
-	let lineBytes = 0;
-	let eventBytes = 0;
-	/** What the text fed so far ended in: a line's end (`\n` or `\r`), or text. */
-	let lastChar = '';
-	/** The start of the line being read (up to HEAD_CHARS), to tell the echo's lines. */
-	let lineHead = '';
-	/** Within the echo: its data lines are dropped. */
-	let discarding = false;
-	/** Within the echo, the line being read is one of its data lines (dropped to its end). */
-	let dropping = false;
+	return new EventStreamDecoder(onMessage, limitBytes);
+}
 
-	/** Whether the stream has had a CR: until then, lines end in LF alone (one scan less). */
-	let seenCr = false;
+class EventStreamDecoder implements SseDecoder {
+	/** The line not ended yet, in the pieces it came in (joined once it ends). */
+	private held: Buffer[] = [];
+	private heldBytes = 0;
+	/** The line not ended yet is one of the echo's data lines: its bytes are skipped. */
+	private skipping = false;
+	/** The last chunk ended in a CR: an LF first in the next one ends no line of its own. */
+	private afterCr = false;
+	/** No line has ended yet: a byte order mark may open the first. */
+	private atStart = true;
+	/** The body has ended: a last event without its blank line is read only if whole JSON. */
+	private ended = false;
 
-	function measure(text: string): void {
-		seenCr ||= text.includes('\r');
-		const lastEnd = lastLineEnd(text, text.length - 1, seenCr);
-		lineBytes = lastEnd === -1 ? lineBytes + byteLength(text) : byteLength(text.slice(lastEnd + 1));
-		if (lineBytes > limitBytes) throw new SseLimitError('line', limitBytes);
-		const blankEnd = lastBlankLineEnd(text, lastEnd, lastChar, seenCr);
-		eventBytes = blankEnd === -1 ? eventBytes + byteLength(text) : byteLength(text.slice(blankEnd));
-		if (eventBytes > limitBytes) throw new SseLimitError('event', limitBytes);
-		lastChar = text[text.length - 1];
-		lineHead =
-			lastEnd === -1
-				? (lineHead + text.slice(0, HEAD_CHARS)).slice(0, HEAD_CHARS)
-				: text.slice(lastEnd + 1, lastEnd + 1 + HEAD_CHARS);
-	}
+	/** The event being read: its name, its data lines, the bytes its lines took. */
+	private name = '';
+	private data = '';
+	private dataLines = 0;
+	private eventBytes = 0;
+	/** The event is the request echo: none of it is passed on. */
+	private echo = false;
 
-	/** Whether this text may open the echo or go on inside it: only then are lines looked at. */
-	function nearEcho(text: string): boolean {
-		if (discarding || dropping || skipLf || holdsEchoName(text, 0)) return true;
-		// Its `event:` line may have begun in the text before.
-		return (
-			lineHead !== '' &&
-			(`event: ${DISCARDED_EVENT}`.startsWith(lineHead) ||
-				`event:${DISCARDED_EVENT}`.startsWith(lineHead))
-		);
-	}
+	constructor(
+		private readonly onMessage: (message: SseMessage) => void,
+		private readonly limitBytes: number,
+	) {}
 
-	/** The LF of a dropped line's CRLF comes first in the next text. */
-	let skipLf = false;
-	/** The start of a line held back until it shows whether it is one of the echo's data lines. */
-	let pendingHead = '';
-
-	/** The text without the echo's data lines, line by line; `lineHead` is what of its first line was fed. */
-	function withoutEchoData(text: string): string {
-		let kept = '';
+	push(chunk: Uint8Array | string): void {
+		const bytes = asBuffer(chunk);
+		const length = bytes.length;
 		let from = 0;
-		if (skipLf || lastChar === '\r') {
-			// The rest of a CRLF: no line of its own.
-			if (text[0] === '\n') {
-				if (!skipLf) kept = '\n';
-				from = 1;
-			}
-			skipLf = false;
+		if (length === 0) return;
+		if (this.afterCr) {
+			this.afterCr = false;
+			if (bytes[0] === LF) from = 1;
 		}
-		let head = lineHead;
-		// Without a CR in the text, one search per line end, not two to the text's end.
-		let hasCr = text.includes('\r');
-		while (from < text.length) {
-			const lf = text.indexOf('\n', from);
-			const cr = hasCr ? text.indexOf('\r', from) : -1;
-			hasCr &&= cr !== -1;
+		// Each line end found by one search ahead, linear in the chunk however its lines end.
+		let lf = bytes.indexOf(LF, from);
+		let cr = bytes.indexOf(CR, from);
+		while (lf !== -1 || cr !== -1) {
 			const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-			const rest = end === -1 ? text.slice(from) : text.slice(from, end);
-			const atLineStart = head === '';
-			if (atLineStart && discarding && !dropping) {
-				if (isDataLine(rest, end !== -1)) dropping = true;
-				else if (end === -1 && 'data'.startsWith(rest)) {
-					// Too short to tell yet: held until the next text shows it.
-					pendingHead = rest;
-					return kept;
+			this.lineEnds(bytes, from, end);
+			from = end + 1;
+			if (bytes[end] === CR) {
+				if (from === length) this.afterCr = true;
+				else if (bytes[from] === LF) from += 1;
+			}
+			if (lf !== -1 && lf < from) lf = bytes.indexOf(LF, from);
+			if (cr !== -1 && cr < from) cr = bytes.indexOf(CR, from);
+		}
+		if (from < length) this.hold(bytes, from, length);
+	}
+
+	finish(): void {
+		this.ended = true;
+		// A last line without its end, and a last event without its blank line, are incomplete
+		// by the format's rules; they are read only when their data is whole JSON.
+		if (this.skipping || this.heldBytes > 0) this.lineEnds(Buffer.alloc(0), 0, 0);
+		this.dispatch();
+	}
+
+	/** The part of a line that is not ended yet: held, or skipped when it is the echo's data. */
+	private hold(bytes: Buffer, from: number, to: number): void {
+		if (this.skipping) return;
+		const piece = bytes.subarray(from, to);
+		if (this.echo && this.heldBytes < DATA_FIELD.length) {
+			const start = this.heldBytes === 0 ? piece : Buffer.concat([...this.held, piece]);
+			const shown = Math.min(start.length, DATA_FIELD.length);
+			if (start.subarray(0, shown).equals(DATA_FIELD.subarray(0, shown))) {
+				if (shown === DATA_FIELD.length) {
+					// The echo's data line: skipped to its end, never held.
+					this.skipping = true;
+					this.held = [];
+					this.heldBytes = 0;
+					return;
 				}
-			}
-			if (end === -1) {
-				if (!dropping) kept += rest;
-				break;
-			}
-			const next = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
-			if (dropping) {
-				if (text[end] === '\r' && end === text.length - 1) skipLf = true;
-				dropping = false;
-			} else {
-				kept += text.slice(from, next);
-				// An empty line ends the event; the echo's `event:` line begins dropping its data.
-				if (atLineStart && rest === '') discarding = false;
-				else if (DISCARDED_EVENT_LINE.test((head + rest).slice(0, HEAD_CHARS))) discarding = true;
-			}
-			head = '';
-			from = next;
-			if (!discarding && !holdsEchoName(text, from)) {
-				// Past the echo, or it was not there: the rest goes as it is.
-				return kept + text.slice(from);
+				// Too short to tell yet: held (a few bytes) until the next chunk shows it.
 			}
 		}
-		return kept;
+		this.held.push(piece);
+		this.heldBytes += piece.length;
+		this.checkBounds(this.heldBytes);
 	}
 
-	function push(chunk: Uint8Array | string): void {
-		let text = typeof chunk === 'string' ? chunk : utf8.decode(chunk, { stream: true });
-		if (!started && text !== '') {
-			started = true;
-			if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+	/** A line has ended at `to`: what was held of it, then `bytes` from `from`. */
+	private lineEnds(bytes: Buffer, from: number, to: number): void {
+		if (this.skipping) {
+			this.skipping = false;
+			return;
 		}
-		if (pendingHead) {
-			text = pendingHead + text;
-			pendingHead = '';
+		let line = bytes;
+		let start = from;
+		let end = to;
+		if (this.heldBytes > 0) {
+			line = Buffer.concat([...this.held, bytes.subarray(from, to)]);
+			start = 0;
+			end = line.length;
+			this.held = [];
+			this.heldBytes = 0;
 		}
-		if (text === '') return;
-		if (nearEcho(text)) text = withoutEchoData(text);
-		if (text === '') return;
-		measure(text);
-		parser.feed(text);
-	}
-
-	return {
-		push,
-		finish() {
-			const rest = utf8.decode();
-			if (rest) push(rest);
-			// A last line without its end, and a last message without its blank line, are
-			// incomplete by the SSE rules; they are read only when their data is whole JSON.
-			ended = true;
-			parser.feed('\n\n');
-			parser.reset();
-		},
-	};
-}
-
-/** Where `q` stands in the echo's name: the rarest of its letters in text, found by one-character search. */
-const Q_AT = DISCARDED_EVENT.indexOf('q');
-
-/**
- * Whether the echo's name is in `text` from `from` on. Searching one character is several times
- * faster than searching the name (V8's substring search is slow on text full of its letters):
- * each `q` is a place to check, and text has few.
- */
-function holdsEchoName(text: string, from: number): boolean {
-	for (let at = text.indexOf('q', from + Q_AT); at !== -1; at = text.indexOf('q', at + 1)) {
-		if (text.startsWith(DISCARDED_EVENT, at - Q_AT)) return true;
-	}
-	return false;
-}
-
-/** A `data` field's line (`data:…`, or `data` alone when the line has ended). */
-function isDataLine(line: string, whole: boolean): boolean {
-	return line.startsWith('data:') || (whole && line === 'data');
-}
-
-/** The last line end (`\n`, or `\r` once the stream has had one) at or before `at`, or -1. */
-function lastLineEnd(text: string, at: number, cr: boolean): number {
-	if (at < 0) return -1;
-	const lf = text.lastIndexOf('\n', at);
-	return cr ? Math.max(lf, text.lastIndexOf('\r', at)) : lf;
-}
-
-/**
- * Where the last blank line in `text` ends (an event's end), or -1: a line end right after
- * another (`\r\n` is one line end), also across the text before (`before`, its last character).
- * Walks back from the last line end, line by line: the last event's end is near the text's end.
- */
-function lastBlankLineEnd(text: string, lastEnd: number, before: string, cr: boolean): number {
-	let end = lastEnd;
-	while (end !== -1) {
-		// The line that ends at `end` began after the line end before it: empty, if right there.
-		let prev = end - 1;
-		if (text[end] === '\n' && (prev >= 0 ? text[prev] : before) === '\r') prev--;
-		// Before the text: its last character, unless that was the CR of this CRLF (unknown then).
-		const previous = prev >= 0 ? text[prev] : prev === -1 ? before : '';
-		if (previous === '\n' || previous === '\r') {
-			return end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
+		if (this.atStart) {
+			this.atStart = false;
+			if (line[start] === 0xef && line[start + 1] === 0xbb && line[start + 2] === 0xbf) start += 3;
 		}
-		end = lastLineEnd(text, prev, cr);
+		if (start === end) {
+			this.dispatch();
+			return;
+		}
+		const isData = isField(line, start, end, 'data');
+		// The echo's data is skipped unmeasured: nothing of it is held.
+		if (isData && this.echo) return;
+		this.checkBounds(end - start);
+		this.eventBytes += end - start + 1;
+		if (isData) {
+			const value = line.toString('utf8', valueStart(line, start + 4, end), end);
+			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
+			this.dataLines += 1;
+		} else if (isField(line, start, end, 'event')) {
+			this.name = line.toString('utf8', valueStart(line, start + 5, end), end);
+			// Once named the echo, the event stays the echo to its end, whatever it is renamed.
+			if (this.name === DISCARDED_EVENT) this.echo = true;
+		}
+		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
 	}
-	return -1;
+
+	/** The line being read is `lineBytes` long; the event's other lines took `eventBytes`. */
+	private checkBounds(lineBytes: number): void {
+		if (lineBytes > this.limitBytes) throw new SseLimitError('line', this.limitBytes);
+		if (this.eventBytes + lineBytes > this.limitBytes) {
+			throw new SseLimitError('event', this.limitBytes);
+		}
+	}
+
+	/** A blank line (or the body's end): the event is passed on if it has data. */
+	private dispatch(): void {
+		const { name, data, dataLines, echo } = this;
+		this.name = '';
+		this.data = '';
+		this.dataLines = 0;
+		this.eventBytes = 0;
+		this.echo = false;
+		if (dataLines === 0 || echo) return;
+		if (this.ended && !isWholeJson(data)) return;
+		this.onMessage({ event: name || 'message', data });
+	}
 }
 
-function byteLength(text: string): number {
-	return Buffer.byteLength(text, 'utf8');
+/** The field `name` (`data` or `event`) on the line from `start` to `end`: `name:…`, or `name` alone. */
+function isField(line: Buffer, start: number, end: number, name: 'data' | 'event'): boolean {
+	const after = start + name.length;
+	if (after > end) return false;
+	for (let i = 0; i < name.length; i++) {
+		if (line[start + i] !== name.charCodeAt(i)) return false;
+	}
+	return after === end || line[after] === COLON;
+}
+
+/** Where a field's value begins: after its colon and one space. */
+function valueStart(line: Buffer, colon: number, end: number): number {
+	if (colon >= end) return end;
+	return line[colon + 1] === SPACE ? colon + 2 : colon + 1;
+}
+
+function asBuffer(chunk: Uint8Array | string): Buffer {
+	if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+	if (Buffer.isBuffer(chunk)) return chunk;
+	return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 function isWholeJson(data: string): boolean {
