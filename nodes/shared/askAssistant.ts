@@ -6,6 +6,7 @@ import { unsentRest } from './recovery/recoverAnswer';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
 import type { AssistantCredentials } from './transport/credentials';
+import type { CallWatch } from './transport/lifetime';
 import type { AttemptPace } from './transport/pace';
 import type { ApiRequest, AssistantContext } from './transport/request';
 import { runCall } from './transport/retryLoop';
@@ -36,6 +37,8 @@ export interface AskCall {
 	answerLimitChars?: number;
 	/** The run's credential, read once per run (runContext.ts). */
 	credentials?: () => Promise<AssistantCredentials>;
+	/** The run's watch over its calls' time (runContext.ts). */
+	watch?: CallWatch;
 }
 
 export interface AskResult {
@@ -83,6 +86,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		pace: call.pace,
 		answerLimitChars: call.answerLimitChars,
 		credentials: call.credentials,
+		watch: call.watch,
 	};
 	const live = new LiveText(call.onText);
 	return await runCall(

@@ -4,7 +4,13 @@ import type { CatalogResponse } from './api';
 import { readCatalog } from './catalog';
 import { RunParameters } from './parameters/nodeParameter';
 import { RunNotices } from './runNotices';
-import { readCredentials, type ApiRequest, type AssistantCredentials } from './transport';
+import {
+	CallWatch,
+	cancelSignalOf,
+	readCredentials,
+	type ApiRequest,
+	type AssistantCredentials,
+} from './transport';
 
 /** Where a run starts: the Assistant node's execute, the chat model's supplyData. */
 export type RunStart = IExecuteFunctions | ISupplyDataFunctions;
@@ -22,13 +28,17 @@ export type ExecuteRun = RunContext<IExecuteFunctions>;
  * - the credential, read once (it does not change between items, and reading it decrypts it);
  * - requests whose answer does not depend on the item (models, personas), made once: N items
  *   cost one request, not N; the catalog among them (and once per execution, catalog.ts);
- * - what the run has told once: hints in the editor, notices in n8n's log (runNotices.ts).
+ * - what the run has told once: hints in the editor, notices in n8n's log (runNotices.ts);
+ * - what times its calls and stops them when the execution is cancelled: one timer and one
+ *   listener for all of them (transport/lifetime.ts's CallWatch).
  *
  * The n8n context itself is `ctx`.
  */
 export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> {
 	/** What this run has told once: a hint or a notice every item would repeat. */
 	readonly notices = new RunNotices();
+	/** What times the run's calls, and stops them when the execution is cancelled. */
+	readonly watch = new CallWatch(cancelSignalOf(this.ctx));
 	private readonly shared = new Map<string, Promise<unknown>>();
 	private credentialsRead?: Promise<AssistantCredentials>;
 

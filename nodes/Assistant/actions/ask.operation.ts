@@ -122,6 +122,7 @@ async function askItem(
 		onText: settings.stream ? (delta) => live.text(delta) : undefined,
 		notices: run.notices,
 		credentials: run.credentials,
+		watch: run.watch,
 	});
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);

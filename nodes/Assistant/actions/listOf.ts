@@ -23,6 +23,7 @@ export function listOperation<TEntry extends object>(key: string, path: string) 
 				authenticated: true,
 				...readRequestSettings(run, itemIndex),
 				credentials: run.credentials,
+				watch: run.watch,
 			}),
 		);
 		addListPerItemHint(this, run.notices);

@@ -10,10 +10,12 @@ export {
 	type AssistantCredentials,
 } from './credentials';
 export { apiRequest, type JsonAnswer } from './jsonCall';
+export { CallWatch } from './lifetime';
 export type { AttemptPace } from './pace';
 export {
 	DEFAULT_IDLE_TIMEOUT_MS,
 	DEFAULT_TIMEOUT_MS,
+	cancelSignalOf,
 	headerValue,
 	type ApiRequest,
 	type AssistantContext,

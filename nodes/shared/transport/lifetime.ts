@@ -2,35 +2,92 @@
 export type StopReason = 'timeout' | 'idle' | 'cancelled';
 
 /**
+ * What stops the calls of one run: one timer for all their deadlines and idle limits, and one
+ * listener on the execution's cancel signal while any of them is live, made where the run starts
+ * (runContext.ts) and handed to each call, instead of a timer and listeners per call (each costs
+ * more than reading a short answer). A call made outside a run gets one of its own.
+ *
+ * The timer is an `AbortSignal.timeout()`: community nodes may not use setTimeout and clearTimeout
+ * (n8n Cloud restricts them; @n8n/community-nodes/no-restricted-globals). It is armed for the
+ * earliest moment a live call must be looked at; a call that ends leaves it armed, and when it
+ * rings with nothing due it is armed for the next call's moment, or not at all.
+ */
+export class CallWatch {
+	private readonly live = new Set<RequestLifetime>();
+	/** When the armed timer rings; Infinity when none is armed. */
+	private armedFor = Infinity;
+	private timer: AbortSignal | undefined;
+	private readonly onTimer = () => this.ring();
+	private readonly onCancel = () => {
+		for (const lifetime of [...this.live]) lifetime.stop('cancelled');
+	};
+
+	constructor(private readonly cancelSignal?: AbortSignal) {}
+
+	get cancelled(): boolean {
+		return this.cancelSignal?.aborted === true;
+	}
+
+	/** @internal Watches `lifetime` until it is disposed. */
+	add(lifetime: RequestLifetime): void {
+		// Listened to only while a call is live: a run's watch outlives none of its calls' needs.
+		if (this.live.size === 0) {
+			this.cancelSignal?.addEventListener('abort', this.onCancel, { once: true });
+		}
+		this.live.add(lifetime);
+		this.arm(lifetime.dueAt());
+	}
+
+	/** @internal */
+	remove(lifetime: RequestLifetime): void {
+		if (!this.live.delete(lifetime) || this.live.size > 0) return;
+		this.cancelSignal?.removeEventListener('abort', this.onCancel);
+	}
+
+	/** @internal Some live call must be looked at by `at` (epoch ms): the timer rings by then. */
+	arm(at: number): void {
+		if (at >= this.armedFor) return;
+		this.timer?.removeEventListener('abort', this.onTimer);
+		this.armedFor = at;
+		this.timer = timeoutSignal(at - Date.now());
+		this.timer.addEventListener('abort', this.onTimer, { once: true });
+	}
+
+	/** Stops the calls whose time is up, and arms the timer for the next one due. */
+	private ring(): void {
+		this.timer = undefined;
+		this.armedFor = Infinity;
+		const now = Date.now();
+		let next = Infinity;
+		for (const lifetime of [...this.live]) next = Math.min(next, lifetime.check(now));
+		// A timer may ring a moment before the clock reaches its end: a millisecond later then.
+		if (next !== Infinity) this.arm(Math.max(next, now + 1));
+	}
+}
+
+/**
  * The time a call may take, over all its attempts and, for a stream, until its last byte:
  * an overall deadline, an optional idle limit between stream bytes, and the execution's cancel
- * signal, all folded into one AbortSignal for the HTTP client.
- *
- * Timers are `AbortSignal.timeout()` signals: community nodes may not use setTimeout and
- * clearTimeout (n8n Cloud restricts them; @n8n/community-nodes/no-restricted-globals).
+ * signal, all folded into one AbortSignal for the HTTP client. Its run's CallWatch does the
+ * timing; `dispose()` ends the watch over it.
  */
 export class RequestLifetime {
 	private readonly controller = new AbortController();
 	private readonly deadline: number;
-	private readonly deadlineSignal: AbortSignal;
-	private idleSignal: AbortSignal | undefined;
 	private idleMs = 0;
 	private onIdle: (() => void) | undefined;
 	private lastActivity = 0;
 	private stopReason: StopReason | undefined;
-	private readonly onCancel = () => this.stop('cancelled');
-	private readonly onDeadline = () => this.stop('timeout');
-	private readonly onIdleCheck = () => this.checkIdle();
+	private stopHandlers: Array<() => void> | undefined;
 
+	/** `watch`: the run's (runContext.ts); a call outside a run has one of its own. */
 	constructor(
 		readonly timeoutMs: number,
-		private readonly cancelSignal?: AbortSignal,
+		private readonly watch: CallWatch = new CallWatch(),
 	) {
 		this.deadline = Date.now() + timeoutMs;
-		this.deadlineSignal = timeoutSignal(timeoutMs);
-		this.deadlineSignal.addEventListener('abort', this.onDeadline, { once: true });
-		if (cancelSignal?.aborted) this.stop('cancelled');
-		else cancelSignal?.addEventListener('abort', this.onCancel, { once: true });
+		if (watch.cancelled) this.stop('cancelled');
+		else watch.add(this);
 	}
 
 	get signal(): AbortSignal {
@@ -47,8 +104,8 @@ export class RequestLifetime {
 
 	/** Runs `handler` once when the call is stopped (at once if it already is). */
 	onStop(handler: () => void): void {
-		if (this.signal.aborted) handler();
-		else this.signal.addEventListener('abort', handler, { once: true });
+		if (this.stopReason) handler();
+		else (this.stopHandlers ??= []).push(handler);
 	}
 
 	/**
@@ -59,19 +116,17 @@ export class RequestLifetime {
 		this.idleMs = idleMs;
 		this.onIdle = onIdle;
 		this.touch();
-		if (idleMs > 0 && !this.signal.aborted) this.armIdle(idleMs);
+		if (idleMs > 0 && !this.stopReason) this.watch.arm(this.dueAt());
 	}
 
 	/** No idle limit (between the attempts of a call, say). */
 	unwatchIdle(): void {
 		this.idleMs = 0;
 		this.onIdle = undefined;
-		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
-		this.idleSignal = undefined;
 	}
 
 	touch(): void {
-		if (this.idleMs <= 0 || this.signal.aborted) return;
+		if (this.idleMs <= 0 || this.stopReason) return;
 		this.lastActivity = Date.now();
 	}
 
@@ -97,35 +152,41 @@ export class RequestLifetime {
 		if (this.stopReason) return;
 		this.stopReason = reason;
 		this.controller.abort(new StoppedError(reason));
+		const handlers = this.stopHandlers;
+		this.stopHandlers = undefined;
+		if (handlers) for (const handler of handlers) handler();
 	}
 
 	dispose(): void {
-		this.deadlineSignal.removeEventListener('abort', this.onDeadline);
-		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
-		this.cancelSignal?.removeEventListener('abort', this.onCancel);
+		this.watch.remove(this);
+		this.stopHandlers = undefined;
 	}
 
-	/** One timer per idle window, not one per chunk: when it rings, stop or wait the rest. */
-	private armIdle(ms: number): void {
-		this.idleSignal?.removeEventListener('abort', this.onIdleCheck);
-		this.idleSignal = timeoutSignal(ms);
-		this.idleSignal.addEventListener('abort', this.onIdleCheck, { once: true });
+	/** @internal When the watch must look at this call next: its deadline, or its idle limit. */
+	dueAt(): number {
+		if (this.stopReason) return Infinity;
+		return this.idleMs > 0
+			? Math.min(this.deadline, this.lastActivity + this.idleMs)
+			: this.deadline;
 	}
 
-	private checkIdle(): void {
-		if (this.signal.aborted || this.idleMs <= 0) return;
-		const quietMs = Date.now() - this.lastActivity;
-		if (quietMs < this.idleMs) {
-			this.armIdle(this.idleMs - quietMs);
-			return;
+	/** @internal The watch's look at `now`: stops the call when its time is up; when to look next. */
+	check(now: number): number {
+		if (this.stopReason) return Infinity;
+		if (now >= this.deadline) {
+			this.stop('timeout');
+			return Infinity;
 		}
-		const onIdle = this.onIdle;
-		if (!onIdle) {
-			this.stop('idle');
-			return;
+		if (this.idleMs > 0 && now - this.lastActivity >= this.idleMs) {
+			const onIdle = this.onIdle;
+			if (!onIdle) {
+				this.stop('idle');
+				return Infinity;
+			}
+			this.unwatchIdle();
+			onIdle();
 		}
-		this.unwatchIdle();
-		onIdle();
+		return this.dueAt();
 	}
 }
 

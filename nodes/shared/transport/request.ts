@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AssistantCredentials } from './credentials';
+import type { CallWatch } from './lifetime';
 import type { AttemptPace } from './pace';
 
 /** Every kind of n8n context that calls the API: a node run, a picker, a sub-node's supplyData. */
@@ -41,6 +42,8 @@ export interface ApiRequest {
 	pace?: AttemptPace;
 	/** The run's credential, read once per run (runContext.ts); read for the call when absent. */
 	credentials?: () => Promise<AssistantCredentials>;
+	/** What times the run's calls and stops them on cancellation (runContext.ts); the call's own when absent. */
+	watch?: CallWatch;
 }
 
 /** A response as the HTTP helper returns it with `returnFullResponse`. */

@@ -2,7 +2,7 @@ import { AttemptFailure, shownError } from './attemptFailure';
 import { getCredentials } from './credentials';
 import type { FailureScope } from './failures';
 import { stoppedFailure } from './transportFailures';
-import { RequestLifetime } from './lifetime';
+import { CallWatch, RequestLifetime } from './lifetime';
 import type { BusyVerdict } from './pace';
 import {
 	cancelSignalOf,
@@ -41,7 +41,7 @@ export async function runCall<T>(
 	const credentials = await getCredentials(ctx, request.credentials);
 	const lifetime = new RequestLifetime(
 		request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-		cancelSignalOf(ctx),
+		request.watch ?? new CallWatch(cancelSignalOf(ctx)),
 	);
 	const scope: FailureScope = {
 		// Asked for only when an error is made: n8n hands out a deep copy of the node each time.

@@ -40,10 +40,11 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
 	const messageLimit = messageLimitBytes(scope.request.answerLimitChars);
 	const idleMs = scope.request.idleTimeoutMs;
-	// A silent stream is given up, not the call: the answer may still be read elsewhere.
+	// A silent stream is given up, not the call: the answer may still be read elsewhere. So this
+	// attempt's request has a signal of its own, which the call's stop aborts too.
 	const stall = idleMs ? new AbortController() : undefined;
-	const signal = stall && AbortSignal.any([lifetime.signal, stall.signal]);
-	const response = await sendOnce<ByteStream>(attempt, 'events', signal);
+	if (stall) lifetime.onStop(() => stall.abort(lifetime.signal.reason));
+	const response = await sendOnce<ByteStream>(attempt, 'events', stall?.signal);
 	const { statusCode, headers } = response;
 	if (statusCode < 200 || statusCode >= 300) {
 		const bodyText = await readErrorBody(response.body);

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { RequestLifetime, StoppedError } from '../../../nodes/shared/transport/lifetime';
+import { CallWatch, RequestLifetime, StoppedError } from '../../../nodes/shared/transport/lifetime';
 
 describe('a call is stopped by its deadline, its idle limit or cancellation, whichever comes first', () => {
 	it('the deadline stops the call and says so', async () => {
@@ -43,13 +43,13 @@ describe('a call is stopped by its deadline, its idle limit or cancellation, whi
 
 	it('cancelling the execution stops the call at once, even before it started', () => {
 		const execution = new AbortController();
-		const running = new RequestLifetime(5_000, execution.signal);
+		const running = new RequestLifetime(5_000, new CallWatch(execution.signal));
 		const stopped: string[] = [];
 		running.onStop(() => stopped.push('running'));
 		execution.abort();
 		expect(running.reason).toBe('cancelled');
 		expect(stopped).toEqual(['running']);
-		const late = new RequestLifetime(5_000, execution.signal);
+		const late = new RequestLifetime(5_000, new CallWatch(execution.signal));
 		expect(late.reason).toBe('cancelled');
 		running.dispose();
 		late.dispose();
@@ -76,7 +76,7 @@ describe('a pause between attempts ends early when the call is stopped', () => {
 
 	it('cancellation during a pause rejects it with the reason, without waiting it out', async () => {
 		const execution = new AbortController();
-		const lifetime = new RequestLifetime(5_000, execution.signal);
+		const lifetime = new RequestLifetime(5_000, new CallWatch(execution.signal));
 		const pause = lifetime.pause(2_000);
 		const outcome = pause.then(
 			() => 'waited it out',
