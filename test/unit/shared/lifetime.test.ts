@@ -2,6 +2,7 @@
  * How long a call may take (README's Reliability): one deadline over every attempt, an idle
  * limit between stream chunks, and the execution's cancellation, all stopping the request.
  */
+import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { CallWatch, RequestLifetime, StoppedError } from '../../../nodes/shared/transport/lifetime';
@@ -88,5 +89,56 @@ describe('a pause between attempts ends early when the call is stopped', () => {
 		expect(await Promise.race([outcome, nextTurn])).toEqual(new StoppedError('cancelled'));
 		await expect(pause).rejects.toEqual(new StoppedError('cancelled'));
 		lifetime.dispose();
+	});
+});
+
+describe("a run's calls share one watch: one timer, one listener on the cancellation", () => {
+	it('each call stops at its own deadline, whatever order they started in', async () => {
+		const watch = new CallWatch();
+		const late = new RequestLifetime(120, watch);
+		const early = new RequestLifetime(30, watch);
+		await sleep(60);
+		expect(early.reason).toBe('timeout');
+		expect(late.reason).toBeUndefined();
+		await sleep(100);
+		expect(late.reason).toBe('timeout');
+		early.dispose();
+		late.dispose();
+	});
+
+	it('a call that ended is not stopped later, and the next call still gets its deadline', async () => {
+		const watch = new CallWatch();
+		const first = new RequestLifetime(30, watch);
+		first.dispose();
+		const second = new RequestLifetime(80, watch);
+		await sleep(50);
+		expect(first.reason).toBeUndefined();
+		expect(second.reason).toBeUndefined();
+		await sleep(60);
+		expect(second.reason).toBe('timeout');
+		second.dispose();
+	});
+
+	it('cancelling the execution stops every live call at once; the watch listens only while one is live', () => {
+		const execution = new AbortController();
+		const watch = new CallWatch(execution.signal);
+		const one = new RequestLifetime(5_000, watch);
+		const two = new RequestLifetime(5_000, watch);
+		expect(getEventListeners(execution.signal, 'abort')).toHaveLength(1);
+		const ended = new RequestLifetime(5_000, watch);
+		ended.dispose();
+		execution.abort();
+		expect([one.reason, two.reason, ended.reason]).toEqual(['cancelled', 'cancelled', undefined]);
+		one.dispose();
+		two.dispose();
+		expect(getEventListeners(execution.signal, 'abort')).toHaveLength(0);
+		expect(new RequestLifetime(5_000, watch).reason).toBe('cancelled');
+	});
+
+	it('with no call live, nothing listens to the execution', () => {
+		const execution = new AbortController();
+		const watch = new CallWatch(execution.signal);
+		for (let call = 0; call < 20; call++) new RequestLifetime(5_000, watch).dispose();
+		expect(getEventListeners(execution.signal, 'abort')).toHaveLength(0);
 	});
 });
