@@ -1,5 +1,5 @@
-// Build: type-check, bundle each node and credential into one CommonJS file (eventsource-parser
-// included, n8n-workflow and the AI node SDK left to n8n), and copy icons and codex files beside them.
+// Build: type-check, bundle each node and credential into one CommonJS file (n8n-workflow and the AI
+// node SDK left to n8n), and copy icons and codex files beside them.
 const { series, parallel, src, dest } = require('gulp');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
