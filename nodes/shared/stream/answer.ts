@@ -3,6 +3,7 @@ import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
+import { DeltaShapes } from './deltaShape';
 import { toStreamEvents, type StreamEvent } from './events';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
@@ -50,6 +51,8 @@ export class StreamAnswer {
 	private errorMessage: string | undefined;
 	private runFailure: Extract<StreamEvent, { type: 'runFailed' }> | undefined;
 	private readonly unknown: string[] = [];
+	/** Most Part deltas are read by the shape of the ones before them (deltaShape.ts). */
+	private readonly shapes = new DeltaShapes();
 	/** The bound the answer grew past (docs/api.md#memory-bounds). */
 	private exceeded: number | undefined;
 	/** One of the four above has come. */
@@ -94,10 +97,7 @@ export class StreamAnswer {
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
 		const collector = this.collector;
-		// A thinking delta, told without parsing it: nothing to read (steps aside).
-		const delta = !collector && message.event === 'PartDeltaEvent';
-		if (delta && this.assembler.isThinkingDelta(message.data)) return true;
-		for (const event of toStreamEvents(message, collector !== undefined)) {
+		for (const event of toStreamEvents(message, collector !== undefined, this.shapes)) {
 			switch (event.type) {
 				case 'end':
 					this.assembler.finish();

@@ -1,7 +1,6 @@
 import type { StreamEvent } from './events';
 import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
-import { thinkingDeltaOf } from './thinkingDelta';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
 
@@ -114,16 +113,6 @@ export class AnswerAssembler {
 	enterResponse(id: string): void {
 		if (this.responseId !== undefined && this.responseId !== id) this.beginMessage();
 		this.responseId = id;
-	}
-
-	/** A delta of the thinking part begun last, told without parsing it (thinkingDelta.ts). */
-	isThinkingDelta(data: string): boolean {
-		if (this.lastPartKind !== 'thinking') return false;
-		const delta = thinkingDeltaOf(data);
-		if (!delta || (delta.response !== undefined && delta.response !== this.responseId)) {
-			return false;
-		}
-		return this.parts.get(delta.index)?.kind === 'thinking';
 	}
 
 	/** The stream has ended: content still waiting after a tool call is the next message's. */

@@ -9,6 +9,7 @@ import type {
 	Unchecked,
 } from '../api';
 import type { SseMessage } from './decode';
+import type { DeltaShapes, TextDelta } from './deltaShape';
 import { flatEvent } from './flatEvent';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 
@@ -92,8 +93,15 @@ const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
 	BuiltinToolResultEvent: 'result',
 };
 
-/** `steps`: also read what the steps need; off, the answer's path does no more than before. */
-export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[] {
+/**
+ * `steps`: also read what the steps need; off, the answer's path does no more than before.
+ * `shapes`: the stream's Part deltas so far, so that most are read without parsing them.
+ */
+export function toStreamEvents(
+	message: SseMessage,
+	steps = false,
+	shapes?: DeltaShapes,
+): StreamEvent[] {
 	const named = message.event === 'message' ? flatEvent(message.data) : message;
 	switch (named.event) {
 		case 'FrontendModelResponse':
@@ -102,7 +110,7 @@ export function toStreamEvents(message: SseMessage, steps = false): StreamEvent[
 		case 'PartEndEvent':
 			return partEvent(named.event, parseObject<PartEventData>(named.data), steps);
 		case 'PartDeltaEvent':
-			return partDeltaEvent(parseObject<PartDeltaEventData>(named.data));
+			return partDeltaEvent(named.data, shapes);
 		case 'FunctionToolCallEvent':
 		case 'BuiltinToolCallEvent':
 		case 'FunctionToolResultEvent':
@@ -184,24 +192,31 @@ function responseOf(data: Json): string | undefined {
 	return typeof zmid === 'string' && zmid ? zmid : undefined;
 }
 
-function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
+function partDeltaEvent(text: string, shapes: DeltaShapes | undefined): StreamEvent[] {
+	const known = shapes?.read(text);
+	if (known) return textDeltaEvents(known);
+	const data = parseObject<PartDeltaEventData>(text);
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
-	const { part_delta_kind: kind, content_delta: text } = delta;
+	const { part_delta_kind: kind, content_delta: content } = delta;
 	const response = responseOf(data);
 	if (kind === 'tool_call') {
 		return [{ type: 'toolDelta', index: data.index, delta: data.delta, response }];
 	}
-	if (typeof text !== 'string' || !text) return [];
-	return [
-		{
-			type: 'partDelta',
-			index: data.index,
-			kind: typeof kind === 'string' ? kind : undefined,
-			text,
-			response,
-		},
-	];
+	if (typeof content !== 'string') return [];
+	const told: TextDelta = {
+		index: data.index,
+		kind: typeof kind === 'string' ? kind : undefined,
+		text: content,
+		response,
+	};
+	shapes?.parsed(text, told);
+	return textDeltaEvents(told);
+}
+
+function textDeltaEvents(delta: TextDelta): StreamEvent[] {
+	const { index, kind, text, response } = delta;
+	return text ? [{ type: 'partDelta', index, kind, text, response }] : [];
 }
 
 function toolEvent(field: 'part' | 'result', data: Json | undefined): StreamEvent[] {
