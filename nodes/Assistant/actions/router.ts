@@ -46,6 +46,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const run: ExecuteRun = new RunContext(this);
+	// The run's items listen to the execution's cancellation once, not once per ask.
+	const releaseWatch = run.watch.hold();
 	const runItem = async (
 		itemIndex: number,
 		pace: AttemptPace | undefined,
@@ -60,17 +62,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	};
 
-	const perItem = await runItems(
-		this,
-		items.length,
-		{
-			concurrency: chosen.concurrency?.(run) ?? 1,
-			paced: chosen.paced === true,
-			conversationOf: (itemIndex) => chosen.conversationOf?.(run, itemIndex),
-		},
-		runItem,
-	);
-	return [perItem.flat()];
+	try {
+		const perItem = await runItems(
+			this,
+			items.length,
+			{
+				concurrency: chosen.concurrency?.(run) ?? 1,
+				paced: chosen.paced === true,
+				conversationOf: (itemIndex) => chosen.conversationOf?.(run, itemIndex),
+			},
+			runItem,
+		);
+		return [perItem.flat()];
+	} finally {
+		releaseWatch();
+	}
 }
 
 function withItemIndex(

@@ -3,9 +3,10 @@ export type StopReason = 'timeout' | 'idle' | 'cancelled';
 
 /**
  * What stops the calls of one run: one timer for all their deadlines and idle limits, and one
- * listener on the execution's cancel signal while any of them is live, made where the run starts
- * (runContext.ts) and handed to each call, instead of a timer and listeners per call (each costs
- * more than reading a short answer). A call made outside a run gets one of its own.
+ * listener on the execution's cancel signal while any of them is live (or while the run holds
+ * it), made where the run starts (runContext.ts) and handed to each call, instead of a timer and
+ * listeners per call (each costs more than reading a short answer). A call made outside a run
+ * gets one of its own.
  *
  * The timer is an `AbortSignal.timeout()`: community nodes may not use setTimeout and clearTimeout
  * (n8n Cloud restricts them; @n8n/community-nodes/no-restricted-globals). It is armed for the
@@ -17,6 +18,8 @@ export class CallWatch {
 	/** When the armed timer rings; Infinity when none is armed. */
 	private armedFor = Infinity;
 	private timer: AbortSignal | undefined;
+	private listening = false;
+	private holds = 0;
 	private readonly onTimer = () => this.ring();
 	private readonly onCancel = () => {
 		for (const lifetime of [...this.live]) lifetime.stop('cancelled');
@@ -28,19 +31,44 @@ export class CallWatch {
 		return this.cancelSignal?.aborted === true;
 	}
 
+	/**
+	 * Listens to the cancellation from now until the returned release, whether calls are live or
+	 * not: a run whose calls come one after another listens once, not once per call.
+	 */
+	hold(): () => void {
+		this.holds += 1;
+		this.listen();
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.holds -= 1;
+			this.stopListening();
+		};
+	}
+
 	/** @internal Watches `lifetime` until it is disposed. */
 	add(lifetime: RequestLifetime): void {
-		// Listened to only while a call is live: a run's watch outlives none of its calls' needs.
-		if (this.live.size === 0) {
-			this.cancelSignal?.addEventListener('abort', this.onCancel, { once: true });
-		}
+		this.listen();
 		this.live.add(lifetime);
 		this.arm(lifetime.dueAt());
 	}
 
 	/** @internal */
 	remove(lifetime: RequestLifetime): void {
-		if (!this.live.delete(lifetime) || this.live.size > 0) return;
+		if (this.live.delete(lifetime)) this.stopListening();
+	}
+
+	private listen(): void {
+		if (this.listening || !this.cancelSignal) return;
+		this.listening = true;
+		this.cancelSignal.addEventListener('abort', this.onCancel, { once: true });
+	}
+
+	/** Nothing live and nothing held: the watch outlives none of its calls' needs. */
+	private stopListening(): void {
+		if (!this.listening || this.live.size > 0 || this.holds > 0) return;
+		this.listening = false;
 		this.cancelSignal?.removeEventListener('abort', this.onCancel);
 	}
 

@@ -135,6 +135,23 @@ describe("a run's calls share one watch: one timer, one listener on the cancella
 		expect(new RequestLifetime(5_000, watch).reason).toBe('cancelled');
 	});
 
+	it('a run that holds the watch listens once for all its calls, and not after it releases it', () => {
+		const execution = new AbortController();
+		const watch = new CallWatch(execution.signal);
+		const release = watch.hold();
+		for (let call = 0; call < 20; call++) {
+			new RequestLifetime(5_000, watch).dispose();
+			expect(getEventListeners(execution.signal, 'abort')).toHaveLength(1);
+		}
+		const live = new RequestLifetime(5_000, watch);
+		release();
+		expect(getEventListeners(execution.signal, 'abort')).toHaveLength(1);
+		execution.abort();
+		expect(live.reason).toBe('cancelled');
+		live.dispose();
+		expect(getEventListeners(execution.signal, 'abort')).toHaveLength(0);
+	});
+
 	it('with no call live, nothing listens to the execution', () => {
 		const execution = new AbortController();
 		const watch = new CallWatch(execution.signal);
