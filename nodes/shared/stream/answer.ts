@@ -4,7 +4,7 @@ import { AnswerAssembler } from './assembly';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { DeltaShapes } from './deltaShape';
-import { toStreamEvents, type StreamEvent } from './events';
+import { toStreamEvents, UNREAD_EVENTS, type StreamEvent } from './events';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
 
@@ -287,6 +287,7 @@ export function readAnswerFromChunks(
 	const decoder = createSseDecoder(
 		(message) => answer.accept(message),
 		messageLimitBytes(options.answerLimitChars),
+		UNREAD_EVENTS,
 	);
 	for (const chunk of chunks) {
 		decoder.push(chunk);

@@ -28,11 +28,13 @@ export class SseLimitError extends Error {
 }
 
 /**
- * The event whose data is dropped as it streams, never held, decoded nor passed on: the service's
- * echo of the whole request (`FrontendModelRequest`: the user's workspace files, images as data
- * URLs), which carries no answer (docs/api.md#memory-bounds).
+ * The event whose data is always dropped as it streams, never held, decoded nor passed on,
+ * whatever the reader asks: the service's echo of the whole request (`FrontendModelRequest`: the
+ * user's workspace files, images as data URLs), which carries no answer
+ * (docs/api.md#memory-bounds).
  */
 const DISCARDED_EVENT = 'FrontendModelRequest';
+const ONLY_THE_ECHO: ReadonlySet<string> = new Set([DISCARDED_EVENT]);
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -48,21 +50,23 @@ const DATA_FIELD = Buffer.from('data:');
  * fields carry nothing here; a byte order mark at the start is dropped. It reads the bytes in one
  * pass, line ends found by byte search (a UTF-8 character never holds a line end's byte), and
  * decodes only what it passes on: no line or event grows past `limitBytes` (a SseLimitError, as
- * the bytes arrive), and the request echo's data lines are skipped as they arrive, never held.
- * The test suite holds it to eventsource-parser's reading of the same streams.
+ * the bytes arrive), and the data lines of the events named in `unread` (the reader reads nothing
+ * of them) and of the request echo are skipped as they arrive, never held, and those events are
+ * not passed on. The test suite holds it to eventsource-parser's reading of the same streams.
  */
 export function createSseDecoder(
 	onMessage: (message: SseMessage) => void,
 	limitBytes = messageLimitBytes(),
+	unread: ReadonlySet<string> = ONLY_THE_ECHO,
 ): SseDecoder {
-	return new EventStreamDecoder(onMessage, limitBytes);
+	return new EventStreamDecoder(onMessage, limitBytes, unread);
 }
 
 class EventStreamDecoder implements SseDecoder {
 	/** The line not ended yet, in the pieces it came in (joined once it ends). */
 	private held: Buffer[] = [];
 	private heldBytes = 0;
-	/** The line not ended yet is one of the echo's data lines: its bytes are skipped. */
+	/** The line not ended yet is a data line of an event not passed on: its bytes are skipped. */
 	private skipping = false;
 	/** The last chunk ended in a CR: an LF first in the next one ends no line of its own. */
 	private afterCr = false;
@@ -76,12 +80,13 @@ class EventStreamDecoder implements SseDecoder {
 	private data = '';
 	private dataLines = 0;
 	private eventBytes = 0;
-	/** The event is the request echo: none of it is passed on. */
-	private echo = false;
+	/** The event is the request echo, or one the reader does not read: none of it is passed on. */
+	private unread = false;
 
 	constructor(
 		private readonly onMessage: (message: SseMessage) => void,
 		private readonly limitBytes: number,
+		private readonly unreadEvents: ReadonlySet<string>,
 	) {}
 
 	push(chunk: Uint8Array | string): void {
@@ -118,16 +123,16 @@ class EventStreamDecoder implements SseDecoder {
 		this.dispatch();
 	}
 
-	/** The part of a line that is not ended yet: held, or skipped when it is the echo's data. */
+	/** The part of a line that is not ended yet: held, or skipped when it is unread data. */
 	private hold(bytes: Buffer, from: number, to: number): void {
 		if (this.skipping) return;
 		const piece = bytes.subarray(from, to);
-		if (this.echo && this.heldBytes < DATA_FIELD.length) {
+		if (this.unread && this.heldBytes < DATA_FIELD.length) {
 			const start = this.heldBytes === 0 ? piece : Buffer.concat([...this.held, piece]);
 			const shown = Math.min(start.length, DATA_FIELD.length);
 			if (start.subarray(0, shown).equals(DATA_FIELD.subarray(0, shown))) {
 				if (shown === DATA_FIELD.length) {
-					// The echo's data line: skipped to its end, never held.
+					// Unread data (the echo's above all): skipped to its end, never held.
 					this.skipping = true;
 					this.held = [];
 					this.heldBytes = 0;
@@ -166,8 +171,8 @@ class EventStreamDecoder implements SseDecoder {
 			return;
 		}
 		const isData = isField(line, start, end, 'data');
-		// The echo's data is skipped unmeasured: nothing of it is held.
-		if (isData && this.echo) return;
+		// Unread data is skipped unmeasured: nothing of it is held.
+		if (isData && this.unread) return;
 		this.checkBounds(end - start);
 		this.eventBytes += end - start + 1;
 		if (isData) {
@@ -176,8 +181,9 @@ class EventStreamDecoder implements SseDecoder {
 			this.dataLines += 1;
 		} else if (isField(line, start, end, 'event')) {
 			this.name = line.toString('utf8', valueStart(line, start + 5, end), end);
-			// Once named the echo, the event stays the echo to its end, whatever it is renamed.
-			if (this.name === DISCARDED_EVENT) this.echo = true;
+			// Once named so, an event stays unread to its end, whatever it is renamed: the echo's
+			// data never goes on.
+			if (this.name === DISCARDED_EVENT || this.unreadEvents.has(this.name)) this.unread = true;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
 	}
@@ -192,13 +198,13 @@ class EventStreamDecoder implements SseDecoder {
 
 	/** A blank line (or the body's end): the event is passed on if it has data. */
 	private dispatch(): void {
-		const { name, data, dataLines, echo } = this;
+		const { name, data, dataLines, unread } = this;
 		this.name = '';
 		this.data = '';
 		this.dataLines = 0;
 		this.eventBytes = 0;
-		this.echo = false;
-		if (dataLines === 0 || echo) return;
+		this.unread = false;
+		if (dataLines === 0 || unread) return;
 		if (this.ended && !isWholeJson(data)) return;
 		this.onMessage({ event: name || 'message', data });
 	}

@@ -76,13 +76,21 @@ export const KNOWN_STREAM_EVENTS: readonly string[] = [
 	'failed',
 ];
 
+/**
+ * Events whose data nothing here reads, whatever the dialect: the decoder skips it as it arrives
+ * (the request echo's it always does) and passes none of them on.
+ */
+export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
+	'FinalResultEvent',
+	'AgentRuntimeStreamChunk',
+	'FrontendModelRequest',
+]);
+
 /** Events that carry nothing the node reads. */
 const SILENT_EVENTS: ReadonlySet<string> = new Set([
 	// `message` is a bare `data:` line that names no event (`[DONE]`, other JSON).
 	'message',
-	'FinalResultEvent',
-	'AgentRuntimeStreamChunk',
-	'FrontendModelRequest',
+	...UNREAD_EVENTS,
 ]);
 
 /** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */

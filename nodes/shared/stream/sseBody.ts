@@ -10,6 +10,8 @@ export interface SseBodyReader {
 	onMessage: (message: SseMessage) => boolean;
 	/** What a broken body or a bound passed (SseLimitError) becomes; what onMessage throws stays. */
 	failureOf: (error: unknown) => unknown;
+	/** Events whose data the reader does not read: skipped as they arrive (decode.ts). */
+	unread?: ReadonlySet<string>;
 }
 
 /** The part of Node's Readable that reading by events needs. */
@@ -38,14 +40,17 @@ interface BodyHandlers {
  * few words of a 2026 answer come in some twenty chunks, and layers of async iteration cost more
  * than reading them). Stops listening when done; the body itself is the caller's to release.
  */
-export async function readSseBody(
+export function readSseBody(
 	body: SseBody,
 	limitBytes: number | undefined,
 	reader: SseBodyReader,
 ): Promise<void> {
 	const handlers = bodyHandlers(limitBytes, reader);
-	if (isEvented(body)) return await readByEvents(body, handlers);
-	// Any other iterable (the bench's, a test's): the same handlers, one chunk at a time.
+	return isEvented(body) ? readByEvents(body, handlers) : readIterable(body, handlers);
+}
+
+/** Any other iterable (the bench's, a test's): the same handlers, one chunk at a time. */
+async function readIterable(body: SseBody, handlers: BodyHandlers): Promise<void> {
 	try {
 		for await (const chunk of body) {
 			handlers.chunk(chunk);
@@ -60,7 +65,7 @@ export async function readSseBody(
 
 function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): BodyHandlers {
 	let pending: SseMessage[] = [];
-	const decoder = createSseDecoder((message) => pending.push(message), limitBytes);
+	const decoder = createSseDecoder((message) => pending.push(message), limitBytes, reader.unread);
 	let settled = false;
 	let resolve!: () => void;
 	let reject!: (error: unknown) => void;

@@ -23,9 +23,13 @@ export type OpenedStream =
 			headers: ResponseHeaders;
 			/**
 			 * Reads the messages as they arrive, until the stream ends or `onMessage` returns false;
-			 * once, under the call's deadline and idle limit.
+			 * once, under the call's deadline and idle limit. The events named in `unread` are
+			 * skipped as they arrive (stream/decode.ts).
 			 */
-			read(onMessage: (message: SseMessage) => boolean): Promise<void>;
+			read(
+				onMessage: (message: SseMessage) => boolean,
+				unread?: ReadonlySet<string>,
+			): Promise<void>;
 	  }
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
 
@@ -73,7 +77,8 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	return {
 		kind: 'events',
 		headers,
-		read: (onMessage) => readEvents(body, messageLimit, { scope, lifetime, stall }, onMessage),
+		read: (onMessage, unread) =>
+			readEvents(body, messageLimit, { scope, lifetime, stall }, { onMessage, unread }),
 	};
 }
 
@@ -105,13 +110,17 @@ async function readEvents(
 		lifetime,
 		stall,
 	}: { scope: FailureScope; lifetime: RequestLifetime; stall?: AbortController },
-	onMessage: (message: SseMessage) => boolean,
+	{
+		onMessage,
+		unread,
+	}: { onMessage: (message: SseMessage) => boolean; unread?: ReadonlySet<string> },
 ): Promise<void> {
 	try {
 		await readSseBody(body, messageLimit, {
 			// Every chunk proves the stream is alive.
 			onChunk: () => lifetime.touch(),
 			onMessage,
+			unread,
 			failureOf: (error) =>
 				// Beyond a bound the item fails: its conversation's answer would be as large.
 				error instanceof SseLimitError

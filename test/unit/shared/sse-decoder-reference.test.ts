@@ -146,3 +146,30 @@ test('the request echo is never passed on: data before its name, after it, or re
 		expect(JSON.stringify(read)).not.toMatch(/secret|before-the-name/);
 	}
 });
+
+test('events the reader does not read are skipped, never passed on, whatever follows their name', () => {
+	const text = [
+		'event: AgentRuntimeStreamChunk\ndata: {"type":"status"}\n\n',
+		'event: PartDeltaEvent\ndata: {"i":1}\n\n',
+		'event: AgentRuntimeStreamChunk\nevent: PartDeltaEvent\ndata: {"i":"renamed"}\n\n',
+		`event: AgentRuntimeStreamChunk\ndata: ${'x'.repeat(5000)}\n\n`,
+		'event: End\ndata: {}\n\n',
+	].join('');
+	const bytes = Buffer.from(text, 'utf8');
+	for (const size of [1, 3, 7, 64, bytes.length]) {
+		const messages: SseMessage[] = [];
+		const decoder = createSseDecoder(
+			(message) => messages.push(message),
+			1024,
+			new Set(['AgentRuntimeStreamChunk']),
+		);
+		// The 5,000-byte line is never held: past the 1,024-byte bound, nothing fails.
+		for (let from = 0; from < bytes.length; from += size)
+			decoder.push(bytes.subarray(from, from + size));
+		decoder.finish();
+		expect(messages).toEqual([
+			{ event: 'PartDeltaEvent', data: '{"i":1}' },
+			{ event: 'End', data: '{}' },
+		]);
+	}
+});
