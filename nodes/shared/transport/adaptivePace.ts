@@ -117,10 +117,16 @@ export class AdaptivePace {
 		};
 	}
 
+	/** @internal A ticket at once, when nobody waits and a slot is free; undefined otherwise. */
+	tryEnter(): Ticket | undefined {
+		return this.waiters.length === 0 && this.canStart() ? this.start() : undefined;
+	}
+
 	/** @internal */
 	async enter(priority: number, signal: AbortSignal): Promise<Ticket> {
 		if (signal.aborted) throw signal.reason;
-		if (this.waiters.length === 0 && this.canStart()) return this.start();
+		const now = this.tryEnter();
+		if (now) return now;
 		return await new Promise<Ticket>((resolve, reject) => {
 			const waiter: Waiter = {
 				priority,
@@ -238,6 +244,12 @@ class PaceLane implements AttemptPace {
 		private readonly pace: AdaptivePace,
 		private readonly priority: number,
 	) {}
+
+	tryAcquire(): boolean {
+		if (this.notBefore > this.pace.clock.now()) return false;
+		this.ticket = this.pace.tryEnter();
+		return this.ticket !== undefined;
+	}
 
 	async acquire(signal: AbortSignal): Promise<void> {
 		const wait = this.notBefore - this.pace.clock.now();

@@ -15,11 +15,11 @@ export interface AssistantCredentials {
  * between items, and reading it decrypts it), or read now for a call made outside a run (a
  * picker's search, the credential test).
  */
-export async function getCredentials(
+export function getCredentials(
 	ctx: AssistantContext,
 	ofRun?: () => Promise<AssistantCredentials>,
 ): Promise<AssistantCredentials> {
-	return await (ofRun ? ofRun() : readCredentials(ctx));
+	return ofRun ? ofRun() : readCredentials(ctx);
 }
 
 export async function readCredentials(ctx: AssistantContext): Promise<AssistantCredentials> {

@@ -4,6 +4,8 @@
  * call has one; what it does (adaptive concurrency, for instance) is up to the implementation.
  */
 export interface AttemptPace {
+	/** Takes the turn at once when one is free, with nothing to wait for; false: `acquire` it. */
+	tryAcquire(): boolean;
 	acquire(signal: AbortSignal): Promise<void>;
 	/**
 	 * `busy`: the service was too busy (a full session pool, 429, 503); `retryAfterMs` if it said.

@@ -58,6 +58,9 @@ export type ResponseHeaders = Record<string, string | string[] | undefined>;
 /** Header value as one string, whatever the case of its name (Node gives arrays for repeats). */
 export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
 	const wanted = name.toLowerCase();
+	// Node gives every name in lower case: the loop is for other sources.
+	const direct = headers[wanted];
+	if (direct !== undefined) return Array.isArray(direct) ? direct[0] : direct;
 	for (const key of Object.keys(headers)) {
 		if (key.toLowerCase() !== wanted) continue;
 		const value = headers[key];

@@ -3,7 +3,7 @@ import { getCredentials } from './credentials';
 import type { FailureScope } from './failures';
 import { stoppedFailure } from './transportFailures';
 import { CallWatch, RequestLifetime } from './lifetime';
-import type { BusyVerdict } from './pace';
+import type { AttemptPace, BusyVerdict } from './pace';
 import {
 	cancelSignalOf,
 	DEFAULT_TIMEOUT_MS,
@@ -79,57 +79,66 @@ export interface RetryRun {
  * the request waits its turn (and the server's Retry-After) instead of the long fixed pauses.
  */
 export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
+	const pace = run.scope.request.pace;
+	const retriesOf = new Map<RetryCause, number>();
 	try {
-		return await retrying(run, attempt);
+		for (;;) {
+			// A free turn is taken at once; a stopped call goes through acquire, which says so.
+			if (pace && (run.lifetime.reason || !pace.tryAcquire())) await acquire(run, pace);
+			let value: T;
+			try {
+				value = await attempt();
+			} catch (failure) {
+				await beforeRetry(run, failure, retriesOf);
+				continue;
+			}
+			pace?.release('ok');
+			return value;
+		}
 	} catch (error) {
 		throw shownError(error);
 	}
 }
 
-async function retrying<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
+/**
+ * After a failed attempt: throws the failure when it may not be retried, or when no retry or
+ * no time is left for one; otherwise waits what the policy, the pace or `waitInstead` says.
+ */
+async function beforeRetry(
+	run: RetryRun,
+	failure: unknown,
+	retriesOf: Map<RetryCause, number>,
+): Promise<void> {
 	const { ctx, scope, lifetime, clock = systemClock } = run;
 	const { request } = scope;
 	const retries = request.retries ?? DEFAULT_RETRIES;
-	const retriesOf = new Map<RetryCause, number>();
-	for (;;) {
-		await acquire(run);
-		const settled = await attempt().then(
-			(value) => ({ done: true as const, value }),
-			(error: unknown) => ({ done: false as const, error }),
-		);
-		if (settled.done) {
-			request.pace?.release('ok');
-			return settled.value;
-		}
-		const failure = settled.error;
-		if (!(failure instanceof AttemptFailure) || !failure.retry) {
-			request.pace?.release('failed');
-			throw failure;
-		}
-		const cause = failure.retry;
-		const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
-		const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
-		const made = retriesOf.get(cause) ?? 0;
-		if (verdict) {
-			await retryBusy(run, failure, cause, verdict, made, retries);
-			if (!verdict.paced) retriesOf.set(cause, made + 1);
-			continue; // the next acquire waits the pace's delay, then the request's turn
-		}
-		const delay = retryDelayMs(cause, made, retries, failure.headers, clock);
-		if (delay === undefined) throw failure;
-		if (await run.waitInstead?.(failure)) {
-			retriesOf.set(cause, made + 1);
-			continue;
-		}
-		// Waiting past the deadline cannot succeed: the failure itself is the answer then.
-		if (delay >= lifetime.remainingMs()) throw failure;
-		retriesOf.set(cause, made + 1);
-		ctx.logger.debug(
-			`Assistant: ${request.method} ${request.path} failed (${cause}: ${failure.shown.httpCode ?? 'no status'}); retry in ${delay} ms`,
-			{ itemIndex: request.itemIndex },
-		);
-		await pause(run, delay);
+	if (!(failure instanceof AttemptFailure) || !failure.retry) {
+		request.pace?.release('failed');
+		throw failure;
 	}
+	const cause = failure.retry;
+	const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
+	const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
+	const made = retriesOf.get(cause) ?? 0;
+	if (verdict) {
+		await retryBusy(run, failure, cause, verdict, made, retries);
+		if (!verdict.paced) retriesOf.set(cause, made + 1);
+		return; // the next acquire waits the pace's delay, then the request's turn
+	}
+	const delay = retryDelayMs(cause, made, retries, failure.headers, clock);
+	if (delay === undefined) throw failure;
+	if (await run.waitInstead?.(failure)) {
+		retriesOf.set(cause, made + 1);
+		return;
+	}
+	// Waiting past the deadline cannot succeed: the failure itself is the answer then.
+	if (delay >= lifetime.remainingMs()) throw failure;
+	retriesOf.set(cause, made + 1);
+	ctx.logger.debug(
+		`Assistant: ${request.method} ${request.path} failed (${cause}: ${failure.shown.httpCode ?? 'no status'}); retry in ${delay} ms`,
+		{ itemIndex: request.itemIndex },
+	);
+	await pause(run, delay);
 }
 
 /**
@@ -166,9 +175,7 @@ function isBusy(failure: AttemptFailure): boolean {
 	);
 }
 
-async function acquire({ scope, lifetime }: RetryRun): Promise<void> {
-	const pace = scope.request.pace;
-	if (!pace) return;
+async function acquire({ scope, lifetime }: RetryRun, pace: AttemptPace): Promise<void> {
 	const refused = await pace.acquire(lifetime.signal).then(
 		() => undefined,
 		(error: unknown) => error ?? new Error('The pace refused the attempt'),

@@ -73,10 +73,14 @@ async function sendHop<TBody>(
 	signal: AbortSignal,
 ): Promise<RawResponse<TBody>> {
 	const { request } = scope;
+	const accept = accepted === 'events' ? 'text/event-stream' : 'application/json';
 	const options: IHttpRequestOptions = {
 		method,
 		url,
-		headers: { Accept: accepted === 'events' ? 'text/event-stream' : 'application/json' },
+		headers:
+			body === undefined
+				? { Accept: accept }
+				: { Accept: accept, 'Content-Type': 'application/json' },
 		// Every body is read by the node, within a bound: the helper would buffer it without one.
 		encoding: 'stream',
 		returnFullResponse: true,
@@ -93,19 +97,17 @@ async function sendHop<TBody>(
 		abortSignal: signal,
 		json: false,
 	};
-	if (body !== undefined) {
-		options.body = body as IHttpRequestOptions['body'];
-		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
-	}
+	if (body !== undefined) options.body = body as IHttpRequestOptions['body'];
 	try {
 		if (!request.authenticated) {
 			return (await ctx.helpers.httpRequest(options)) as RawResponse<TBody>;
 		}
 		// n8n sets the request's abort signal to the execution's cancel signal; this context hands
 		// it ours instead, which also fires on cancellation and adds the deadline.
-		const scoped = Object.create(ctx, {
-			getExecutionCancelSignal: { value: () => signal },
-		}) as AssistantContext;
+		const scoped = Object.create(ctx) as AssistantContext & {
+			getExecutionCancelSignal(): AbortSignal;
+		};
+		scoped.getExecutionCancelSignal = () => signal;
 		return (await ctx.helpers.httpRequestWithAuthentication.call(
 			scoped,
 			CREDENTIAL_TYPE,
