@@ -132,6 +132,24 @@ describe('Concurrency is the upper bound of asks in flight', () => {
 		expect(await isSettled(clock, Promise.race(turns))).toBe(true);
 	});
 
+	it('a free turn is taken at once (tryAcquire); none past Concurrency, before a waiting lane or after a busy answer', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(2, clock, () => 0.5);
+		const [first, second] = [pace.lane(0), pace.lane(1)];
+		expect(first.tryAcquire()).toBe(true);
+		expect(second.tryAcquire()).toBe(true);
+		expect(pace.lane(2).tryAcquire()).toBe(false);
+		const waiting = pace.lane(3).acquire(never);
+		first.release('ok');
+		// The freed turn goes to the lane that waited for it, not to a newcomer.
+		expect(await isSettled(clock, waiting)).toBe(true);
+		expect(pace.lane(4).tryAcquire()).toBe(false);
+		// A busy answer lowers the asks allowed at once to those still in flight (one): none free.
+		second.release('busy', 1000);
+		const lane = pace.lane(5);
+		expect(lane.tryAcquire()).toBe(false);
+	});
+
 	it('cancelling stops every wait at once: for a turn and after a busy answer', async () => {
 		const clock = new FakeClock();
 		const pace = new AdaptivePace(2, clock);
