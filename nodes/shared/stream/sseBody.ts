@@ -12,7 +12,18 @@ export interface SseBodyReader {
 	failureOf: (error: unknown) => unknown;
 	/** Events whose data the reader does not read: skipped as they arrive (decode.ts). */
 	unread?: ReadonlySet<string>;
+	/**
+	 * Called once when `onMessage` has had the answer's end, with `stop`. The body is then read on
+	 * to its own end, its bytes dropped, so that its connection ends as the server ends it (a
+	 * body given up mid-way costs more to tear down than the few bytes left cost to read), until
+	 * `stop` is called or AFTER_ANSWER_BYTES more arrive. Without it, reading stops at the
+	 * answer's end.
+	 */
+	afterAnswer?: (stop: () => void) => void;
 }
+
+/** Past the answer's end, at most this many bytes are read (and dropped) waiting for the body's. */
+const AFTER_ANSWER_BYTES = 64 * 1024;
 
 /** The part of Node's Readable that reading by events needs. */
 interface EventedBody {
@@ -35,7 +46,7 @@ interface BodyHandlers {
 }
 
 /**
- * Reads an event-stream body to its end, or until `onMessage` returns false: each chunk decoded
+ * Reads an event-stream body to its end, or until the answer's (see `afterAnswer`): each chunk decoded
  * and its messages handed on the moment it arrives, with no promise per chunk or per message (a
  * few words of a 2026 answer come in some twenty chunks, and layers of async iteration cost more
  * than reading them). Stops listening when done; the body itself is the caller's to release.
@@ -67,6 +78,8 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 	let pending: SseMessage[] = [];
 	const decoder = createSseDecoder((message) => pending.push(message), limitBytes, reader.unread);
 	let settled = false;
+	/** Bytes read past the answer's end; -1 before it. */
+	let afterAnswer = -1;
 	let resolve!: () => void;
 	let reject!: (error: unknown) => void;
 	const done = new Promise<void>((onResolve, onReject) => {
@@ -86,7 +99,10 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 		try {
 			for (const message of batch) {
 				if (!reader.onMessage(message)) {
-					settle();
+					if (reader.afterAnswer) {
+						afterAnswer = 0;
+						reader.afterAnswer(() => settle());
+					} else settle();
 					return false;
 				}
 			}
@@ -108,15 +124,21 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 	return {
 		chunk(chunk) {
 			if (settled) return;
+			if (afterAnswer >= 0) {
+				afterAnswer += chunk.length;
+				if (afterAnswer > AFTER_ANSWER_BYTES) settle();
+				return;
+			}
 			reader.onChunk?.();
 			if (decoded(() => decoder.push(chunk))) handOn();
 		},
 		end() {
 			if (settled) return;
-			if (decoded(() => decoder.finish()) && handOn()) settle();
+			if (afterAnswer >= 0 || (decoded(() => decoder.finish()) && handOn())) settle();
 		},
 		fail(error) {
-			settle({ error: reader.failureOf(error) });
+			// Past the answer's end, the body's failure takes nothing away from the answer.
+			settle(afterAnswer >= 0 ? undefined : { error: reader.failureOf(error) });
 		},
 		done,
 		get settled() {

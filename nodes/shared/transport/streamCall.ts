@@ -16,6 +16,12 @@ import { BodyTooLarge, discard, readAll, readErrorBody, sendOnce, type Attempt }
 
 type ByteStream = SseBody & { destroy?: (error?: Error) => void };
 
+/**
+ * After the answer's end, how long the body may take to end by itself before it is released
+ * (sseBody.ts's afterAnswer): a server ends it at once; one that keeps it open is not waited for.
+ */
+const AFTER_ANSWER_GRACE_MS = 250;
+
 /** What a stream request got: an event stream, or (tolerated) a whole JSON answer. */
 export type OpenedStream =
 	| {
@@ -98,9 +104,10 @@ function lostOrStopped(
  * Reads the events to the stream's end or the answer's. A bound passed, a connection lost
  * mid-stream, a stall, the deadline or a cancellation surfaces as its AttemptFailure, never as the
  * raw socket error (the decoder's SseLimitError is turned into the failure here). Finished or
- * abandoned, the body is released and the idle limit ends; reading stops at the answer's end,
- * before the body's: `discard` releases it then, not an aborted read (which would make an
- * AbortError, stack trace included, for every ask).
+ * abandoned, the body is released and the idle limit ends. Past the answer's end the body is
+ * read on to its own end for a short grace (AFTER_ANSWER_GRACE_MS), and released then: a body
+ * given up mid-way costs more than the rest of it, and an aborted read would make an AbortError,
+ * stack trace included, for every ask.
  */
 async function readEvents(
 	body: ByteStream,
@@ -121,6 +128,8 @@ async function readEvents(
 			onChunk: () => lifetime.touch(),
 			onMessage,
 			unread,
+			// The grace replaces any idle limit: the answer is whole, only the body's end is awaited.
+			afterAnswer: (stop) => lifetime.watchIdle(AFTER_ANSWER_GRACE_MS, stop),
 			failureOf: (error) =>
 				// Beyond a bound the item fails: its conversation's answer would be as large.
 				error instanceof SseLimitError

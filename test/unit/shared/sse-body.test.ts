@@ -57,6 +57,59 @@ describe('readSseBody', () => {
 		body.destroy();
 	});
 
+	describe('past the answer’s end, with afterAnswer', () => {
+		function readingOn(body: AsyncIterable<Uint8Array | string>) {
+			const messages: SseMessage[] = [];
+			let stop: (() => void) | undefined;
+			let settled = false;
+			const done = readSseBody(body, undefined, {
+				onMessage: (message) => {
+					messages.push(message);
+					return message.event !== 'end';
+				},
+				failureOf: (error) => new Failure(error),
+				afterAnswer: (stopWaiting) => (stop = stopWaiting),
+			}).then(() => (settled = true));
+			return { messages, done, stop: () => stop?.(), settled: () => settled };
+		}
+
+		it('reads the body on to its own end, handing nothing more on, and ends then', async () => {
+			const body = new PassThrough();
+			const { messages, done, settled } = readingOn(body);
+			body.write(event('a', '1') + event('end', '{}') + 'data: {broken');
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(settled()).toBe(false);
+			body.end(event('after', 'x'));
+			await done;
+			expect(messages.map((message) => message.event)).toEqual(['a', 'end']);
+			expect(body.readableEnded).toBe(true);
+		});
+
+		it('stops waiting when told to, when the body breaks, or past 64 KiB more', async () => {
+			const told = new PassThrough();
+			const waiting = readingOn(told);
+			told.write(event('end', '{}'));
+			await new Promise((resolve) => setImmediate(resolve));
+			waiting.stop();
+			await waiting.done;
+			told.destroy();
+
+			const broken = new PassThrough();
+			const breaking = readingOn(broken);
+			broken.write(event('end', '{}'));
+			setImmediate(() => broken.destroy(new Error('reset after the answer')));
+			await breaking.done;
+			expect(breaking.messages).toHaveLength(1);
+
+			const endless = new PassThrough();
+			const flooding = readingOn(endless);
+			endless.write(event('end', '{}'));
+			for (let i = 0; i < 70; i++) endless.write(Buffer.alloc(1024, 0x78));
+			await flooding.done;
+			endless.destroy();
+		});
+	});
+
 	it('gives a body that breaks to failureOf', async () => {
 		const body = new PassThrough();
 		const { messages, done } = reading(body);
