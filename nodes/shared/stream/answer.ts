@@ -3,8 +3,8 @@ import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
-import { DeltaShapes } from './deltaShape';
 import { toStreamEvents, UNREAD_EVENTS, type StreamEvent } from './events';
+import { KnownLayout } from './knownLayout';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
 
@@ -51,8 +51,8 @@ export class StreamAnswer {
 	private errorMessage: string | undefined;
 	private runFailure: Extract<StreamEvent, { type: 'runFailed' }> | undefined;
 	private readonly unknown: string[] = [];
-	/** Most Part deltas are read by the shape of the ones before them (deltaShape.ts). */
-	private readonly shapes = new DeltaShapes();
+	/** The stream's events in the service's layout, read without parsing (knownLayout.ts). */
+	private readonly layout = new KnownLayout();
 	/** The bound the answer grew past (docs/api.md#memory-bounds). */
 	private exceeded: number | undefined;
 	/** One of the four above has come. */
@@ -97,7 +97,7 @@ export class StreamAnswer {
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
 		const collector = this.collector;
-		for (const event of toStreamEvents(message, collector !== undefined, this.shapes)) {
+		for (const event of toStreamEvents(message, collector !== undefined, this.layout)) {
 			switch (event.type) {
 				case 'end':
 					this.assembler.finish();

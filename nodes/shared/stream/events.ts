@@ -9,8 +9,8 @@ import type {
 	Unchecked,
 } from '../api';
 import type { SseMessage } from './decode';
-import type { DeltaShapes, TextDelta } from './deltaShape';
 import { flatEvent } from './flatEvent';
+import { isKnownSucceeded, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 
 /**
@@ -102,13 +102,14 @@ const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
 };
 
 /**
- * `steps`: also read what the steps need; off, the answer's path does no more than before.
- * `shapes`: the stream's Part deltas so far, so that most are read without parsing them.
+ * `steps`: also read what the steps need; off, the answer's path does no more than before. The
+ * commonest events in the service's own layout are read without parsing them (`layout`, the
+ * stream's: knownLayout.ts).
  */
 export function toStreamEvents(
 	message: SseMessage,
 	steps = false,
-	shapes?: DeltaShapes,
+	layout = new KnownLayout(),
 ): StreamEvent[] {
 	const named = message.event === 'message' ? flatEvent(message.data) : message;
 	switch (named.event) {
@@ -116,9 +117,15 @@ export function toStreamEvents(
 			return modelResponseEvents(named.data, steps);
 		case 'PartStartEvent':
 		case 'PartEndEvent':
-			return partEvent(named.event, parseObject<PartEventData>(named.data), steps);
+			return (
+				(steps ? undefined : knownPartEvents(named.event, named.data)) ??
+				partEvent(named.event, parseObject<PartEventData>(named.data), steps)
+			);
 		case 'PartDeltaEvent':
-			return partDeltaEvent(named.data, shapes);
+			return (
+				layout.deltaEvents(named.data) ??
+				partDeltaEvent(parseObject<PartDeltaEventData>(named.data))
+			);
 		case 'FunctionToolCallEvent':
 		case 'BuiltinToolCallEvent':
 		case 'FunctionToolResultEvent':
@@ -130,6 +137,8 @@ export function toStreamEvents(
 		case 'SSEErrorEvent':
 			return [{ type: 'error', message: errorMessage(named.data) }];
 		case 'completed':
+			if (isKnownSucceeded(named.data)) return [{ type: 'end' }];
+			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
 		case 'failed':
 			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
 		default:
@@ -200,31 +209,24 @@ function responseOf(data: Json): string | undefined {
 	return typeof zmid === 'string' && zmid ? zmid : undefined;
 }
 
-function partDeltaEvent(text: string, shapes: DeltaShapes | undefined): StreamEvent[] {
-	const known = shapes?.read(text);
-	if (known) return textDeltaEvents(known);
-	const data = parseObject<PartDeltaEventData>(text);
+function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
 	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
-	const { part_delta_kind: kind, content_delta: content } = delta;
+	const { part_delta_kind: kind, content_delta: text } = delta;
 	const response = responseOf(data);
 	if (kind === 'tool_call') {
 		return [{ type: 'toolDelta', index: data.index, delta: data.delta, response }];
 	}
-	if (typeof content !== 'string') return [];
-	const told: TextDelta = {
-		index: data.index,
-		kind: typeof kind === 'string' ? kind : undefined,
-		text: content,
-		response,
-	};
-	shapes?.parsed(text, told);
-	return textDeltaEvents(told);
-}
-
-function textDeltaEvents(delta: TextDelta): StreamEvent[] {
-	const { index, kind, text, response } = delta;
-	return text ? [{ type: 'partDelta', index, kind, text, response }] : [];
+	if (typeof text !== 'string' || !text) return [];
+	return [
+		{
+			type: 'partDelta',
+			index: data.index,
+			kind: typeof kind === 'string' ? kind : undefined,
+			text,
+			response,
+		},
+	];
 }
 
 function toolEvent(field: 'part' | 'result', data: Json | undefined): StreamEvent[] {

@@ -1,0 +1,146 @@
+import type { StreamEvent } from './events';
+
+/**
+ * The 2026 stream's commonest events in the layout the service writes them
+ * (docs/api.md#2026-stream-dialect), read by regular expressions instead of JSON.parse: a short
+ * answer is a few dozen Part events and a long one thousands, each a few hundred bytes of JSON
+ * around a few words, and parsing them whole was most of what reading an answer cost. Each
+ * expression admits only JSON of one layout, its grammar written out: the fields read, in the
+ * service's order, and between them only fields of other names with a string, number, true,
+ * false or null value (no field read can be repeated, so none can be overridden); white space is
+ * an optional single space after `:` and `,`, as compact and Python-written JSON have it. A text
+ * it admits is what JSON.parse would read, field for field; anything else (another layout, a
+ * nested value, a tool call, a broken text) is left to events.ts, which parses it.
+ *
+ * The deltas of one part differ only in their text: once a delta is admitted, a later one that is
+ * the same text around another string token is admitted too, with the same fields, and is read by
+ * comparing it with the first (KnownLayout).
+ */
+
+const STRING = String.raw`"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`;
+const NUMBER = String.raw`-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`;
+const SCALAR = `(?:${STRING}|${NUMBER}|true|false|null)`;
+const COLON = ': ?';
+const COMMA = ', ?';
+/** A whole number an index can be, at most 9 digits. */
+const INDEX = '(0|[1-9][0-9]{0,8})';
+/** A model response's id without escapes (`metadata.zmid`). */
+const ZMID = String.raw`"([^"\\\u0000-\u001f]{1,200})"`;
+/** The kinds of part whose text a Part event tells. */
+const TEXT_KIND = '"(text|thinking)"';
+
+/** More fields, none named as any of `read`: names of letters and `_`, scalar values. */
+function others(...read: string[]): string {
+	return `(?:${COMMA}"(?!(?:${read.join('|')})")[a-z_]+"${COLON}${SCALAR})*`;
+}
+
+const DELTA_FIELDS = ['delta', 'index', 'metadata'];
+const PART_FIELDS = ['event_kind', 'index', 'part', 'metadata'];
+const METADATA = `"metadata"${COLON}\\{"zmid"${COLON}${ZMID}${others('zmid')}\\}`;
+
+/** `{"delta": {"content_delta": …, "part_delta_kind": …}, …, "index": …, …, "metadata": {"zmid": …}}` */
+const PART_DELTA = new RegExp(
+	`^\\{"delta"${COLON}\\{"content_delta"${COLON}(${STRING})${COMMA}"part_delta_kind"${COLON}${TEXT_KIND}` +
+		`${others('content_delta', 'part_delta_kind')}\\}${others(...DELTA_FIELDS)}` +
+		`${COMMA}"index"${COLON}${INDEX}${others(...DELTA_FIELDS)}${COMMA}${METADATA}` +
+		`${others(...DELTA_FIELDS)}\\}$`,
+);
+
+/** `{"event_kind": "part_start" | "part_end", "index": …, "part": {"content": …, …, "part_kind": …}, …, "metadata": …}` */
+const PART = new RegExp(
+	`^\\{"event_kind"${COLON}"(part_start|part_end)"${COMMA}"index"${COLON}${INDEX}` +
+		`${COMMA}"part"${COLON}\\{"content"${COLON}(${STRING})${others('content', 'part_kind')}` +
+		`${COMMA}"part_kind"${COLON}${TEXT_KIND}${others('content', 'part_kind')}\\}` +
+		`${others(...PART_FIELDS)}${COMMA}${METADATA}${others(...PART_FIELDS)}\\}$`,
+);
+
+/** `{"status": "succeeded", …}` */
+const SUCCEEDED = new RegExp(`^\\{"status"${COLON}"succeeded"${others('status')}\\}$`);
+
+/** What a delta in the layout tells besides its text. */
+interface DeltaFields {
+	index: number;
+	kind: string;
+	response: string;
+}
+
+/** The events of one stream in the service's layout: its deltas read by the last one admitted. */
+export class KnownLayout {
+	/** The last delta admitted, around its text token. */
+	private before = '';
+	private after = '';
+	private fields: DeltaFields | undefined;
+
+	/** A text or thinking delta in the layout, as events.ts reads it; undefined: parse it. */
+	deltaEvents(data: string): StreamEvent[] | undefined {
+		const text = this.fields && this.textAsLast(data);
+		if (text !== undefined) return deltaEvents(this.fields!, text);
+		const match = PART_DELTA.exec(data);
+		if (!match) return undefined;
+		const [, token, kind, index, response] = match;
+		// The layout opens with `{"delta": {"content_delta": `: the token is the first string after.
+		const from = data.indexOf('"', data.indexOf(CONTENT_KEY) + CONTENT_KEY.length);
+		this.before = data.slice(0, from);
+		this.after = data.slice(from + token.length);
+		this.fields = { index: Number(index), kind, response };
+		return deltaEvents(this.fields, stringOf(token));
+	}
+
+	/** The text of a delta that is the last one's text around another string token. */
+	private textAsLast(data: string): string | undefined {
+		const { before, after } = this;
+		const end = data.length - after.length;
+		// The end compared as a slice: V8's endsWith goes character by character.
+		if (end < before.length + 2 || !data.startsWith(before) || data.slice(end) !== after) {
+			return undefined;
+		}
+		if (data.charCodeAt(before.length) !== QUOTE || data.charCodeAt(end - 1) !== QUOTE) {
+			return undefined;
+		}
+		const text = data.slice(before.length + 1, end - 1);
+		if (!NOT_PLAIN.test(text)) return text;
+		// Escapes, or what may not be one string: JSON.parse of the token alone decides.
+		try {
+			const value: unknown = JSON.parse(data.slice(before.length, end));
+			return typeof value === 'string' ? value : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+const QUOTE = 0x22;
+const CONTENT_KEY = '"content_delta"';
+// eslint-disable-next-line no-control-regex
+const NOT_PLAIN = /["\\\u0000-\u001f]/;
+
+function deltaEvents({ index, kind, response }: DeltaFields, text: string): StreamEvent[] {
+	return text ? [{ type: 'partDelta', index, kind, text, response }] : [];
+}
+
+/**
+ * A text or thinking part's start or end in the service's layout, as events.ts reads it without
+ * the steps; undefined: parse it.
+ */
+export function knownPartEvents(
+	event: 'PartStartEvent' | 'PartEndEvent',
+	data: string,
+): StreamEvent[] | undefined {
+	const match = PART.exec(data);
+	if (!match) return undefined;
+	const [, eventKind, index, token, kind, response] = match;
+	// The event's own name wins, as when it is parsed: its `event_kind` only has to be one of them.
+	if (eventKind !== (event === 'PartStartEvent' ? 'part_start' : 'part_end')) return undefined;
+	const type = event === 'PartStartEvent' ? 'partStart' : 'partEnd';
+	return [{ type, index: Number(index), kind, text: stringOf(token), response }];
+}
+
+/** `completed` in the service's layout with `status` `succeeded`: the answer's end. */
+export function isKnownSucceeded(data: string): boolean {
+	return SUCCEEDED.test(data);
+}
+
+/** A JSON string token's text (checked by the expression): read in place when it has no escape. */
+function stringOf(token: string): string {
+	return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+}
