@@ -7,7 +7,7 @@ import { objectFromText, quotedStart } from './outputFormat/structuredText';
 import type { AttemptHeard } from './recovery/afterFailure';
 import type { RunNotices } from './runNotices';
 import { StreamAnswer } from './stream/answer';
-import { UNREAD_EVENTS } from './stream/events';
+import { STREAM_EVENT_NAMES } from './stream/events';
 import { NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
 import { AttemptFailure, type LostHow } from './transport/attemptFailure';
@@ -66,7 +66,7 @@ export async function attemptAsk(
 		});
 		live.reads(answer);
 		const reading = answer;
-		await opened.read((message) => reading.accept(message), UNREAD_EVENTS);
+		await opened.read((message) => reading.accept(message), STREAM_EVENT_NAMES);
 		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
 	} catch (error) {
 		const steps = call.steps ? (answer?.steps() ?? []) : undefined;

@@ -3,7 +3,7 @@ import { objectFromText, quotedStart } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
-import { toStreamEvents, UNREAD_EVENTS, type StreamEvent } from './events';
+import { STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
 import { KnownLayout } from './knownLayout';
 import { OutputToolCalls } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
@@ -287,7 +287,7 @@ export function readAnswerFromChunks(
 	const decoder = createSseDecoder(
 		(message) => answer.accept(message),
 		messageLimitBytes(options.answerLimitChars),
-		UNREAD_EVENTS,
+		STREAM_EVENT_NAMES,
 	);
 	for (const chunk of chunks) {
 		decoder.push(chunk);

@@ -34,7 +34,16 @@ export class SseLimitError extends Error {
  * (docs/api.md#memory-bounds).
  */
 const DISCARDED_EVENT = 'FrontendModelRequest';
-const ONLY_THE_ECHO: ReadonlySet<string> = new Set([DISCARDED_EVENT]);
+
+/** The event names a reader knows, and those whose data it does not read. */
+export interface EventNames {
+	/** Passed on as these very strings: an event's name is compared as bytes, not decoded anew. */
+	known: readonly string[];
+	/** Their data is skipped as it arrives, never held, and they are not passed on. */
+	unread: ReadonlySet<string>;
+}
+
+const NO_NAMES: EventNames = { known: [], unread: new Set() };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -50,16 +59,17 @@ const DATA_FIELD = Buffer.from('data:');
  * fields carry nothing here; a byte order mark at the start is dropped. It reads the bytes in one
  * pass, line ends found by byte search (a UTF-8 character never holds a line end's byte), and
  * decodes only what it passes on: no line or event grows past `limitBytes` (a SseLimitError, as
- * the bytes arrive), and the data lines of the events named in `unread` (the reader reads nothing
- * of them) and of the request echo are skipped as they arrive, never held, and those events are
- * not passed on. The test suite holds it to eventsource-parser's reading of the same streams.
+ * the bytes arrive), and the data lines of the events `names` calls unread (the reader reads
+ * nothing of them) and of the request echo are skipped as they arrive, never held, and those
+ * events are not passed on. The test suite holds it to eventsource-parser's reading of the same
+ * streams.
  */
 export function createSseDecoder(
 	onMessage: (message: SseMessage) => void,
 	limitBytes = messageLimitBytes(),
-	unread: ReadonlySet<string> = ONLY_THE_ECHO,
+	names: EventNames = NO_NAMES,
 ): SseDecoder {
-	return new EventStreamDecoder(onMessage, limitBytes, unread);
+	return new EventStreamDecoder(onMessage, limitBytes, names);
 }
 
 class EventStreamDecoder implements SseDecoder {
@@ -83,11 +93,23 @@ class EventStreamDecoder implements SseDecoder {
 	/** The event is the request echo, or one the reader does not read: none of it is passed on. */
 	private unread = false;
 
+	private readonly unreadEvents: ReadonlySet<string>;
+	/** The known names as bytes, by length. */
+	private readonly knownNames = new Map<number, Array<{ bytes: Buffer; name: string }>>();
+
 	constructor(
 		private readonly onMessage: (message: SseMessage) => void,
 		private readonly limitBytes: number,
-		private readonly unreadEvents: ReadonlySet<string>,
-	) {}
+		names: EventNames,
+	) {
+		this.unreadEvents = names.unread;
+		for (const name of names.known) {
+			const bytes = Buffer.from(name, 'utf8');
+			const sameLength = this.knownNames.get(bytes.length) ?? [];
+			sameLength.push({ bytes, name });
+			this.knownNames.set(bytes.length, sameLength);
+		}
+	}
 
 	push(chunk: Uint8Array | string): void {
 		const bytes = asBuffer(chunk);
@@ -180,12 +202,20 @@ class EventStreamDecoder implements SseDecoder {
 			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
 			this.dataLines += 1;
 		} else if (isField(line, start, end, 'event')) {
-			this.name = line.toString('utf8', valueStart(line, start + 5, end), end);
+			this.name = this.nameAt(line, valueStart(line, start + 5, end), end);
 			// Once named so, an event stays unread to its end, whatever it is renamed: the echo's
 			// data never goes on.
 			if (this.name === DISCARDED_EVENT || this.unreadEvents.has(this.name)) this.unread = true;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
+	}
+
+	/** An `event:` line's name: one of the known names, or decoded. */
+	private nameAt(line: Buffer, from: number, to: number): string {
+		for (const known of this.knownNames.get(to - from) ?? []) {
+			if (holds(line, from, known.bytes)) return known.name;
+		}
+		return line.toString('utf8', from, to);
 	}
 
 	/** The line being read is `lineBytes` long; the event's other lines took `eventBytes`. */
@@ -218,6 +248,14 @@ function isField(line: Buffer, start: number, end: number, name: 'data' | 'event
 		if (line[start + i] !== name.charCodeAt(i)) return false;
 	}
 	return after === end || line[after] === COLON;
+}
+
+/** Whether `line` holds `bytes` from `at` on. */
+function holds(line: Buffer, at: number, bytes: Buffer): boolean {
+	for (let i = 0; i < bytes.length; i++) {
+		if (line[at + i] !== bytes[i]) return false;
+	}
+	return true;
 }
 
 /** Where a field's value begins: after its colon and one space. */

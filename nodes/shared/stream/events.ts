@@ -8,7 +8,7 @@ import type {
 	RunEndEventData,
 	Unchecked,
 } from '../api';
-import type { SseMessage } from './decode';
+import type { EventNames, SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
@@ -85,6 +85,12 @@ export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
 	'AgentRuntimeStreamChunk',
 	'FrontendModelRequest',
 ]);
+
+/** What the decoder is told of the names: the events known, those not read (decode.ts). */
+export const STREAM_EVENT_NAMES: EventNames = {
+	known: KNOWN_STREAM_EVENTS,
+	unread: UNREAD_EVENTS,
+};
 
 /** Events that carry nothing the node reads. */
 const SILENT_EVENTS: ReadonlySet<string> = new Set([

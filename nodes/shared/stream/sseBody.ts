@@ -1,4 +1,4 @@
-import { createSseDecoder, type SseMessage } from './decode';
+import { createSseDecoder, type EventNames, type SseMessage } from './decode';
 
 /** A response body: Node's Readable as n8n's helper gives it, or any byte iterable. */
 export type SseBody = AsyncIterable<Uint8Array | string>;
@@ -10,8 +10,8 @@ export interface SseBodyReader {
 	onMessage: (message: SseMessage) => boolean;
 	/** What a broken body or a bound passed (SseLimitError) becomes; what onMessage throws stays. */
 	failureOf: (error: unknown) => unknown;
-	/** Events whose data the reader does not read: skipped as they arrive (decode.ts). */
-	unread?: ReadonlySet<string>;
+	/** The events the reader knows, and those it does not read (decode.ts). */
+	names?: EventNames;
 	/**
 	 * Called once when `onMessage` has had the answer's end, with `stop`. The body is then read on
 	 * to its own end, its bytes dropped, so that its connection ends as the server ends it (a
@@ -76,7 +76,7 @@ async function readIterable(body: SseBody, handlers: BodyHandlers): Promise<void
 
 function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): BodyHandlers {
 	let pending: SseMessage[] = [];
-	const decoder = createSseDecoder((message) => pending.push(message), limitBytes, reader.unread);
+	const decoder = createSseDecoder((message) => pending.push(message), limitBytes, reader.names);
 	let settled = false;
 	/** Bytes read past the answer's end; -1 before it. */
 	let afterAnswer = -1;

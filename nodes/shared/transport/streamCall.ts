@@ -1,5 +1,5 @@
 import { messageLimitBytes } from '../limits';
-import { SseLimitError, type SseMessage } from '../stream/decode';
+import { SseLimitError, type EventNames, type SseMessage } from '../stream/decode';
 import { readSseBody, type SseBody } from '../stream/sseBody';
 import type { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
@@ -29,13 +29,10 @@ export type OpenedStream =
 			headers: ResponseHeaders;
 			/**
 			 * Reads the messages as they arrive, until the stream ends or `onMessage` returns false;
-			 * once, under the call's deadline and idle limit. The events named in `unread` are
-			 * skipped as they arrive (stream/decode.ts).
+			 * once, under the call's deadline and idle limit. `names`: the events the reader knows,
+			 * and those it does not read (stream/decode.ts).
 			 */
-			read(
-				onMessage: (message: SseMessage) => boolean,
-				unread?: ReadonlySet<string>,
-			): Promise<void>;
+			read(onMessage: (message: SseMessage) => boolean, names?: EventNames): Promise<void>;
 	  }
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
 
@@ -83,8 +80,8 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	return {
 		kind: 'events',
 		headers,
-		read: (onMessage, unread) =>
-			readEvents(body, messageLimit, { scope, lifetime, stall }, { onMessage, unread }),
+		read: (onMessage, names) =>
+			readEvents(body, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
 	};
 }
 
@@ -117,17 +114,14 @@ async function readEvents(
 		lifetime,
 		stall,
 	}: { scope: FailureScope; lifetime: RequestLifetime; stall?: AbortController },
-	{
-		onMessage,
-		unread,
-	}: { onMessage: (message: SseMessage) => boolean; unread?: ReadonlySet<string> },
+	{ onMessage, names }: { onMessage: (message: SseMessage) => boolean; names?: EventNames },
 ): Promise<void> {
 	try {
 		await readSseBody(body, messageLimit, {
 			// Every chunk proves the stream is alive.
 			onChunk: () => lifetime.touch(),
 			onMessage,
-			unread,
+			names,
 			// The grace replaces any idle limit: the answer is whole, only the body's end is awaited.
 			afterAnswer: (stop) => lifetime.watchIdle(AFTER_ANSWER_GRACE_MS, stop),
 			failureOf: (error) =>
