@@ -35,15 +35,40 @@ export class SseLimitError extends Error {
  */
 const DISCARDED_EVENT = 'FrontendModelRequest';
 
-/** The event names a reader knows, and those whose data it does not read. */
-export interface EventNames {
-	/** Passed on as these very strings: an event's name is compared as bytes, not decoded anew. */
-	known: readonly string[];
-	/** Their data is skipped as it arrives, never held, and they are not passed on. */
-	unread: ReadonlySet<string>;
+/**
+ * The event names a reader knows, and those whose data it does not read; made once (their bytes
+ * with them), for every stream the reader reads.
+ */
+export class EventNames {
+	/** The known names as bytes, by length. */
+	private readonly byLength = new Map<number, Array<{ bytes: Buffer; name: string }>>();
+
+	/**
+	 * `known`: passed on as these very strings, an event's name compared as bytes, not decoded anew.
+	 * `unread`: their data is skipped as it arrives, never held, and they are not passed on.
+	 */
+	constructor(
+		known: readonly string[],
+		readonly unread: ReadonlySet<string>,
+	) {
+		for (const name of known) {
+			const bytes = Buffer.from(name, 'utf8');
+			const sameLength = this.byLength.get(bytes.length) ?? [];
+			sameLength.push({ bytes, name });
+			this.byLength.set(bytes.length, sameLength);
+		}
+	}
+
+	/** The name of an `event:` line whose value is `line` from `from` to `to`. */
+	at(line: Buffer, from: number, to: number): string {
+		for (const known of this.byLength.get(to - from) ?? []) {
+			if (holds(line, from, known.bytes)) return known.name;
+		}
+		return line.toString('utf8', from, to);
+	}
 }
 
-const NO_NAMES: EventNames = { known: [], unread: new Set() };
+const NO_NAMES = new EventNames([], new Set());
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -93,23 +118,11 @@ class EventStreamDecoder implements SseDecoder {
 	/** The event is the request echo, or one the reader does not read: none of it is passed on. */
 	private unread = false;
 
-	private readonly unreadEvents: ReadonlySet<string>;
-	/** The known names as bytes, by length. */
-	private readonly knownNames = new Map<number, Array<{ bytes: Buffer; name: string }>>();
-
 	constructor(
 		private readonly onMessage: (message: SseMessage) => void,
 		private readonly limitBytes: number,
-		names: EventNames,
-	) {
-		this.unreadEvents = names.unread;
-		for (const name of names.known) {
-			const bytes = Buffer.from(name, 'utf8');
-			const sameLength = this.knownNames.get(bytes.length) ?? [];
-			sameLength.push({ bytes, name });
-			this.knownNames.set(bytes.length, sameLength);
-		}
-	}
+		private readonly names: EventNames,
+	) {}
 
 	push(chunk: Uint8Array | string): void {
 		const bytes = asBuffer(chunk);
@@ -202,20 +215,12 @@ class EventStreamDecoder implements SseDecoder {
 			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
 			this.dataLines += 1;
 		} else if (isField(line, start, end, 'event')) {
-			this.name = this.nameAt(line, valueStart(line, start + 5, end), end);
+			this.name = this.names.at(line, valueStart(line, start + 5, end), end);
 			// Once named so, an event stays unread to its end, whatever it is renamed: the echo's
 			// data never goes on.
-			if (this.name === DISCARDED_EVENT || this.unreadEvents.has(this.name)) this.unread = true;
+			if (this.name === DISCARDED_EVENT || this.names.unread.has(this.name)) this.unread = true;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
-	}
-
-	/** An `event:` line's name: one of the known names, or decoded. */
-	private nameAt(line: Buffer, from: number, to: number): string {
-		for (const known of this.knownNames.get(to - from) ?? []) {
-			if (holds(line, from, known.bytes)) return known.name;
-		}
-		return line.toString('utf8', from, to);
 	}
 
 	/** The line being read is `lineBytes` long; the event's other lines took `eventBytes`. */

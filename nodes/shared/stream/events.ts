@@ -8,7 +8,7 @@ import type {
 	RunEndEventData,
 	Unchecked,
 } from '../api';
-import type { EventNames, SseMessage } from './decode';
+import { EventNames, type SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
@@ -87,10 +87,7 @@ export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /** What the decoder is told of the names: the events known, those not read (decode.ts). */
-export const STREAM_EVENT_NAMES: EventNames = {
-	known: KNOWN_STREAM_EVENTS,
-	unread: UNREAD_EVENTS,
-};
+export const STREAM_EVENT_NAMES = new EventNames(KNOWN_STREAM_EVENTS, UNREAD_EVENTS);
 
 /** Events that carry nothing the node reads. */
 const SILENT_EVENTS: ReadonlySet<string> = new Set([

@@ -8,7 +8,7 @@
  */
 import { createParser } from 'eventsource-parser';
 
-import { createSseDecoder, type SseMessage } from '../../../nodes/shared/stream/decode';
+import { createSseDecoder, EventNames, type SseMessage } from '../../../nodes/shared/stream/decode';
 import { draw, type Draw } from '../../fuzz/prng';
 
 const DATA_TEXTS = [
@@ -104,10 +104,11 @@ function referenceReading(bytes: Buffer): SseMessage[] {
 
 function nodeReading(pieces: Buffer[], known: readonly string[] = []): SseMessage[] {
 	const messages: SseMessage[] = [];
-	const decoder = createSseDecoder((message) => messages.push(message), undefined, {
-		known,
-		unread: new Set(),
-	});
+	const decoder = createSseDecoder(
+		(message) => messages.push(message),
+		undefined,
+		new EventNames(known, new Set()),
+	);
 	for (const piece of pieces) decoder.push(piece);
 	decoder.finish();
 	return messages;
@@ -163,10 +164,11 @@ test('events the reader does not read are skipped, never passed on, whatever fol
 	const bytes = Buffer.from(text, 'utf8');
 	for (const size of [1, 3, 7, 64, bytes.length]) {
 		const messages: SseMessage[] = [];
-		const decoder = createSseDecoder((message) => messages.push(message), 1024, {
-			known: ['PartDeltaEvent'],
-			unread: new Set(['AgentRuntimeStreamChunk']),
-		});
+		const decoder = createSseDecoder(
+			(message) => messages.push(message),
+			1024,
+			new EventNames(['PartDeltaEvent'], new Set(['AgentRuntimeStreamChunk'])),
+		);
 		// The 5,000-byte line is never held: past the 1,024-byte bound, nothing fails.
 		for (let from = 0; from < bytes.length; from += size)
 			decoder.push(bytes.subarray(from, from + size));
