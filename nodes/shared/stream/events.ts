@@ -10,7 +10,7 @@ import type {
 } from '../api';
 import { EventNames, type SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
-import { isKnownSucceeded, KnownLayout, knownPartEvents } from './knownLayout';
+import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 
 /**
@@ -117,7 +117,7 @@ export function toStreamEvents(
 	const named = message.event === 'message' ? flatEvent(message.data) : message;
 	switch (named.event) {
 		case 'FrontendModelResponse':
-			return modelResponseEvents(named.data, steps);
+			return knownContentEvents(named.data) ?? modelResponseEvents(named.data, steps);
 		case 'PartStartEvent':
 		case 'PartEndEvent':
 			return (

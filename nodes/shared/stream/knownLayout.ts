@@ -1,8 +1,9 @@
 import type { StreamEvent } from './events';
 
 /**
- * The 2026 stream's commonest events in the layout the service writes them
- * (docs/api.md#2026-stream-dialect), read by regular expressions instead of JSON.parse: a short
+ * The stream's commonest events in the layout the service writes them
+ * (docs/api.md#2026-stream-dialect, and `FrontendModelResponse`'s `{"content": …}` of
+ * docs/api.md#documented-stream-dialect), read by regular expressions instead of JSON.parse: a short
  * answer is a few dozen Part events and a long one thousands, each a few hundred bytes of JSON
  * around a few words, and parsing them whole was most of what reading an answer cost. Each
  * expression admits only JSON of one layout, its grammar written out: the fields read, in the
@@ -53,6 +54,9 @@ const PART = new RegExp(
 		`${COMMA}"part_kind"${COLON}${TEXT_KIND}${others('content', 'part_kind')}\\}` +
 		`${others(...PART_FIELDS)}${COMMA}${METADATA}${others(...PART_FIELDS)}\\}$`,
 );
+
+/** `{"content": …}`: the next piece of text, and nothing else. */
+const CONTENT = new RegExp(`^\\{"content"${COLON}(${STRING})\\}$`);
 
 /** `{"status": "succeeded", …}` */
 const SUCCEEDED = new RegExp(`^\\{"status"${COLON}"succeeded"${others('status')}\\}$`);
@@ -133,6 +137,14 @@ export function knownPartEvents(
 	if (eventKind !== (event === 'PartStartEvent' ? 'part_start' : 'part_end')) return undefined;
 	const type = event === 'PartStartEvent' ? 'partStart' : 'partEnd';
 	return [{ type, index: Number(index), kind, text: stringOf(token), response }];
+}
+
+/** A `FrontendModelResponse` that is a piece of text alone, as events.ts reads it; undefined: parse it. */
+export function knownContentEvents(data: string): StreamEvent[] | undefined {
+	const match = CONTENT.exec(data);
+	if (!match) return undefined;
+	const text = stringOf(match[1]);
+	return text ? [{ type: 'content', text }] : [];
 }
 
 /** `completed` in the service's layout with `status` `succeeded`: the answer's end. */

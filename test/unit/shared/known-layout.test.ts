@@ -10,27 +10,30 @@ import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { toStreamEvents } from '../../../nodes/shared/stream/events';
 import {
 	isKnownSucceeded,
+	knownContentEvents,
 	KnownLayout,
 	knownPartEvents,
 } from '../../../nodes/shared/stream/knownLayout';
 import { readCapture } from '../../emulator/replay';
 import { draw, type Draw } from '../../fuzz/prng';
 
-/** The event as parsing reads it: the same JSON laid out with tabs, which no expression admits. */
-function parsedEvents(event: string, data: string) {
-	let relaid: string;
-	try {
-		relaid = JSON.stringify(JSON.parse(data), null, '\t');
-	} catch {
-		// Not JSON: parsing reads nothing from it.
-		relaid = '\t';
-	}
-	return toStreamEvents({ event, data: relaid });
-}
-
+/**
+ * The event read as it comes is the event parsing gives: for JSON, the same JSON laid out with
+ * tabs (which no expression admits) is parsed; a text that is not JSON is never read in the
+ * layout (so it is parsed as it comes, as before).
+ */
 function expectSameAsParsed(event: string, data: string, layout?: KnownLayout) {
+	const relaid = relaidJson(data);
+	if (relaid === undefined) {
+		expect({ event, data, inLayout: inLayout(event, data) }).toEqual({
+			event,
+			data,
+			inLayout: false,
+		});
+		return;
+	}
 	const read = toStreamEvents({ event, data }, false, layout);
-	const parsed = parsedEvents(event, data);
+	const parsed = toStreamEvents({ event, data: relaid });
 	if (!isDeepStrictEqual(read, parsed)) {
 		throw new Error(
 			`${event} ${data}\nread ${JSON.stringify(read)}\nparsed ${JSON.stringify(parsed)}`,
@@ -38,9 +41,19 @@ function expectSameAsParsed(event: string, data: string, layout?: KnownLayout) {
 	}
 }
 
+/** The same JSON laid out with tabs; undefined when the text is not JSON. */
+function relaidJson(data: string): string | undefined {
+	try {
+		return JSON.stringify(JSON.parse(data), null, '\t');
+	} catch {
+		return undefined;
+	}
+}
+
 /** Whether the event is read in the layout, not parsed. */
 function inLayout(event: string, data: string): boolean {
 	if (event === 'PartDeltaEvent') return new KnownLayout().deltaEvents(data) !== undefined;
+	if (event === 'FrontendModelResponse') return knownContentEvents(data) !== undefined;
 	if (event === 'PartStartEvent' || event === 'PartEndEvent') {
 		return knownPartEvents(event, data) !== undefined;
 	}
@@ -164,6 +177,15 @@ describe('events in the service’s layout', () => {
 			'PartStartEvent',
 			'{"event_kind":"part_start","index":1,"part":{"content":"x","part_kind":"tool-call"},"metadata":{"zmid":"m1"}}',
 		],
+		['a content piece', 'FrontendModelResponse', '{"content": "Hé \\"q\\" \\n"}'],
+		['an empty content piece', 'FrontendModelResponse', '{"content":""}'],
+		[
+			'content and parts',
+			'FrontendModelResponse',
+			'{"content":"a","parts":[{"part_kind":"text","content":"a"}]}',
+		],
+		['a repeated content', 'FrontendModelResponse', '{"content":"a","content":"b"}'],
+		['content that is not text', 'FrontendModelResponse', '{"content":7}'],
 		[
 			'succeeded',
 			'completed',
@@ -268,6 +290,9 @@ function randomEvent(d: Draw): [string, string] {
 			index,
 			metadata,
 		};
+	} else if (roll < 0.6) {
+		event = 'FrontendModelResponse';
+		object = d.chance(0.8) ? { content: d.chance(0.9) ? text : 5 } : { content: text, ...extra() };
 	} else if (roll < 0.85) {
 		event = d.pick(['PartStartEvent', 'PartEndEvent']);
 		object = {
