@@ -41,7 +41,7 @@ const DISCARDED_EVENT = 'FrontendModelRequest';
  */
 export class EventNames {
 	/** The known names as bytes, by length. */
-	private readonly byLength = new Map<number, Array<{ bytes: Buffer; name: string }>>();
+	private readonly byLength = new Map<number, KnownName[]>();
 
 	/**
 	 * `known`: passed on as these very strings, an event's name compared as bytes, not decoded anew.
@@ -59,13 +59,18 @@ export class EventNames {
 		}
 	}
 
-	/** The name of an `event:` line whose value is `line` from `from` to `to`. */
-	at(line: Buffer, from: number, to: number): string {
+	/** The known name `line` holds from `from` to `to`, if it is one. */
+	find(line: Buffer, from: number, to: number): KnownName | undefined {
 		for (const known of this.byLength.get(to - from) ?? []) {
-			if (holds(line, from, known.bytes)) return known.name;
+			if (holds(line, from, known.bytes)) return known;
 		}
-		return line.toString('utf8', from, to);
+		return undefined;
 	}
+}
+
+interface KnownName {
+	bytes: Buffer;
+	name: string;
 }
 
 const NO_NAMES = new EventNames([], new Set());
@@ -75,6 +80,7 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const DATA_FIELD = Buffer.from('data:');
+const EVENT_FIRST = 0x65; // e
 
 /**
  * Bytes of an event-stream body -> SSE messages, and nothing more (their meaning is in
@@ -117,6 +123,8 @@ class EventStreamDecoder implements SseDecoder {
 	private eventBytes = 0;
 	/** The event is the request echo, or one the reader does not read: none of it is passed on. */
 	private unread = false;
+	/** The known name found last: a stream's events mostly repeat it. */
+	private lastName: KnownName | undefined;
 
 	constructor(
 		private readonly onMessage: (message: SseMessage) => void,
@@ -205,7 +213,8 @@ class EventStreamDecoder implements SseDecoder {
 			this.dispatch();
 			return;
 		}
-		const isData = isField(line, start, end, 'data');
+		const first = line[start];
+		const isData = first === DATA_FIELD[0] && isField(line, start, end, 'data');
 		// Unread data is skipped unmeasured: nothing of it is held.
 		if (isData && this.unread) return;
 		this.checkBounds(end - start);
@@ -214,13 +223,23 @@ class EventStreamDecoder implements SseDecoder {
 			const value = line.toString('utf8', valueStart(line, start + 4, end), end);
 			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
 			this.dataLines += 1;
-		} else if (isField(line, start, end, 'event')) {
-			this.name = this.names.at(line, valueStart(line, start + 5, end), end);
+		} else if (first === EVENT_FIRST && isField(line, start, end, 'event')) {
+			this.name = this.nameAt(line, valueStart(line, start + 5, end), end);
 			// Once named so, an event stays unread to its end, whatever it is renamed: the echo's
 			// data never goes on.
 			if (this.name === DISCARDED_EVENT || this.names.unread.has(this.name)) this.unread = true;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
+	}
+
+	/** An `event:` line's name: a known one (the last found first), or decoded. */
+	private nameAt(line: Buffer, from: number, to: number): string {
+		const last = this.lastName;
+		if (last && last.bytes.length === to - from && holds(line, from, last.bytes)) return last.name;
+		const known = this.names.find(line, from, to);
+		if (!known) return line.toString('utf8', from, to);
+		this.lastName = known;
+		return known.name;
 	}
 
 	/** The line being read is `lineBytes` long; the event's other lines took `eventBytes`. */
