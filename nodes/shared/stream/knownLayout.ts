@@ -1,9 +1,10 @@
 import type { StreamEvent } from './events';
 
 /**
- * The stream's commonest events in the layout the service writes them
- * (docs/api.md#2026-stream-dialect, and `FrontendModelResponse`'s `{"content": …}` of
- * docs/api.md#documented-stream-dialect), read by regular expressions instead of JSON.parse: a short
+ * The stream's commonest events in the layouts the service writes them
+ * (docs/api.md#2026-stream-dialect; the Part deltas of docs/api.md#live-stream-dialect;
+ * `FrontendModelResponse`'s `{"content": …}` of docs/api.md#documented-stream-dialect), read by
+ * regular expressions instead of JSON.parse: a short
  * answer is a few dozen Part events and a long one thousands, each a few hundred bytes of JSON
  * around a few words, and parsing them whole was most of what reading an answer cost. Each
  * expression admits only JSON of one layout, its grammar written out: the fields read, in the
@@ -47,6 +48,13 @@ const PART_DELTA = new RegExp(
 		`${others(...DELTA_FIELDS)}\\}$`,
 );
 
+/** The live dialect's: `{"index": …, "delta": {"part_delta_kind": …, "content_delta": …}, …}`, no model response. */
+const LIVE_PART_DELTA = new RegExp(
+	`^\\{"index"${COLON}${INDEX}${COMMA}"delta"${COLON}\\{"part_delta_kind"${COLON}${TEXT_KIND}` +
+		`${COMMA}"content_delta"${COLON}(${STRING})${others('content_delta', 'part_delta_kind')}\\}` +
+		`${others(...DELTA_FIELDS)}\\}$`,
+);
+
 /** `{"event_kind": "part_start" | "part_end", "index": …, "part": {"content": …, …, "part_kind": …}, …, "metadata": …}` */
 const PART = new RegExp(
 	`^\\{"event_kind"${COLON}"(part_start|part_end)"${COMMA}"index"${COLON}${INDEX}` +
@@ -65,7 +73,7 @@ const SUCCEEDED = new RegExp(`^\\{"status"${COLON}"succeeded"${others('status')}
 interface DeltaFields {
 	index: number;
 	kind: string;
-	response: string;
+	response: string | undefined;
 }
 
 /** The events of one stream in the service's layout: its deltas read by the last one admitted. */
@@ -80,9 +88,12 @@ export class KnownLayout {
 		const text = this.fields && this.textAsLast(data);
 		if (text !== undefined) return deltaEvents(this.fields!, text);
 		const match = PART_DELTA.exec(data);
-		if (!match) return undefined;
-		const [, token, kind, index, response] = match;
-		// The layout opens with `{"delta": {"content_delta": `: the token is the first string after.
+		const live = match ? undefined : LIVE_PART_DELTA.exec(data);
+		if (!match && !live) return undefined;
+		const [token, kind, index, response] = match
+			? [match[1], match[2], match[3], match[4]]
+			: [live![3], live![2], live![1], undefined];
+		// In both layouts the first `"content_delta":` is the text's field: the token follows it.
 		const from = data.indexOf('"', data.indexOf(CONTENT_KEY) + CONTENT_KEY.length);
 		this.before = data.slice(0, from);
 		this.after = data.slice(from + token.length);
