@@ -15,7 +15,7 @@ const STEPS = { thinking: false };
 /** The chat model's settings an ask needs: its request options and its run (runContext.ts). */
 type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
 
-/** What of the run an ask takes: the run's credential, its watch over the calls' time, its notices. */
+/** What of the run an ask takes: its credential, its watch over the calls' time, its notices. */
 function ofRun({ run }: AskSettings) {
 	return { notices: run.notices, credentials: run.credentials, watch: run.watch };
 }

@@ -44,7 +44,7 @@ export class EventNames {
 	private readonly byLength = new Map<number, KnownName[]>();
 
 	/**
-	 * `known`: passed on as these very strings, an event's name compared as bytes, not decoded anew.
+	 * `known`: passed on as these very strings, a name compared as bytes, not decoded anew.
 	 * `unread`: their data is skipped as it arrives, never held, and they are not passed on.
 	 */
 	constructor(
@@ -264,7 +264,7 @@ class EventStreamDecoder implements SseDecoder {
 	}
 }
 
-/** The field `name` (`data` or `event`) on the line from `start` to `end`: `name:…`, or `name` alone. */
+/** The field `name` (`data`, `event`) on the line from `start` to `end`: `name:…`, or alone. */
 function isField(line: Buffer, start: number, end: number, name: 'data' | 'event'): boolean {
 	const after = start + name.length;
 	if (after > end) return false;

@@ -40,7 +40,10 @@ const DELTA_FIELDS = ['delta', 'index', 'metadata'];
 const PART_FIELDS = ['event_kind', 'index', 'part', 'metadata'];
 const METADATA = `"metadata"${COLON}\\{"zmid"${COLON}${ZMID}${others('zmid')}\\}`;
 
-/** `{"delta": {"content_delta": …, "part_delta_kind": …}, …, "index": …, …, "metadata": {"zmid": …}}` */
+/**
+ * `{"delta": {"content_delta": …, "part_delta_kind": …}, …, "index": …, …,
+ * "metadata": {"zmid": …}}`
+ */
 const PART_DELTA = new RegExp(
 	`^\\{"delta"${COLON}\\{"content_delta"${COLON}(${STRING})${COMMA}"part_delta_kind"${COLON}${TEXT_KIND}` +
 		`${others('content_delta', 'part_delta_kind')}\\}${others(...DELTA_FIELDS)}` +
@@ -48,14 +51,20 @@ const PART_DELTA = new RegExp(
 		`${others(...DELTA_FIELDS)}\\}$`,
 );
 
-/** The live dialect's: `{"index": …, "delta": {"part_delta_kind": …, "content_delta": …}, …}`, no model response. */
+/**
+ * The live dialect's: `{"index": …, "delta": {"part_delta_kind": …, "content_delta": …}, …}`, no
+ * model response.
+ */
 const LIVE_PART_DELTA = new RegExp(
 	`^\\{"index"${COLON}${INDEX}${COMMA}"delta"${COLON}\\{"part_delta_kind"${COLON}${TEXT_KIND}` +
 		`${COMMA}"content_delta"${COLON}(${STRING})${others('content_delta', 'part_delta_kind')}\\}` +
 		`${others(...DELTA_FIELDS)}\\}$`,
 );
 
-/** `{"event_kind": "part_start" | "part_end", "index": …, "part": {"content": …, …, "part_kind": …}, …, "metadata": …}` */
+/**
+ * `{"event_kind": "part_start" | "part_end", "index": …, "part": {"content": …, …,
+ * "part_kind": …}, …, "metadata": …}`
+ */
 const PART = new RegExp(
 	`^\\{"event_kind"${COLON}"(part_start|part_end)"${COMMA}"index"${COLON}${INDEX}` +
 		`${COMMA}"part"${COLON}\\{"content"${COLON}(${STRING})${others('content', 'part_kind')}` +
@@ -150,7 +159,7 @@ export function knownPartEvents(
 	return [{ type, index: Number(index), kind, text: stringOf(token), response }];
 }
 
-/** A `FrontendModelResponse` that is a piece of text alone, as events.ts reads it; undefined: parse it. */
+/** A `FrontendModelResponse` that is text alone, as events.ts reads it; undefined: parse it. */
 export function knownContentEvents(data: string): StreamEvent[] | undefined {
 	const match = CONTENT.exec(data);
 	if (!match) return undefined;

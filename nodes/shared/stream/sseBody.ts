@@ -46,10 +46,11 @@ interface BodyHandlers {
 }
 
 /**
- * Reads an event-stream body to its end, or until the answer's (see `afterAnswer`): each chunk decoded
- * and its messages handed on the moment it arrives, with no promise per chunk or per message (a
- * few words of a 2026 answer come in some twenty chunks, and layers of async iteration cost more
- * than reading them). Stops listening when done; the body itself is the caller's to release.
+ * Reads an event-stream body to its end, or until the answer's (see `afterAnswer`): each chunk
+ * decoded and its messages handed on the moment it arrives, with no promise per chunk or per
+ * message (a few words of a 2026 answer come in some twenty chunks, and layers of async iteration
+ * cost more than reading them). Stops listening when done; the body itself is the caller's to
+ * release.
  */
 export function readSseBody(
 	body: SseBody,

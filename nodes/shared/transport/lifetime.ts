@@ -198,7 +198,7 @@ export class RequestLifetime {
 			: this.deadline;
 	}
 
-	/** @internal The watch's look at `now`: stops the call when its time is up; when to look next. */
+	/** @internal The watch's look at `now`: stops the call if its time is up; when to look next. */
 	check(now: number): number {
 		if (this.stopReason) return Infinity;
 		if (now >= this.deadline) {

@@ -42,7 +42,10 @@ export interface ApiRequest {
 	pace?: AttemptPace;
 	/** The run's credential, read once per run (runContext.ts); read for the call when absent. */
 	credentials?: () => Promise<AssistantCredentials>;
-	/** What times the run's calls and stops them on cancellation (runContext.ts); the call's own when absent. */
+	/**
+	 * What times the run's calls and stops them on cancellation (runContext.ts); the call's own
+	 * when absent.
+	 */
 	watch?: CallWatch;
 }
 

@@ -122,7 +122,7 @@ async function readEvents(
 			onChunk: () => lifetime.touch(),
 			onMessage,
 			names,
-			// The grace replaces any idle limit: the answer is whole, only the body's end is awaited.
+			// The grace replaces any idle limit: the answer is whole, only the body's end is left.
 			afterAnswer: (stop) => lifetime.watchIdle(AFTER_ANSWER_GRACE_MS, stop),
 			failureOf: (error) =>
 				// Beyond a bound the item fails: its conversation's answer would be as large.
