@@ -4,15 +4,15 @@ import type { StreamEvent } from './events';
  * The stream's commonest events in the layouts the service writes them
  * (docs/api.md#2026-stream-dialect; the Part deltas of docs/api.md#live-stream-dialect;
  * `FrontendModelResponse`'s `{"content": …}` of docs/api.md#documented-stream-dialect), read by
- * regular expressions instead of JSON.parse: a short
- * answer is a few dozen Part events and a long one thousands, each a few hundred bytes of JSON
- * around a few words, and parsing them whole was most of what reading an answer cost. Each
- * expression admits only JSON of one layout, its grammar written out: the fields read, in the
- * service's order, and between them only fields of other names with a string, number, true,
- * false or null value (no field read can be repeated, so none can be overridden); white space is
- * an optional single space after `:` and `,`, as compact and Python-written JSON have it. A text
- * it admits is what JSON.parse would read, field for field; anything else (another layout, a
- * nested value, a tool call, a broken text) is left to events.ts, which parses it.
+ * regular expressions instead of JSON.parse: a short answer is a few dozen Part events and a long
+ * one thousands, each a few hundred bytes of JSON around a few words, and parsing them whole was
+ * most of what reading an answer cost. Each expression admits only JSON of one layout, its
+ * grammar written out: the fields read, in the service's order, and between them only fields of
+ * other names with a string, number, true, false or null value (no field read can be repeated, so
+ * none can be overridden); white space is an optional single space after `:` and `,`, as compact
+ * and Python-written JSON have it. A text it admits is what JSON.parse would read, field for
+ * field; anything else (another layout, a nested value, a tool call, a broken text) is left to
+ * events.ts, which parses it.
  *
  * The deltas of one part differ only in their text: once a delta is admitted, a later one that is
  * the same text around another string token is admitted too, with the same fields, and is read by
