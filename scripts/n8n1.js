@@ -6,9 +6,10 @@
 //                                  arguments may follow)
 // Run `npm run build` first: the tests load the built package from dist/.
 const { execFileSync, spawnSync } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+
+const { copyLockFiles, lockHash } = require('./lockfile');
 
 const root = path.resolve(__dirname, '..');
 const source = path.join(root, 'compat', 'n8n1');
@@ -16,16 +17,8 @@ const target = path.join(root, '.cache', 'n8n1');
 const stampFile = path.join(target, '.installed');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function lockHash() {
-	const hash = crypto.createHash('sha256');
-	for (const file of ['package.json', 'package-lock.json']) {
-		hash.update(fs.readFileSync(path.join(source, file)));
-	}
-	return hash.digest('hex');
-}
-
 function install() {
-	const wanted = lockHash();
+	const wanted = lockHash(source);
 	const installed = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8').trim() : '';
 	if (installed === wanted && fs.existsSync(path.join(target, 'node_modules', 'n8n-core'))) {
 		console.log(`n8n 1.x: using ${path.relative(root, target)} (up to date)`);
@@ -33,9 +26,7 @@ function install() {
 	}
 	fs.rmSync(target, { recursive: true, force: true });
 	fs.mkdirSync(target, { recursive: true });
-	for (const file of ['package.json', 'package-lock.json']) {
-		fs.copyFileSync(path.join(source, file), path.join(target, file));
-	}
+	copyLockFiles(source, target);
 	// As in the root: no install scripts (isolated-vm's does not build on Node 20).
 	fs.writeFileSync(path.join(target, '.npmrc'), 'ignore-scripts=true\n');
 	console.log(`n8n 1.x: installing into ${path.relative(root, target)} (npm ci)`);

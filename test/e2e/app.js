@@ -19,13 +19,13 @@
  */
 
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 
+const { copyLockFiles, lockHash } = require('../../scripts/lockfile');
 const { assertOnlyThePackage, installArgsFor, readmeInstallArgs } = require('./readmeInstall');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -36,7 +36,6 @@ const CHROMIUM = '/usr/bin/chromium';
 
 /** The app's package.json and lockfile; changing either re-installs the app on the next run. */
 const RECIPE_DIR = path.join(REPO_ROOT, 'compat', 'n8n-app');
-const RECIPE_FILES = ['package.json', 'package-lock.json'];
 /** @type {{ dependencies: Record<string, string> }} */
 const APP_PACKAGE = JSON.parse(fs.readFileSync(path.join(RECIPE_DIR, 'package.json'), 'utf8'));
 const MARKER = path.join(APP_DIR, '.installed.json');
@@ -59,17 +58,11 @@ function n8nBin() {
 	return path.join(APP_DIR, 'node_modules', 'n8n', 'bin', 'n8n');
 }
 
-function recipeHash() {
-	const hash = crypto.createHash('sha256');
-	for (const file of RECIPE_FILES) hash.update(fs.readFileSync(path.join(RECIPE_DIR, file)));
-	return hash.digest('hex');
-}
-
 function appIsInstalled() {
 	try {
 		const marker = JSON.parse(fs.readFileSync(MARKER, 'utf8'));
 		return (
-			marker.recipe === recipeHash() &&
+			marker.recipe === lockHash(RECIPE_DIR) &&
 			fs.existsSync(nodeBin()) &&
 			fs.existsSync(n8nBin()) &&
 			fs.existsSync(sqliteBinding())
@@ -140,9 +133,7 @@ function ensureApp() {
 	);
 	fs.mkdirSync(APP_DIR, { recursive: true });
 	fs.rmSync(MARKER, { force: true });
-	for (const file of RECIPE_FILES) {
-		fs.copyFileSync(path.join(RECIPE_DIR, file), path.join(APP_DIR, file));
-	}
+	copyLockFiles(RECIPE_DIR, APP_DIR);
 	// The repository's .npmrc does not apply here (other folder); say everything explicitly.
 	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: APP_DIR,
@@ -171,7 +162,7 @@ function ensureApp() {
 	log(`n8n app: sqlite3 built in ${seconds(gypStarted)}`);
 	fs.writeFileSync(
 		MARKER,
-		`${JSON.stringify({ recipe: recipeHash(), installedAt: new Date().toISOString() }, null, '\t')}\n`,
+		`${JSON.stringify({ recipe: lockHash(RECIPE_DIR), installedAt: new Date().toISOString() }, null, '\t')}\n`,
 	);
 	log(`n8n app: installed in ${seconds(started)}`);
 }
