@@ -121,7 +121,11 @@ async function main(): Promise<void> {
 	// Row 1 is about a second a side and the most sensitive to other load: two more rounds.
 	if (want('overhead'))
 		await step('per-item overhead', () =>
-			overheadRows({ items: quick ? 200 : 1000, runs: runs + 2 }),
+			overheadRows({
+				items: quick ? 200 : 1000,
+				runs: runs + 2,
+				pairedRounds: quick ? 6 : 20,
+			}),
 		);
 	if (want('concurrency')) {
 		await step('concurrency', () =>

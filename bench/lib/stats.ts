@@ -1,4 +1,5 @@
 /** Small statistics and timing helpers shared by the benchmark rows. */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export interface Spread {
@@ -15,6 +16,38 @@ export function spread(values: number[]): Spread {
 	const mid = sorted.length >> 1;
 	const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 	return { median, min: sorted[0], max: sorted[sorted.length - 1], runs: values.length, values };
+}
+
+/** The mean of paired differences, with its standard error. */
+export interface MeanDifference {
+	mean: number;
+	standardError: number;
+}
+
+export function meanDifference(values: number[], baseline: number[]): MeanDifference {
+	if (values.length < 2 || values.length !== baseline.length) {
+		throw new Error('meanDifference() needs two or more pairs');
+	}
+	const differences = values.map((value, i) => value - baseline[i]);
+	const mean = differences.reduce((sum, d) => sum + d, 0) / differences.length;
+	const variance =
+		differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (differences.length - 1);
+	return { mean, standardError: Math.sqrt(variance / differences.length) };
+}
+
+/**
+ * CPU time of this process's main thread so far, in ms (Linux: the kernel's schedstat of the
+ * thread; undefined elsewhere). Unlike process.cpuUsage() it leaves out worker threads, such as
+ * an emulator's.
+ */
+export function mainThreadCpuMs(): number | undefined {
+	try {
+		const stat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8');
+		const nanoseconds = Number(stat.split(' ')[0]);
+		return Number.isFinite(nanoseconds) ? nanoseconds / 1e6 : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** The p-th percentile (0-100) of the values, nearest-rank. */

@@ -28,7 +28,17 @@ import { chain, itemsNode, manualTrigger, runWorkflow } from '../../test/helpers
 import { BARE_NODE_TYPE, withBareNode } from '../lib/bareNode';
 import { startWorkerEmulator } from '../lib/workerEmulator';
 import type { Row } from '../lib/report';
-import { fmtMs, fmtRatio, fmtSpreadMs, spread, timed, type Spread } from '../lib/stats';
+import {
+	fmtMs,
+	fmtRatio,
+	fmtSpreadMs,
+	mainThreadCpuMs,
+	meanDifference,
+	spread,
+	timed,
+	type MeanDifference,
+	type Spread,
+} from '../lib/stats';
 
 const TOKEN = 'bench-token-0123456789abcdef';
 /** Over the minimal n8n node sending the same ask with the same helper. */
@@ -37,6 +47,8 @@ const TARGET_RATIO = 1.1;
 export interface OverheadOptions {
 	items: number;
 	runs: number;
+	/** The paired measurement (for information): this many rounds of the same items a side. */
+	pairedRounds: number;
 }
 
 interface Variant {
@@ -65,7 +77,7 @@ const VARIANTS: Variant[] = [
 
 const us = (ms: number, items: number) => `${((ms / items) * 1000).toFixed(0)} µs`;
 
-export async function overheadRows({ items, runs }: OverheadOptions): Promise<Row[]> {
+export async function overheadRows({ items, runs, pairedRounds }: OverheadOptions): Promise<Row[]> {
 	const emulator = await startWorkerEmulator({ token: TOKEN, answerDelayMs: 0 });
 	const rows: Row[] = [];
 	try {
@@ -180,10 +192,12 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 			const [nodeS, bareS, jsonS, fetchS] = times.map(spread) as [Spread, Spread, Spread, Spread];
 			const cpuPerItem = cpu.map((values) => us(spread(values).median, items));
 			const roundRatios = times[0].map((ms, round) => ms / times[1][round]);
+			const paired = await measurePaired(runNode, runBare, pairedRounds, items);
 			const row = overheadRow(variant, items, runs, nodeS, bareS, jsonS, fetchS);
 			row.details.push(
 				`Process CPU time per item (user + system, all threads; less sensitive to other load on the machine than wall time): node ${cpuPerItem[0]}, minimal (streamed) ${cpuPerItem[1]}, minimal (JSON) ${cpuPerItem[2]}, fetch ${cpuPerItem[3]}. The emulator runs in this process, so its CPU time is in every figure.`,
 				`Node / minimal node per round (both measured back to back): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; median ${fmtRatio(spread(roundRatios).median)}.`,
+				pairedDetail(paired, pairedRounds, items),
 			);
 			rows.push(row);
 		}
@@ -191,6 +205,55 @@ export async function overheadRows({ items, runs }: OverheadOptions): Promise<Ro
 		await emulator.close();
 	}
 	return rows;
+}
+
+interface PairedRounds {
+	wall: MeanDifference;
+	cpu?: MeanDifference;
+	/** The minimal node's mean wall time per item over the rounds, in µs. */
+	bareWall: number;
+}
+
+/**
+ * The node against the minimal node over the same items, alternated run by run (which goes first
+ * alternates too), so that the machine's drift, which moves single runs by a fifth, falls on both
+ * sides alike: per item, the mean of the rounds' differences and its standard error, for the wall
+ * time and for the main thread's CPU time.
+ */
+async function measurePaired(
+	node: () => Promise<void>,
+	bare: () => Promise<void>,
+	rounds: number,
+	items: number,
+): Promise<PairedRounds> {
+	const sides = [node, bare];
+	const wall: number[][] = [[], []];
+	const cpu: number[][] = [[], []];
+	for (let round = 0; round < rounds; round++) {
+		for (let k = 0; k < 2; k++) {
+			const side = (round + k) % 2;
+			const cpuBefore = mainThreadCpuMs();
+			const { ms } = await timed(sides[side]);
+			const cpuAfter = mainThreadCpuMs();
+			wall[side].push((ms * 1000) / items);
+			if (cpuBefore !== undefined && cpuAfter !== undefined) {
+				cpu[side].push(((cpuAfter - cpuBefore) * 1000) / items);
+			}
+		}
+	}
+	return {
+		wall: meanDifference(wall[0], wall[1]),
+		cpu: cpu[0].length === rounds ? meanDifference(cpu[0], cpu[1]) : undefined,
+		bareWall: wall[1].reduce((sum, value) => sum + value, 0) / rounds,
+	};
+}
+
+function pairedDetail(paired: PairedRounds, rounds: number, items: number): string {
+	const perItem = ({ mean, standardError }: MeanDifference) =>
+		`${mean >= 0 ? '+' : '−'}${Math.abs(mean).toFixed(0)} ± ${standardError.toFixed(0)} µs`;
+	const ratio = 1 + paired.wall.mean / paired.bareWall;
+	const cpu = paired.cpu ? `, main-thread CPU time ${perItem(paired.cpu)}` : '';
+	return `Paired rounds, for information (the verdict is the runs' above): ${rounds} rounds of ${items} items, the node and the minimal node (streamed) alternated round by round; per item over the minimal node, mean ± standard error: wall time ${perItem(paired.wall)}${cpu}. The node's mean time per item over the minimal node's: ${fmtRatio(ratio)} (± ${((2 * paired.wall.standardError) / paired.bareWall).toFixed(2)} for two standard errors).`;
 }
 
 function overheadRow(
