@@ -133,6 +133,8 @@ function ensureApp() {
 	);
 	fs.mkdirSync(APP_DIR, { recursive: true });
 	fs.rmSync(MARKER, { force: true });
+	// The marker names the recipe copied here, hashed once, before the copy.
+	const recipe = lockHash(RECIPE_DIR);
 	copyLockFiles(RECIPE_DIR, APP_DIR);
 	// The repository's .npmrc does not apply here (other folder); say everything explicitly.
 	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
@@ -162,7 +164,7 @@ function ensureApp() {
 	log(`n8n app: sqlite3 built in ${seconds(gypStarted)}`);
 	fs.writeFileSync(
 		MARKER,
-		`${JSON.stringify({ recipe: lockHash(RECIPE_DIR), installedAt: new Date().toISOString() }, null, '\t')}\n`,
+		`${JSON.stringify({ recipe, installedAt: new Date().toISOString() }, null, '\t')}\n`,
 	);
 	log(`n8n app: installed in ${seconds(started)}`);
 }
