@@ -149,11 +149,15 @@ export class AnswerAssembler {
 		else this.replace(this.partsView, this.partsText());
 	}
 
-	/** A part seen first in a delta or its end: the same rule as for its start. */
+	/**
+	 * A part seen first in a delta or its end: the same rule as for its start, and the part is
+	 * known from then on, so that its next delta (a thinking part's too) goes on in it.
+	 */
 	private startUnannounced(index: number, kind: string): void {
 		if (index <= this.highestIndex) this.beginMessage();
 		this.highestIndex = index;
 		this.lastPartKind = kind;
+		this.parts.set(index, { kind, text: segmented('') });
 	}
 
 	/** Part `index` now reads `text`: the Part events' view is its text parts in index order. */

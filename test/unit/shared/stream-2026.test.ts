@@ -275,6 +275,65 @@ describe('a 2026 stream that ends', () => {
 		expect(read([delta(1, 'Hello'), delta(1, ' there'), COMPLETED]).output).toBe('Hello there');
 	});
 
+	describe('a thinking part whose start it never saw, told in many deltas', () => {
+		const zmid = 'zmid_thinking';
+		const delta = (index: number, kind: string, content: string) =>
+			sse('PartDeltaEvent', {
+				index,
+				delta: { part_delta_kind: kind, content_delta: content },
+				event_kind: 'part_delta',
+				metadata: { zmid },
+			});
+		const start = (index: number, content: string) =>
+			sse('PartStartEvent', {
+				index,
+				part: { part_kind: 'text', content },
+				event_kind: 'part_start',
+				metadata: { zmid },
+			});
+		const thinking = (index: number, count: number) =>
+			Array.from({ length: count }, (_, i) => delta(index, 'thinking', `t${i} `));
+
+		it('is one part of one model response: one thinking step', () => {
+			const { output, steps } = read(
+				[...thinking(0, 50), start(1, 'The answer'), delta(1, 'text', ' is 42.'), COMPLETED],
+				{ steps: { thinking: true } },
+			);
+			expect(output).toBe('The answer is 42.');
+			const told = Array.from({ length: 50 }, (_, i) => `t${i} `).join('');
+			expect(steps).toEqual([{ type: 'thinking', content: told }]);
+		});
+
+		it('between two pieces of a text part, opens no new message (no blank line)', () => {
+			const events = [start(0, 'Hello'), ...thinking(1, 3), delta(0, 'text', ' world'), COMPLETED];
+			expect(read(events).output).toBe('Hello world');
+		});
+
+		it("between the output tool's argument deltas, loses none of them", () => {
+			const tool = (index: number, args: string, first: boolean) =>
+				first
+					? sse('PartStartEvent', {
+							index,
+							part: { part_kind: 'tool-call', tool_name: 'final_result', args, tool_call_id: 'c' },
+							metadata: { zmid },
+						})
+					: sse('PartDeltaEvent', {
+							index,
+							delta: { part_delta_kind: 'tool_call', args_delta: args, tool_call_id: 'c' },
+							metadata: { zmid },
+						});
+			const events = [
+				...thinking(0, 1),
+				tool(1, '', true),
+				tool(1, '{"summary": "x",', false),
+				...thinking(0, 2),
+				tool(1, ' "count": 3}', false),
+				COMPLETED,
+			];
+			expect(read(events, { structured: true }).output).toEqual({ summary: 'x', count: 3 });
+		});
+	});
+
 	it('reads the flat form of `completed` and `failed` too', () => {
 		const flat = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
 		const part = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
