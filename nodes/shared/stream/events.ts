@@ -12,6 +12,7 @@ import { EventNames, type SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
+import { messageFromJson } from '../transport/serverMessage';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -274,7 +275,12 @@ function runEndEvent(
 	const failure: StreamEvent = {
 		type: 'runFailed',
 		status,
-		message: text(fields.error) ?? text(fields.message) ?? `The run ended with status "${status}"`,
+		// `error` is text in every capture; an object's words are read as in other error bodies.
+		message:
+			text(fields.error) ??
+			text(messageFromJson(fields.error)) ??
+			text(fields.message) ??
+			`The run ended with status "${status}"`,
 	};
 	const errorType = text(fields.error_type);
 	const failureKind = text(fields.failure_kind);

@@ -186,6 +186,18 @@ describe('a failed run', () => {
 		expect(error.failure).toBe('run-failed');
 		expect(error.message).toBe(`The assistant's run failed: The run ended with status "cancelled"`);
 	});
+
+	it("reads the words of an `error` that is an object, as in the service's other error bodies", () => {
+		const error = failureOf([
+			sse('failed', {
+				status: 'failed',
+				error: { message: 'Rate limit reached for requests', code: 429 },
+				error_type: 'ModelHTTPError',
+			}),
+		]);
+		expect(error.serverMessage).toBe('Rate limit reached for requests');
+		expect(error.message).toBe("The assistant's run failed: Rate limit reached for requests");
+	});
 });
 
 describe('the request echo (FrontendModelRequest)', () => {
