@@ -108,7 +108,13 @@ async function attemptOrRecover(
 	live: LiveText,
 ): Promise<AskResult> {
 	const outcome = await attemptAsk(attempt, call, live);
-	if (outcome.answered) return outcome.result;
+	if (outcome.answered) {
+		const { output } = outcome.result;
+		// An answer that came whole (a JSON answer, or End's output with no text streamed before
+		// it): a streaming workflow gets it now, so that its response is never empty.
+		if (live.forward && typeof output === 'string' && !live.sent) live.passOn(output);
+		return outcome.result;
+	}
 	const { output, conversationId } = await recoverAfterFailure(
 		attempt,
 		outcome.failure,

@@ -761,13 +761,53 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 });
 
 describe('a service that answers a stream request with plain JSON (docs/api.md#how-a-stream-ends)', () => {
-	test('the JSON answer is used as it is, in the same output shape', async () => {
+	test.each([true, false])(
+		'the JSON answer is used as it is, in the same output shape; a streaming workflow gets it whole (Stream %s)',
+		async (stream) => {
+			const http = await import('node:http');
+			const server = http.createServer((request, response) => {
+				request.resume();
+				request.on('end', () => {
+					response.writeHead(200, { 'content-type': 'application/json' });
+					response.end(
+						JSON.stringify({ output: 'plain JSON answer', conversation_id: 'conv_json' }),
+					);
+				});
+			});
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			const { port } = server.address() as { port: number };
+			try {
+				const run = await assistant.run(
+					{ input: 'hi', options: { stream } },
+					{
+						credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
+						streaming: true,
+					},
+				);
+				expect(run.outputs('Ask')[0].json).toEqual({
+					output: 'plain JSON answer',
+					conversation_id: 'conv_json',
+				});
+				expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual([
+					['begin', undefined],
+					['item', 'plain JSON answer'],
+					['end', undefined],
+				]);
+			} finally {
+				await new Promise((resolve) => server.close(resolve));
+			}
+		},
+	);
+
+	test("a stream whose text is only in End's output: a streaming workflow gets it whole, with Stream on too", async () => {
 		const http = await import('node:http');
 		const server = http.createServer((request, response) => {
 			request.resume();
 			request.on('end', () => {
-				response.writeHead(200, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ output: 'plain JSON answer', conversation_id: 'conv_json' }));
+				response.writeHead(200, { 'content-type': 'text/event-stream' });
+				response.end(
+					'event: End\ndata: {"output": "only in End", "conversation_id": "conv_e"}\n\n',
+				);
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -775,12 +815,20 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 		try {
 			const run = await assistant.run(
 				{ input: 'hi', options: { stream: true } },
-				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
+				{
+					credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
+					streaming: true,
+				},
 			);
 			expect(run.outputs('Ask')[0].json).toEqual({
-				output: 'plain JSON answer',
-				conversation_id: 'conv_json',
+				output: 'only in End',
+				conversation_id: 'conv_e',
 			});
+			expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual([
+				['begin', undefined],
+				['item', 'only in End'],
+				['end', undefined],
+			]);
 		} finally {
 			await new Promise((resolve) => server.close(resolve));
 		}
