@@ -696,6 +696,22 @@ describe('a streaming execution receives the answer as it is written (docs/api.m
 		expect(mine[1].content).toBe(output);
 	});
 
+	test('an answer cut by a failure under Continue On Fail ends with an error chunk saying so', async () => {
+		const run = await assistant.run(
+			{ input: 'Tell me a story #fault=error-event', options: { stream: true, retries: 0 } },
+			{ streaming: true, node: { onError: 'continueRegularOutput' } },
+		);
+		const item = run.outputs('Ask')[0].json;
+		expect(item.error).toEqual(expect.any(String));
+		const mine = run.chunks.filter((chunk) => (chunk.metadata as IDataObject)?.nodeName === 'Ask');
+		const types = mine.map((chunk) => chunk.type);
+		expect(types[0]).toBe('begin');
+		expect(types.filter((type) => type === 'item').length).toBeGreaterThan(0);
+		expect(types.at(-1)).toBe('error');
+		expect(types).not.toContain('end');
+		expect(mine.at(-1)?.content).toBe(item.error);
+	});
+
 	test('with Stream off a JSON Schema answer goes as one chunk, the object whole', async () => {
 		const run = await inStreamingExecution({
 			input: 'Summarize',

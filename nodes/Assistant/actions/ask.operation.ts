@@ -115,15 +115,21 @@ async function askItem(
 		stream: settings.stream,
 		structured: request.output_format !== undefined,
 	});
-	const result = await askAssistant(ctx, {
-		request,
-		...settings,
-		itemIndex,
-		onText: settings.stream ? (delta) => live.text(delta) : undefined,
-		notices: run.notices,
-		credentials: run.credentials,
-		watch: run.watch,
-	});
+	let result: AskResult;
+	try {
+		result = await askAssistant(ctx, {
+			request,
+			...settings,
+			itemIndex,
+			onText: settings.stream ? (delta) => live.text(delta) : undefined,
+			notices: run.notices,
+			credentials: run.credentials,
+			watch: run.watch,
+		});
+	} catch (error) {
+		live.fail(error);
+		throw error;
+	}
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);
 }

@@ -45,6 +45,20 @@ export class LiveChunks {
 		this.ctx.sendChunk('end', this.itemIndex);
 	}
 
+	/**
+	 * The item failed. Pieces of it went out already: under Continue On Fail (where n8n says
+	 * nothing, the run goes on) the caller is told the answer was cut, with the failure's message.
+	 * Otherwise n8n itself sends the node's error.
+	 */
+	fail(error: unknown): void {
+		if (!this.enabled || !this.begun || !this.ctx.continueOnFail()) return;
+		this.ctx.sendChunk(
+			'error',
+			this.itemIndex,
+			error instanceof Error ? error.message : String(error),
+		);
+	}
+
 	private begin(): void {
 		if (this.begun) return;
 		this.begun = true;
