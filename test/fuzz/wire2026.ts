@@ -116,15 +116,19 @@ function shapeResponse(
 }
 
 /**
- * A text part told whole in its start (its deltas folded into it), or one whose start never came
- * (its first piece moved into a delta).
+ * A text or thinking part told whole in its start (its deltas folded into it), or one whose start
+ * never came (its first piece moved into a delta).
  */
 function wholeOrStartless(d: Draw, events: WireEvent[], startless: boolean): WireEvent[] {
 	const parsed = events.map(([name, text]) => ({ name, data: JSON.parse(text) as Json }));
-	const start = parsed.find(
-		(e) => e.name === 'PartStartEvent' && (e.data.part as Json).part_kind === 'text',
+	const starts = parsed.filter(
+		(e) =>
+			e.name === 'PartStartEvent' &&
+			['text', 'thinking'].includes(String((e.data.part as Json).part_kind)),
 	);
-	if (!start) return events;
+	if (starts.length === 0) return events;
+	const start = d.pick(starts);
+	const kind = String((start.data.part as Json).part_kind);
 	const index = start.data.index;
 	const deltas = parsed.filter(
 		(e) => e.name === 'PartDeltaEvent' && e.data.index === index && e.data.event_kind,
@@ -143,7 +147,7 @@ function wholeOrStartless(d: Draw, events: WireEvent[], startless: boolean): Wir
 		data: {
 			delta: {
 				content_delta: first,
-				part_delta_kind: 'text',
+				part_delta_kind: kind,
 				provider_details: null,
 				provider_name: null,
 			},
