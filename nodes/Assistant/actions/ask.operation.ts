@@ -73,6 +73,10 @@ export async function execute(
 		idleTimeoutMs: options.idleTimeoutMs,
 		retries: options.retries,
 	};
+	const live = new LiveChunks(this, itemIndex, {
+		stream: options.stream,
+		structured: request.output_format !== undefined,
+	});
 	let answer: AskOutput;
 	try {
 		answer = await askItem(
@@ -87,8 +91,10 @@ export async function execute(
 			},
 			itemIndex,
 			run,
+			live,
 		);
 	} catch (error) {
+		live.fail(error);
 		throw forAgentIfUnknownConversation(this, error, request.conversation_id, itemIndex);
 	}
 	addAnswerHints(this, run.notices, outputFormat);
@@ -110,26 +116,17 @@ async function askItem(
 	},
 	itemIndex: number,
 	run: ExecuteRun,
+	live: LiveChunks,
 ): Promise<AskOutput> {
-	const live = new LiveChunks(ctx, itemIndex, {
-		stream: settings.stream,
-		structured: request.output_format !== undefined,
+	const result = await askAssistant(ctx, {
+		request,
+		...settings,
+		itemIndex,
+		onText: settings.stream ? (delta) => live.text(delta) : undefined,
+		notices: run.notices,
+		credentials: run.credentials,
+		watch: run.watch,
 	});
-	let result: AskResult;
-	try {
-		result = await askAssistant(ctx, {
-			request,
-			...settings,
-			itemIndex,
-			onText: settings.stream ? (delta) => live.text(delta) : undefined,
-			notices: run.notices,
-			credentials: run.credentials,
-			watch: run.watch,
-		});
-	} catch (error) {
-		live.fail(error);
-		throw error;
-	}
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);
 }
