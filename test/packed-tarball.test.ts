@@ -1,7 +1,8 @@
 /**
  * The package as published: `npm pack`, extracted, loaded alone into the n8n-core engine, and
  * pointed at test/independent/server.js, an Assistant API written from docs/api.md only (not the
- * emulator), which uses the other legal shapes where they differ, and streams in both dialects.
+ * emulator), which uses the other legal shapes where they differ, and streams in three dialects:
+ * the documented one, the live one, and the 2026 one the live service sends today.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,12 +14,26 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters } from 'n8
 
 // The whole engine harness, as engine-harness.test.ts proves it, drives the packed package.
 import * as harness from './helpers/engine';
-import { CATALOG, FALLBACK_MODEL, MODELS, PERSONAS, conform, start } from './independent/server';
+import {
+	CATALOG,
+	ECHO_PRIVATE,
+	FALLBACK_MODEL,
+	MODELS,
+	PERSONAS,
+	RUN_CANCELLED,
+	RUN_ERROR,
+	THINKING_2026,
+	TOOL_ROUND,
+	conform,
+	start,
+} from './independent/server';
 
 const REPO = path.resolve(__dirname, '..');
 const TOKEN = 'indep-9f3c2a71-d4e8-4b6a-token-never-shown';
 const WRONG_TOKEN = 'wrong-5e1d7b20-not-the-token';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Conversation ids of 2026 (docs/api.md#2026-stream-dialect). */
+const CON_ID = /^con_[A-Za-z0-9]{16}$/;
 
 const NODE_FILE = 'dist/nodes/Assistant/Assistant.node.js';
 const CHAT_MODEL_FILE = 'dist/nodes/AssistantChatModel/AssistantChatModel.node.js';
@@ -40,7 +55,9 @@ let workDir: string;
 let tarball: string;
 let tarballFiles: string[];
 let packageDir: string;
-type Dialect = 'documented' | 'live';
+type Dialect = 'documented' | 'live' | '2026';
+/** The conversation ids each dialect's server gives. */
+const CONVERSATION_ID: Record<Dialect, RegExp> = { documented: UUID, live: UUID, '2026': CON_ID };
 type IndependentServer = Awaited<ReturnType<typeof start>>;
 /** Serves every case; the stream cases run against the server of each dialect. */
 let server: IndependentServer;
@@ -72,6 +89,7 @@ beforeAll(async () => {
 
 	servers.documented = server = await start({ token: TOKEN, dialect: 'documented' });
 	servers.live = await start({ token: TOKEN, dialect: 'live' });
+	servers['2026'] = await start({ token: TOKEN, dialect: '2026' });
 	// A trailing slash on the base URL must work as well as none.
 	credential = {
 		id: 'independent',
@@ -110,13 +128,12 @@ async function run(
 	items: IDataObject[],
 	nodes: INode[],
 	credentials = [credential],
+	options: harness.RunOptions = {},
 ): Promise<harness.RunResult> {
 	return await harness.runWorkflow(
 		pkg,
 		harness.chain(harness.manualTrigger(), harness.itemsNode(items), ...nodes),
-		{
-			credentials,
-		},
+		{ ...options, credentials },
 	);
 }
 
@@ -124,10 +141,16 @@ async function ask(
 	parameters: IDataObject,
 	items: IDataObject[] = [{}],
 	target: IndependentServer = server,
+	options: harness.RunOptions = {},
 ): Promise<harness.RunResult> {
-	// The same credential, pointed at the server of one dialect or the other.
+	// The same credential, pointed at the server of one dialect or another.
 	const pointed = { ...credential, data: { ...credential.data, baseUrl: `${target.baseUrl}/` } };
-	return await run(items, [assistant('Ask', { operation: 'ask', ...parameters })], [pointed]);
+	return await run(
+		items,
+		[assistant('Ask', { operation: 'ask', ...parameters })],
+		[pointed],
+		options,
+	);
 }
 
 /** The node's output items, each of which must be paired to an input item. */
@@ -407,9 +430,10 @@ describe('Ask', () => {
 	});
 });
 
-describe.each(['documented', 'live'] as const)(
+describe.each(['documented', 'live', '2026'] as const)(
 	'Ask, streamed in the %s dialect (docs/api.md#streams)',
 	(dialect) => {
+		const conversationId = expect.stringMatching(CONVERSATION_ID[dialect]);
 		const streamed = (parameters: IDataObject) =>
 			ask(
 				{ ...parameters, options: { stream: true, retries: 0, ...(parameters.options as object) } },
@@ -421,16 +445,17 @@ describe.each(['documented', 'live'] as const)(
 			const input = 'Grüße aus 東京 — café ☕ 😀';
 			const plain = only(await ask({ input }, [{}], servers[dialect]));
 			const json = only(await streamed({ input }));
-			expect(json).toEqual({ output: plain.output, conversation_id: expect.stringMatching(UUID) });
+			expect(json).toEqual({ output: plain.output, conversation_id: conversationId });
 			expect(json.conversation_id).not.toBe(plain.conversation_id);
 			expect(json.output).toBe(reply(input));
 			expect((askRequests(servers[dialect])[1].body as IDataObject).stream).toBe(true);
 		});
 
+		// 2026: the server ends such a stream with a documented End before `completed`.
 		test('without x-conversation-id, the id comes from End and continues the conversation', async () => {
 			const input = 'noheader: ünïcödé ✓ 🎉';
 			const json = only(await streamed({ input }));
-			expect(json).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
+			expect(json).toEqual({ output: reply(input), conversation_id: conversationId });
 			const next = only(
 				await ask(
 					{ input: 'and then?', conversationId: json.conversation_id as string },
@@ -445,12 +470,14 @@ describe.each(['documented', 'live'] as const)(
 		});
 
 		// The streamed twin of the JSON Schema test above: the same request but streamed, so the same
-		// expected answer; kept as its own test so either dialect failing is named.
-		test('a structured answer is the object of End', async () => {
+		// expected answer; kept as its own test so each dialect failing is named. The object comes in
+		// End, or in 2026 as the output tool's arguments (docs/api.md#structured-output-in-a-stream).
+		test('a structured answer is the object the stream gives', async () => {
 			const json = only(await streamed({ input: 'Streamed summary', ...SCHEMA_FORMAT }));
-			expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: expect.stringMatching(UUID) });
+			expect(json).toEqual({ output: SCHEMA_ANSWER, conversation_id: conversationId });
 		});
 
+		// 2026: the error event is `failed`, and the cut stream has no `completed`.
 		test('an error event fails with the server’s message; a stream without End is incomplete', async () => {
 			const failed = await streamed({ input: 'stream-error please' });
 			expect(errorOf(failed).message).toContain('Upstream model failed mid-answer (stream-error)');
@@ -466,7 +493,7 @@ describe.each(['documented', 'live'] as const)(
 			const json = only(await streamed({ input }));
 			expect(json).toEqual({
 				output: reply(input, FALLBACK_MODEL),
-				conversation_id: expect.stringMatching(UUID),
+				conversation_id: conversationId,
 				model_fallback: FALLBACK_MODEL,
 			});
 		});
@@ -477,6 +504,146 @@ test('a turn with a tool call between two model messages answers with End’s fi
 	const input = 'toolcall: the weather?';
 	const json = only(await ask({ input, options: { stream: true } }, [{}], servers.live));
 	expect(json).toEqual({ output: reply(input), conversation_id: expect.stringMatching(UUID) });
+});
+
+describe('Ask, streamed in the 2026 dialect: what only it sends (docs/api.md#2026-stream-dialect)', () => {
+	const conversationId = expect.stringMatching(CON_ID);
+	/** Asked in a workflow that streams its response, so that its chunks can be read. */
+	const asked = (parameters: IDataObject) =>
+		ask(
+			{ ...parameters, options: { stream: true, ...(parameters.options as object) } },
+			[{}],
+			servers['2026'],
+			{ streaming: true },
+		);
+	/** What the streaming workflow received as the answer, piece by piece. */
+	const pieces = (result: harness.RunResult) =>
+		result.chunks.filter((chunk) => chunk.type === 'item').map((chunk) => String(chunk.content));
+	/** The request's echo (docs/api.md#2026-stream-dialect) reaches nothing the run holds. */
+	const expectNoEcho = (result: harness.RunResult) => {
+		const mark = ECHO_PRIVATE.split(' ')[0];
+		for (const held of [result.data, result.chunks, result.logs]) {
+			expect(JSON.stringify(held)).not.toContain(mark);
+			expect(JSON.stringify(held)).not.toContain('Notizen');
+		}
+	};
+	const conversationReads = () =>
+		servers['2026'].requests.filter((request) => request.path.startsWith('/conversations'));
+
+	test('every piece once, the first in PartStartEvent; streamed piece by piece, or whole with Stream off; the echo reaches nothing', async () => {
+		for (const stream of [true, false]) {
+			const input = `Stream ${stream}: Grüße aus 東京 — café ☕ 😀`;
+			const result = await asked({
+				input,
+				options: { stream, includeSteps: true, includeThinking: true },
+			});
+			// docs/api.md#steps: a thinking text is a step; the stream names no model.
+			expect(only(result)).toEqual({
+				output: reply(input),
+				conversation_id: conversationId,
+				steps: [{ type: 'thinking', content: THINKING_2026 }],
+				model: null,
+			});
+			// docs/api.md#assembling-the-answer, 5.
+			expect(pieces(result).join('')).toBe(reply(input));
+			expect(pieces(result).length > 1).toBe(stream);
+			expectNoEcho(result);
+		}
+		expect(askRequests(servers['2026'])).toHaveLength(2);
+	});
+
+	test('a tool round: steps in order, the result with its outcome; the second response (new zmid, opened by a delta) joined by a blank line', async () => {
+		const { tool_name, tool_call_id } = TOOL_ROUND;
+		const call = { type: 'tool_call', tool_name, args: TOOL_ROUND.args, tool_call_id };
+		// The result's outcome: CHANGELOG.md ("Tool results in Include Steps carry the service's
+		// outcome"); docs/api.md#steps names tool_name, tool_call_id and content.
+		const result = {
+			type: 'tool_result',
+			tool_name,
+			tool_call_id,
+			content: TOOL_ROUND.content,
+			outcome: TOOL_ROUND.outcome,
+		};
+		for (const stream of [true, false]) {
+			const input = `toolcall ${stream}: where are my Bücher?`;
+			const run = await asked({
+				input,
+				options: { stream, includeSteps: true, includeThinking: stream },
+			});
+			// docs/api.md#assembling-the-answer, 3 and 4: the texts of the two responses.
+			const answer = `${TOOL_ROUND.text}\n\n${reply(input)}`;
+			const thinking = stream ? [{ type: 'thinking', content: TOOL_ROUND.thinking }] : [];
+			expect(only(run)).toEqual({
+				output: answer,
+				conversation_id: conversationId,
+				steps: [...thinking, call, result],
+				model: null,
+			});
+			expect(pieces(run).join('')).toBe(answer);
+			expectNoEcho(run);
+		}
+		expect(askRequests(servers['2026'])).toHaveLength(2);
+	});
+
+	test('a structured answer is the output tool’s arguments, not the JSON text beside it; the output tool is no step', async () => {
+		const result = await asked({
+			input: 'Summarize, 2026 style',
+			...SCHEMA_FORMAT,
+			options: { includeSteps: true },
+		});
+		expect(only(result)).toEqual({
+			output: SCHEMA_ANSWER,
+			conversation_id: conversationId,
+			steps: [],
+			model: null,
+		});
+		// docs/api.md#assembling-the-answer, 5: once, whole, at the end.
+		expect(pieces(result)).toHaveLength(1);
+		expect(pieces(result)[0]).not.toContain('draft');
+		expectNoEcho(result);
+		expect(askRequests(servers['2026'])).toHaveLength(1);
+	});
+
+	test('`failed` in the 200 stream fails the item with the service’s error and its classes; not incomplete, not sent again, no conversation read', async () => {
+		const result = await asked({ input: 'stream-error: Grüße' });
+		const error = errorOf(result);
+		expect(error.message).toContain(RUN_ERROR);
+		expect(error.message).not.toMatch(/incomplete|ended before|broke off/i);
+		const words = `${error.message} ${error.description}`;
+		expect(words).toContain('UserError');
+		expect(words).toContain('model_stream_failed');
+		expect(askRequests(servers['2026'])).toHaveLength(1);
+		expect(conversationReads()).toEqual([]);
+		expectNoEcho(result);
+	});
+
+	test('`completed` with another status than succeeded fails the item with its error and its classes; not incomplete, not sent again, no conversation read', async () => {
+		const result = await asked({ input: 'run-cancelled: Grüße' });
+		const error = errorOf(result);
+		expect(error.message).toContain(RUN_CANCELLED.error);
+		expect(error.message).not.toMatch(/incomplete|ended before|broke off/i);
+		const words = `${error.message} ${error.description}`;
+		expect(words).toContain(RUN_CANCELLED.error_type);
+		expect(words).toContain(RUN_CANCELLED.failure_kind);
+		expect(askRequests(servers['2026'])).toHaveLength(1);
+		expect(conversationReads()).toEqual([]);
+		expectNoEcho(result);
+	});
+
+	test('a stream cut without `completed` after an unknown event is incomplete; the error names the event, not its data, and the log warns once', async () => {
+		const result = await asked({ input: 'stream-cut: Grüße', options: { retries: 0 } });
+		const error = errorOf(result);
+		expect(error.message).toMatch(/ended before the answer was complete/i);
+		const words = `${error.message} ${error.description}`;
+		expect(words).toMatch(/\busage\b/);
+		expect(words).not.toContain('1893');
+		// Only the events the node does not know are named.
+		expect(words).not.toMatch(/AgentRuntimeStreamChunk|FrontendModelRequest|PartDeltaEvent/);
+		const warnings = result.logs.filter((line) => /^\[warn/i.test(line) && /\busage\b/.test(line));
+		expect(warnings).toHaveLength(1);
+		expect(askRequests(servers['2026'])).toHaveLength(1);
+		expectNoEcho(result);
+	});
 });
 
 test('a full session pool, whatever the status, is waited out and then answered (docs/api.md#full-session-pool)', async () => {
