@@ -555,8 +555,7 @@ describe('Ask, streamed in the 2026 dialect: what only it sends (docs/api.md#202
 	test('a tool round: steps in order, the result with its outcome; the second response (new zmid, opened by a delta) joined by a blank line', async () => {
 		const { tool_name, tool_call_id } = TOOL_ROUND;
 		const call = { type: 'tool_call', tool_name, args: TOOL_ROUND.args, tool_call_id };
-		// The result's outcome: CHANGELOG.md ("Tool results in Include Steps carry the service's
-		// outcome"); docs/api.md#steps names tool_name, tool_call_id and content.
+		// docs/api.md#steps: a result has tool_name, tool_call_id, content, and the return's outcome.
 		const result = {
 			type: 'tool_result',
 			tool_name,
