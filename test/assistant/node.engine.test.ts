@@ -777,76 +777,60 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 });
 
 describe('a service that answers a stream request with plain JSON (docs/api.md#how-a-stream-ends)', () => {
-	test.each([true, false])(
-		'the JSON answer is used as it is, in the same output shape; a streaming workflow gets it whole (Stream %s)',
-		async (stream) => {
-			const http = await import('node:http');
-			const server = http.createServer((request, response) => {
-				request.resume();
-				request.on('end', () => {
-					response.writeHead(200, { 'content-type': 'application/json' });
-					response.end(
-						JSON.stringify({ output: 'plain JSON answer', conversation_id: 'conv_json' }),
-					);
-				});
-			});
-			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-			const { port } = server.address() as { port: number };
-			try {
-				const run = await assistant.run(
-					{ input: 'hi', options: { stream } },
-					{
-						credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
-						streaming: true,
-					},
-				);
-				expect(run.outputs('Ask')[0].json).toEqual({
-					output: 'plain JSON answer',
-					conversation_id: 'conv_json',
-				});
-				expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual([
-					['begin', undefined],
-					['item', 'plain JSON answer'],
-					['end', undefined],
-				]);
-			} finally {
-				await new Promise((resolve) => server.close(resolve));
-			}
-		},
-	);
-
-	test("a stream whose text is only in End's output: a streaming workflow gets it whole, with Stream on too", async () => {
-		const http = await import('node:http');
+	/** An Ask with `options`, in a workflow that streams, against a server sending `body`. */
+	async function askAnswered(contentType: string, body: string, options: IDataObject) {
 		const server = http.createServer((request, response) => {
 			request.resume();
 			request.on('end', () => {
-				response.writeHead(200, { 'content-type': 'text/event-stream' });
-				response.end(
-					'event: End\ndata: {"output": "only in End", "conversation_id": "conv_e"}\n\n',
-				);
+				response.writeHead(200, { 'content-type': contentType });
+				response.end(body);
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		const { port } = server.address() as { port: number };
 		try {
-			const run = await assistant.run(
-				{ input: 'hi', options: { stream: true } },
+			return await assistant.run(
+				{ input: 'hi', options },
 				{
 					credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
 					streaming: true,
 				},
 			);
-			expect(run.outputs('Ask')[0].json).toEqual({
-				output: 'only in End',
-				conversation_id: 'conv_e',
-			});
-			expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual([
-				['begin', undefined],
-				['item', 'only in End'],
-				['end', undefined],
-			]);
 		} finally {
 			await new Promise((resolve) => server.close(resolve));
 		}
+	}
+	/** The streaming workflow received the answer whole, in one piece. */
+	const wholeChunks = (output: string) => [
+		['begin', undefined],
+		['item', output],
+		['end', undefined],
+	];
+
+	test.each([true, false])(
+		'the JSON answer is used as it is, in the same output shape; a streaming workflow gets it whole (Stream %s)',
+		async (stream) => {
+			const body = JSON.stringify({ output: 'plain JSON answer', conversation_id: 'conv_json' });
+			const run = await askAnswered('application/json', body, { stream });
+			expect(run.outputs('Ask')[0].json).toEqual({
+				output: 'plain JSON answer',
+				conversation_id: 'conv_json',
+			});
+			expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual(
+				wholeChunks('plain JSON answer'),
+			);
+		},
+	);
+
+	test("a stream whose text is only in End's output: a streaming workflow gets it whole, with Stream on too", async () => {
+		const body = 'event: End\ndata: {"output": "only in End", "conversation_id": "conv_e"}\n\n';
+		const run = await askAnswered('text/event-stream', body, { stream: true });
+		expect(run.outputs('Ask')[0].json).toEqual({
+			output: 'only in End',
+			conversation_id: 'conv_e',
+		});
+		expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual(
+			wholeChunks('only in End'),
+		);
 	});
 });
