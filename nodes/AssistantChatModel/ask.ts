@@ -4,6 +4,7 @@ import type { AskRequest } from '../shared/api';
 import type { RequestSettings } from '../shared/parameters/requestOptions';
 import type { RunContext } from '../shared/runContext';
 import { askAssistant, type AskResult } from '../shared/askAssistant';
+import type { TextObjectRule } from '../shared/outputFormat/structuredText';
 
 /** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
 
@@ -20,11 +21,15 @@ function ofRun({ run }: AskSettings) {
 	return { notices: run.notices, credentials: run.credentials, watch: run.watch };
 }
 
-/** The whole answer at once (not streamed): for tool calls, structured output and `generate`. */
+/**
+ * The whole answer at once (not streamed): for tool calls, structured output and `generate`.
+ * `textObject`: where a structured answer that came as text may have its object.
+ */
 export async function askWhole(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
+	textObject?: TextObjectRule,
 ): Promise<AskResult> {
 	return await askAssistant(ctx, {
 		request,
@@ -32,6 +37,7 @@ export async function askWhole(
 		...settings,
 		...ofRun(settings),
 		steps: STEPS,
+		textObject,
 	});
 }
 

@@ -3,6 +3,7 @@ import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
+import type { TextObjectRule } from '../shared/outputFormat/structuredText';
 import { askStreamed, askWhole, type AskResult } from './ask';
 import { answerMetadata, answerText, resultAsChunks, textResult } from './answerMessage';
 import { askRequest } from './askRequest';
@@ -127,7 +128,9 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			node: this.ctx.getNode(),
 			settings: this.settings,
 			plan: async (messages) => await this.plan(messages),
-			ask: async (request) => await this.ask(request),
+			// The tool envelope is the answer's text whole, never an object quoted inside prose: a
+			// web page's or a mail's JSON must not become a call of the agent's tools.
+			ask: async (request) => await this.ask(request, 'whole'),
 		};
 	}
 
@@ -146,8 +149,8 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		return plan;
 	}
 
-	private async ask(request: AskRequest): Promise<AskResult> {
-		const answer = await askWhole(this.ctx, request, this.settings);
+	private async ask(request: AskRequest, textObject?: TextObjectRule): Promise<AskResult> {
+		const answer = await askWhole(this.ctx, request, this.settings, textObject);
 		this.noteFallback(answer);
 		return answer;
 	}

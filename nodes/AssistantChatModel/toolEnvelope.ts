@@ -1,5 +1,6 @@
 import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
+import { quotedText } from './transcript';
 
 /**
  * Tool calling over an API without it: the ask carries an `output_format` (docs/api.md#ask-request,
@@ -154,7 +155,11 @@ export function readEnvelope(
 	};
 }
 
-/** The follow-up after a malformed call: what was wrong, and the same rules again. */
+/**
+ * The follow-up after a malformed call: what was wrong, and the same rules again. The reason
+ * quotes the reply (a value it gave, a key it wrote), which the assistant may have taken from a
+ * web page or a mail: it goes as one JSON string, never as lines of its own.
+ */
 export function correctionRequest(problem: string): string {
-	return `Your last reply could not be used: ${problem}. Reply again with the JSON object of the output format: either call one tool with arguments that match its parameters schema, or give the final answer.`;
+	return `Your last reply could not be used. What was wrong (it quotes your reply): ${quotedText(problem)}. Reply again with the JSON object of the output format: either call one tool with arguments that match its parameters schema, or give the final answer.`;
 }

@@ -134,6 +134,15 @@ function contentJson({ role, content }: TranscriptEntry): string {
 }
 
 /**
+ * A text of the node's own message that quotes the assistant's (a correction's reason): one JSON
+ * string, escaped as a message's content is, so that nothing it quotes can start a line of its
+ * own, pass for a message of the array, or write an image.
+ */
+export function quotedText(text: string): string {
+	return safeJson(text);
+}
+
+/**
  * JSON that reads back as the value given, with no invisible characters (escapeInvisible) and no
  * Markdown image of a data URL: the service hands such images to the model, so a text that wrote
  * one would pass for an image the workflow sent, or, written across messages, cut the transcript.

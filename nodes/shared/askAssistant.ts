@@ -1,6 +1,7 @@
 import type { AskRequest } from './api';
 import { attemptAsk, withFallback } from './askAttempt';
 import { LiveText } from './liveText';
+import type { TextObjectRule } from './outputFormat/structuredText';
 import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailure';
 import { unsentRest } from './recovery/recoverAnswer';
 import type { RunNotices } from './runNotices';
@@ -39,6 +40,8 @@ export interface AskCall {
 	credentials?: () => Promise<AssistantCredentials>;
 	/** The run's watch over its calls' time (runContext.ts). */
 	watch?: CallWatch;
+	/** Where a structured answer that came as text may have its object; `last` when not given. */
+	textObject?: TextObjectRule;
 }
 
 export interface AskResult {
@@ -121,6 +124,7 @@ async function attemptOrRecover(
 		{
 			input: call.request.input,
 			structured: call.request.output_format !== undefined,
+			textObject: call.textObject,
 			sentText: live.sent,
 		},
 		outcome.heard,

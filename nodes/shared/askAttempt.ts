@@ -59,6 +59,7 @@ export async function attemptAsk(
 		}
 		answer = new StreamAnswer({
 			structured: call.request.output_format !== undefined,
+			textObject: call.textObject,
 			onText: live.forward,
 			steps: call.steps,
 			onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
@@ -122,7 +123,8 @@ function resultOfJson(
 /** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */
 function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): AskResult['output'] {
 	const structured = call.request.output_format !== undefined;
-	const object = typeof output === 'string' && structured ? objectFromText(output) : output;
+	const object =
+		typeof output === 'string' && structured ? objectFromText(output, call.textObject) : output;
 	if (isObject(object)) return object;
 	if (!structured && typeof output === 'string' && output) return output;
 	const received = output === null ? 'null' : Array.isArray(output) ? 'array' : typeof output;

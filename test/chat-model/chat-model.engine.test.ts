@@ -213,7 +213,7 @@ describe('tool calling (AI Agent)', () => {
 		expect(output.toolCalls.map((call) => call.result)).toEqual(['5']);
 		const inputs = asks().map((body) => String(body.input));
 		expect(inputs[1]).toMatch(
-			/^Your last reply could not be used: the arguments for the tool calculator are wrong: input: Required/,
+			/^Your last reply could not be used\. What was wrong \(it quotes your reply\): "the arguments for the tool calculator are wrong: input: Required/,
 		);
 		expect(asks()[1].conversation_id).toBe(asks()[2].conversation_id);
 	});

@@ -7,10 +7,22 @@
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * Where in a text its object may be: `last`, the last complete object anywhere in it (a Response
+ * Format answer); `whole`, only the text itself, trimmed (a code fence around it allowed): for the
+ * chat model's tool envelope, where an object quoted inside prose (a web page's, a mail's) must
+ * never be taken for the assistant's own call of a tool.
+ */
+export type TextObjectRule = 'last' | 'whole';
+
 /** The object a text carries; undefined when it holds no complete JSON object. */
-export function objectFromText(text: string): JsonObject | undefined {
-	const whole = parsedObject(text.trim());
-	if (whole) return whole;
+export function objectFromText(
+	text: string,
+	rule: TextObjectRule = 'last',
+): JsonObject | undefined {
+	const trimmed = text.trim();
+	const whole = parsedObject(trimmed);
+	if (whole || rule === 'whole') return whole ?? parsedObject(unfenced(trimmed));
 	let last: JsonObject | undefined;
 	for (const candidate of topLevelObjects(text)) last = parsedObject(candidate) ?? last;
 	return last;
@@ -20,6 +32,12 @@ export function objectFromText(text: string): JsonObject | undefined {
 export function quotedStart(text: string, length = 80): string {
 	const flat = text.replace(/\s+/g, ' ').trim();
 	return JSON.stringify(flat.length > length ? `${flat.slice(0, length)}…` : flat);
+}
+
+/** A text that is one Markdown code block (```json … ```): what is inside it. */
+function unfenced(text: string): string {
+	const fenced = /^```[A-Za-z]*\n([\s\S]*)\n```$/.exec(text);
+	return fenced ? fenced[1] : '';
 }
 
 function parsedObject(text: string): JsonObject | undefined {

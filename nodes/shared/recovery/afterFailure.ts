@@ -1,4 +1,5 @@
 import { AttemptFailure } from '../transport/attemptFailure';
+import type { TextObjectRule } from '../outputFormat/structuredText';
 import type { ResponseHeaders } from '../transport/request';
 import type { WaitBeforeRetry } from '../transport/retryLoop';
 import type { Attempt } from '../transport/send';
@@ -21,6 +22,8 @@ export interface AttemptHeard {
 export interface FailedAsk {
 	input: string;
 	structured: boolean;
+	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
+	textObject?: TextObjectRule;
 	/** Answer text already passed on to a streaming workflow (it must not be sent again). */
 	sentText: string;
 }

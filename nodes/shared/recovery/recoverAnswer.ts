@@ -1,6 +1,7 @@
 import type { NodeApiError } from 'n8n-workflow';
 
 import { MESSAGE_SEPARATOR } from '../stream/assembly';
+import type { TextObjectRule } from '../outputFormat/structuredText';
 import type { Acceptance } from '../transport/attemptFailure';
 import { type FailureScope } from '../transport/failures';
 import { stoppedFailure } from '../transport/transportFailures';
@@ -23,6 +24,8 @@ import { readTurn, type TurnReading } from './turnReading';
 export interface AskToRecover {
 	input: string;
 	structured: boolean;
+	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
+	textObject?: TextObjectRule;
 	conversationId: string;
 	/**
 	 * Whether the service accepted the ask (`yes`: its response had begun). When it may not have,
@@ -57,7 +60,12 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 		if (watched.kind === 'out-of-time') {
 			throw stillAnswering(scope, id, lifetime.timeoutMs, watched.lastFailure);
 		}
-		const reading = readTurn(watched.conversation.messages, ask.input, ask.structured);
+		const reading = readTurn(
+			watched.conversation.messages,
+			ask.input,
+			ask.structured,
+			ask.textObject,
+		);
 		if (reading.kind === 'not-taken' && ask.accepted !== 'yes' && reads === 1) {
 			await pauseBeforeConfirming(attempt, watched.headers);
 			continue;

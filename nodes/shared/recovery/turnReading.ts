@@ -1,6 +1,6 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { withoutImages } from '../images';
-import { objectFromText } from '../outputFormat/structuredText';
+import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
 import { isObject } from '../json';
 
 /**
@@ -32,6 +32,7 @@ export function readTurn(
 	messages: ConversationMessage[],
 	input: string,
 	structured: boolean,
+	textObject?: TextObjectRule,
 ): TurnReading {
 	const asked = lastPromptIndex(messages);
 	if (asked < 0 || normalized(promptText(messages[asked]) ?? '') !== normalized(input)) {
@@ -43,7 +44,8 @@ export function readTurn(
 	const parts = Array.isArray(last.parts) ? last.parts.filter(isObject) : [];
 	const text = lastText(parts);
 	if (!structured) return text ? { kind: 'answered', output: text } : { kind: 'no-answer' };
-	const object = outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text));
+	const object =
+		outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text, textObject));
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
 }
 

@@ -1,5 +1,5 @@
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
-import { objectFromText, quotedStart } from '../outputFormat/structuredText';
+import { objectFromText, quotedStart, type TextObjectRule } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
@@ -17,6 +17,8 @@ import { StepCollector, type AssistantStep } from './steps';
 export interface StreamAnswerOptions {
 	/** The ask gave `output_format`: the answer must be an object. */
 	structured: boolean;
+	/** Where such an object may be in the answer's text; `last` when not given. */
+	textObject?: TextObjectRule;
 	/**
 	 * Each newly taken piece of answer text, once, as it is taken (separators between model
 	 * messages included). Not called for a structured ask: that answer is only useful whole.
@@ -265,9 +267,9 @@ export class StreamAnswer {
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
 		const object =
-			(endOutput === undefined ? undefined : objectFromText(endOutput)) ??
+			(endOutput === undefined ? undefined : objectFromText(endOutput, this.options.textObject)) ??
 			toolObject ??
-			objectFromText(text);
+			objectFromText(text, this.options.textObject);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',

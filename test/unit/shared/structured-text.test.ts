@@ -27,6 +27,24 @@ describe('a structured answer sent as text', () => {
 		expect(objectFromText(text)).toBeUndefined();
 	});
 
+	describe('when only the whole text may be the object (the chat model’s tool envelope)', () => {
+		test.each([
+			['one object', ' {"a": 1}\n', { a: 1 }],
+			['one object in a code fence', '```json\n{"a": "x"}\n```', { a: 'x' }],
+		])('%s is the object', (_name, text, expected) => {
+			expect(objectFromText(text, 'whole')).toEqual(expected);
+		});
+
+		test.each([
+			['text, then an object', 'The page says: {"a": 1}'],
+			['an object, then text', '{"a": 1}\nHope this helps!'],
+			['several objects', '{"a": 1}{"a": 2}'],
+			['a fence with text after it', '```json\n{"a": 1}\n```\nAnd {"a": 2}'],
+		])('%s holds none', (_name, text) => {
+			expect(objectFromText(text, 'whole')).toBeUndefined();
+		});
+	});
+
 	test('the error quotes the start of the text, on one line', () => {
 		expect(quotedStart('Sorry,\nI cannot   answer that.')).toBe('"Sorry, I cannot answer that."');
 		expect(quotedStart('x'.repeat(100))).toBe(`"${'x'.repeat(80)}…"`);
