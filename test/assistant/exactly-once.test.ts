@@ -9,7 +9,12 @@
  * The emulator tells the node to read a running conversation again after 20 ms
  * (`retry-after-ms`), so no test waits the public client's 5 s schedule.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject } from 'n8n-workflow';
+
+import { emulatorCredential } from '../helpers/assistant';
 
 import { answeredConversation, heldAnswer as heldAnswerOf } from '../helpers/conversations';
 import { useEmulator, type RunFailure } from '../helpers/emulatorFixture';
@@ -246,6 +251,96 @@ describe('where the answer cannot be had, an error naming the conversation; noth
 		// Only a hang fails this bound; speed is measured in bench/.
 		expect(run.ms).toBeLessThan(5_000);
 		expect(started(input)).toBe(1);
+	});
+});
+
+describe('against a server that answers as a test says (its conversation read again after 20 ms)', () => {
+	/** Asks go to `ask`; a conversation read gets `messages` (idle); every request is recorded. */
+	async function serve(
+		ask: (response: http.ServerResponse) => void,
+		messages: IDataObject[],
+	): Promise<{ baseUrl: string; paths: string[]; close: () => Promise<void> }> {
+		const paths: string[] = [];
+		const server = http.createServer((request, response) => {
+			request.resume();
+			request.on('end', () => {
+				paths.push(request.url ?? '');
+				if (request.url === '/assistant/ask') return ask(response);
+				response.writeHead(200, { 'content-type': 'application/json', 'retry-after-ms': '20' });
+				response.end(JSON.stringify({ state: 'idle', messages }));
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		return {
+			baseUrl: `http://127.0.0.1:${port}`,
+			paths,
+			close: async () => {
+				server.closeAllConnections();
+				await new Promise<void>((resolve) => server.close(() => resolve()));
+			},
+		};
+	}
+
+	test('a stream cut after it began, its conversation not showing the ask on two reads: never sent again', async () => {
+		const server = await serve((response) => {
+			response.writeHead(200, {
+				'content-type': 'text/event-stream',
+				'x-conversation-id': 'con_CutAfterDispatch01',
+			});
+			// The run was dispatched; the user's message is stored after this (2026 captures).
+			response.write(
+				'event: AgentRuntimeStreamChunk\ndata: {"type":"status","status":"dispatching"}\n\n',
+			);
+			setTimeout(() => response.destroy(), 20);
+		}, []);
+		try {
+			const { failure: error } = await assistant.run(
+				{ input: 'Send the report' },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(error?.message).toBe(
+				'The response broke off after the assistant had accepted the ask, and conversation con_CutAfterDispatch01 does not show it',
+			);
+			expect(error?.description).toMatch(/not sent again/);
+			expect(server.paths).toEqual([
+				'/assistant/ask',
+				'/conversations/con_CutAfterDispatch01',
+				'/conversations/con_CutAfterDispatch01',
+			]);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a 502 wrapping a provider’s 429, the turn taken without an answer: the error keeps the status and the words', async () => {
+		const input = 'Summarize my week';
+		const server = await serve(
+			(response) => {
+				response.writeHead(502, { 'content-type': 'application/json' });
+				response.end(
+					JSON.stringify({
+						error:
+							"The model stream was interrupted... (status_code: 429, model_name: zai/glm-5.2, body: You've exceeded your subscription rate limits)",
+					}),
+				);
+			},
+			[{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: input }] }],
+		);
+		try {
+			const { failure: error } = await assistant.run(
+				{ input, conversationId: 'con_RateLimited00001' },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(error?.message).toMatch(
+				/^The assistant finished without an answer \(conversation con_RateLimited00001\): .*HTTP 502.*status_code: 429/,
+			);
+			expect(error?.httpCode).toBe('502');
+			expect(error?.description).toMatch(/not sent again/);
+			expect(server.paths.filter((path) => path === '/assistant/ask')).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
 	});
 });
 

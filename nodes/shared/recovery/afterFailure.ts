@@ -4,7 +4,7 @@ import type { ResponseHeaders } from '../transport/request';
 import type { WaitBeforeRetry } from '../transport/retryLoop';
 import type { Attempt } from '../transport/send';
 import { recoverAnswer, waitUntilIdle } from './recoverAnswer';
-import { deadlineNote, notTakenAfterText, withNote } from './recoveryErrors';
+import { acceptedNotShown, deadlineNote, notTakenAfterText, withNote } from './recoveryErrors';
 
 /**
  * After a failed attempt of an ask: never send again what the service accepted, never lose an
@@ -72,12 +72,15 @@ export async function recoverAfterFailure(
 		...ask,
 		conversationId,
 		accepted: failure.accepted,
+		failure: failure.shown,
 	});
 	switch (recovery.kind) {
 		case 'answered':
 			return { output: recovery.output, conversationId };
 		case 'not-taken':
 			if (ask.sentText) throw notTakenAfterText(scope, conversationId);
+			// A response had begun: the service took the ask, and it is never sent again.
+			if (failure.accepted === 'yes') throw acceptedNotShown(scope, conversationId);
 			// Never taken: it may go again, as the retry policy allows.
 			throw failure.with({ accepted: 'no', lost: undefined, retry: failure.retry ?? 'network' });
 		default:

@@ -28,11 +28,13 @@ export interface AskToRecover {
 	textObject?: TextObjectRule;
 	conversationId: string;
 	/**
-	 * Whether the service accepted the ask (`yes`: its response had begun). When it may not have,
-	 * an ask sent a moment ago may not show in the conversation yet: "never taken" is trusted only
-	 * from a read made a pause later.
+	 * Whether the service accepted the ask (`yes`: its response had begun). Either way, an ask sent
+	 * a moment ago may not show in the conversation yet (the service stores the user's message
+	 * after it starts the run): "never taken" is trusted only from a read made a pause later.
 	 */
 	accepted: Acceptance;
+	/** The failure the response came to: a turn without an answer keeps its status and words. */
+	failure: NodeApiError;
 }
 
 export type Recovery =
@@ -66,11 +68,11 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			ask.structured,
 			ask.textObject,
 		);
-		if (reading.kind === 'not-taken' && ask.accepted !== 'yes' && reads === 1) {
+		if (reading.kind === 'not-taken' && reads === 1) {
 			await pauseBeforeConfirming(attempt, watched.headers);
 			continue;
 		}
-		return answerOf(scope, id, reading);
+		return answerOf(scope, id, reading, ask.failure);
 	}
 }
 
@@ -88,13 +90,18 @@ async function pauseBeforeConfirming(attempt: Attempt, headers: ResponseHeaders)
 	}
 }
 
-function answerOf(scope: FailureScope, id: string, reading: TurnReading): Recovery {
+function answerOf(
+	scope: FailureScope,
+	id: string,
+	reading: TurnReading,
+	failure: NodeApiError,
+): Recovery {
 	switch (reading.kind) {
 		case 'answered':
 		case 'not-taken':
 			return reading;
 		case 'no-answer':
-			throw noAnswerInConversation(scope, id);
+			throw noAnswerInConversation(scope, id, failure);
 		default:
 			throw objectNotWhole(scope, id);
 	}

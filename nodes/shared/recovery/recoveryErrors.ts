@@ -17,12 +17,37 @@ function error(scope: FailureScope, message: string, description: string): NodeA
 	return apiError(scope.node, { message, description }, scope.request.itemIndex);
 }
 
-/** The conversation's turn for this ask ended without an answer. */
-export function noAnswerInConversation(scope: FailureScope, conversationId: string): NodeApiError {
+/**
+ * The conversation's turn for this ask ended without an answer. The response's own failure (a
+ * provider's rate limit behind a 502, say) stays in the message, with its HTTP status.
+ */
+export function noAnswerInConversation(
+	scope: FailureScope,
+	conversationId: string,
+	failure: NodeApiError,
+): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: `The assistant finished without an answer (conversation ${conversationId}): ${failure.message}`,
+			description: [
+				`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
+				failure.description,
+			]
+				.filter(Boolean)
+				.join(' '),
+			httpCode: failure.httpCode ?? undefined,
+		},
+		scope.request.itemIndex,
+	);
+}
+
+/** A response had begun (the service took the ask), yet the conversation does not show it. */
+export function acceptedNotShown(scope: FailureScope, conversationId: string): NodeApiError {
 	return error(
 		scope,
-		`The assistant finished without an answer (conversation ${conversationId})`,
-		`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
+		`The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`,
+		NOT_SENT_AGAIN,
 	);
 }
 
