@@ -29,13 +29,23 @@ export function messageFromJson(body: unknown, depth = 0): string | undefined {
 	if (Array.isArray(detail)) return validationMessages(detail).join('; ');
 	for (const key of ['detail', 'error', 'message', 'msg', 'data']) {
 		const value = record[key];
-		if (typeof value === 'string') return value;
+		if (typeof value === 'string') return withCode(value, record.code);
 		if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
 			const nested = messageFromJson(value, depth + 1);
 			if (nested) return nested;
 		}
 	}
 	return undefined;
+}
+
+/**
+ * The words and, beside them, a code that says more than they do (`{"message": "The model … does
+ * not exist", "code": "model_not_found"}`, as OpenAI-style bodies have it); a number adds nothing.
+ */
+function withCode(text: string, code: unknown): string {
+	return typeof code === 'string' && code.trim() && !text.includes(code)
+		? `${text} (${code})`
+		: text;
 }
 
 /** FastAPI's 422 detail: `[{loc: ['body', 'model_name'], msg: '...'}]` → `body.model_name: ...`. */

@@ -66,6 +66,13 @@ describe('a non-2xx answer', () => {
 		[503, 'model_not_found', 'no', undefined, /^The account's default model is not available/],
 		[
 			503,
+			{ error: { message: 'The model `openai/gpt-5.2` does not exist', code: 'model_not_found' } },
+			'no',
+			undefined,
+			/^The account's default model is not available \(HTTP 503\): The model `openai\/gpt-5\.2` does not exist \(model_not_found\)$/,
+		],
+		[
+			503,
 			POOL,
 			'no',
 			'session-pool',
@@ -73,7 +80,8 @@ describe('a non-2xx answer', () => {
 		],
 		[422, 'bad field', 'no', undefined, /^The assistant rejected the request \(HTTP 422\)/],
 	] as const)('HTTP %i %s: accepted %s, retry %s', (status, said, accepted, retry, shown) => {
-		const failure = statusFailure(scope, status, {}, JSON.stringify({ detail: said }));
+		const body = typeof said === 'string' ? { detail: said } : said;
+		const failure = statusFailure(scope, status, {}, JSON.stringify(body));
 		expect(facts(failure)).toEqual({
 			accepted,
 			retry,
