@@ -8,7 +8,7 @@ import type { AttemptHeard } from './recovery/afterFailure';
 import type { RunNotices } from './runNotices';
 import { StreamAnswer } from './stream/answer';
 import { STREAM_EVENT_NAMES } from './stream/events';
-import { NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
+import { isBlank, NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
 import { AttemptFailure, type LostHow } from './transport/attemptFailure';
 import { apiError } from './transport/errors';
@@ -107,7 +107,11 @@ function resultOfJson(
 	body: Partial<AskResponse>,
 	headers: ResponseHeaders,
 ): AskResult {
-	if (body.output === undefined || body.output === null || body.output === '') {
+	if (
+		body.output === undefined ||
+		body.output === null ||
+		(typeof body.output === 'string' && isBlank(body.output))
+	) {
 		// A 200 with an empty answer: the conversation may hold it a moment later.
 		throw new AttemptFailure({ shown: noAnswerError(scope), accepted: 'yes', lost: 'empty' });
 	}

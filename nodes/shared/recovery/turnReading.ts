@@ -2,6 +2,7 @@ import type { ConversationMessage, ConversationResponse, Unchecked } from '../ap
 import { withoutImages } from '../images';
 import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
 import { isObject } from '../json';
+import { isBlank } from '../stream/answerFailure';
 
 /**
  * What a conversation says about one ask, once it is no longer running
@@ -43,7 +44,11 @@ export function readTurn(
 	if (!last) return { kind: 'no-answer' };
 	const parts = Array.isArray(last.parts) ? last.parts.filter(isObject) : [];
 	const text = lastText(parts);
-	if (!structured) return text ? { kind: 'answered', output: text } : { kind: 'no-answer' };
+	if (!structured) {
+		return text === undefined || isBlank(text)
+			? { kind: 'no-answer' }
+			: { kind: 'answered', output: text };
+	}
 	const object =
 		outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text, textObject));
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };

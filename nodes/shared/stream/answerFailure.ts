@@ -41,3 +41,11 @@ export class StreamAnswerError extends Error {
 }
 
 export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
+
+/**
+ * Text that is no answer: empty, or only whitespace (docs/api.md#ask-answer). Looks no further
+ * than the first character that is not a space, however long the text.
+ */
+export function isBlank(text: string): boolean {
+	return !/\S/.test(text);
+}

@@ -9,6 +9,7 @@ import type {
 	Unchecked,
 } from '../api';
 import { EventNames, type SseMessage } from './decode';
+import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
@@ -246,7 +247,10 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 	for (const fields of [data, nested]) {
 		if (!fields) continue;
 		const { output, conversation_id: conversationId } = fields;
-		if (end.output === undefined && (isObject(output) || (typeof output === 'string' && output))) {
+		if (
+			end.output === undefined &&
+			(isObject(output) || (typeof output === 'string' && !isBlank(output)))
+		) {
 			end.output = output;
 		}
 		if (end.conversationId === undefined && typeof conversationId === 'string' && conversationId) {

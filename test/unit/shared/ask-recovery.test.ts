@@ -67,20 +67,23 @@ function scripted(answers: { ask: Array<() => FakeAnswer>; read?: () => FakeAnsw
 }
 
 describe('a 200 with an empty answer: read from the conversation once it is idle', () => {
-	it('a service that answers the streamed ask with JSON and an empty output', async () => {
-		const { ctx, sent } = scripted({
-			ask: [() => ({ statusCode: 200, body: { output: '', conversation_id: 'c1' } })],
-			read: conversation(2, asked('Mail the report')),
-		});
-		const result = await askAssistant(ctx, call({ input: 'Mail the report' }));
-		expect(result).toEqual(recoveredFromC1('Mail the report'));
-		expect(sent()).toEqual([
-			'POST /api/assistant/ask',
-			'GET /api/conversations/c1',
-			'GET /api/conversations/c1',
-			'GET /api/conversations/c1',
-		]);
-	});
+	it.each(['', ' \n '])(
+		'a service that answers the streamed ask with JSON and the output %j',
+		async (output) => {
+			const { ctx, sent } = scripted({
+				ask: [() => ({ statusCode: 200, body: { output, conversation_id: 'c1' } })],
+				read: conversation(2, asked('Mail the report')),
+			});
+			const result = await askAssistant(ctx, call({ input: 'Mail the report' }));
+			expect(result).toEqual(recoveredFromC1('Mail the report'));
+			expect(sent()).toEqual([
+				'POST /api/assistant/ask',
+				'GET /api/conversations/c1',
+				'GET /api/conversations/c1',
+				'GET /api/conversations/c1',
+			]);
+		},
+	);
 });
 
 describe('a 5xx after acceptance', () => {

@@ -274,6 +274,12 @@ describe('a 2026 stream that ends', () => {
 		expect(error.message).toBe(NO_ANSWER_MESSAGE);
 	});
 
+	it('with `completed` after whitespace alone has not answered', () => {
+		const part = { part_kind: 'text', content: ' \n ' };
+		const error = failureOf([sse('PartStartEvent', { index: 0, part }), COMPLETED]);
+		expect(error.failure).toBe('no-answer');
+	});
+
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
