@@ -16,9 +16,12 @@ const STEPS = { thinking: false };
 /** The chat model's settings an ask needs: its request options and its run (runContext.ts). */
 type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
 
-/** What of the run an ask takes: its credential, its watch over the calls' time, its notices. */
+/**
+ * What of the run an ask takes: its credential, its watch over the calls' time, its notices, its
+ * record of each conversation's last answered message.
+ */
 function ofRun({ run }: AskSettings) {
-	return { notices: run.notices, credentials: run.credentials, watch: run.watch };
+	return { notices: run.notices, credentials: run.credentials, watch: run.watch, turns: run.turns };
 }
 
 /**

@@ -4,6 +4,7 @@ import { LiveText } from './liveText';
 import type { TextObjectRule } from './outputFormat/structuredText';
 import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailure';
 import { unsentRest } from './recovery/recoverAnswer';
+import type { AskedTurns } from './runContext';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
 import type { AssistantCredentials } from './transport/credentials';
@@ -42,6 +43,8 @@ export interface AskCall {
 	watch?: CallWatch;
 	/** Where a structured answer that came as text may have its object; `last` when not given. */
 	textObject?: TextObjectRule;
+	/** The run's record of each conversation's last answered message (runContext.ts). */
+	turns?: AskedTurns;
 }
 
 export interface AskResult {
@@ -111,11 +114,13 @@ async function attemptOrRecover(
 	live: LiveText,
 ): Promise<AskResult> {
 	const outcome = await attemptAsk(attempt, call, live);
+	const continued = call.request.conversation_id;
 	if (outcome.answered) {
 		const { output } = outcome.result;
 		// An answer that came whole (a JSON answer, or End's output with no text streamed before
 		// it): a streaming workflow gets it now, so that its response is never empty.
 		if (live.forward && typeof output === 'string' && !live.sent) live.passOn(output);
+		if (continued) call.turns?.answered(continued, call.request.input);
 		return outcome.result;
 	}
 	const { output, conversationId } = await recoverAfterFailure(
@@ -125,6 +130,8 @@ async function attemptOrRecover(
 			input: call.request.input,
 			structured: call.request.output_format !== undefined,
 			textObject: call.textObject,
+			repeatsLastTurn:
+				continued !== undefined && call.turns?.repeats(continued, call.request.input) === true,
 			sentText: live.sent,
 		},
 		outcome.heard,

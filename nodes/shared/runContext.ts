@@ -3,6 +3,7 @@ import type { IExecuteFunctions, ISupplyDataFunctions } from 'n8n-workflow';
 import type { CatalogResponse } from './api';
 import { readCatalog } from './catalog';
 import { RunParameters } from './parameters/nodeParameter';
+import { normalized } from './recovery/turnReading';
 import { RunNotices } from './runNotices';
 import {
 	CallWatch,
@@ -11,6 +12,27 @@ import {
 	type ApiRequest,
 	type AssistantCredentials,
 } from './transport';
+
+/**
+ * The message of each conversation's last answered ask in a run (docs/api.md#recovery-after-a-failure):
+ * when an ask that continues a conversation with the very same message fails, the conversation
+ * cannot tell whether it took this one or holds only the earlier one (an agent's tool giving the
+ * same result twice, say), so its answer is not taken from there.
+ */
+export class AskedTurns {
+	/** Each conversation's last answered message, as the conversation is matched by it. */
+	private readonly lastMessages = new Map<string, string>();
+
+	answered(conversationId: string, input: string): void {
+		this.lastMessages.set(conversationId, normalized(input));
+	}
+
+	/** Whether the conversation's last answered ask in this run had this very message. */
+	repeats(conversationId: string, input: string): boolean {
+		const last = this.lastMessages.get(conversationId);
+		return last !== undefined && last === normalized(input);
+	}
+}
 
 /** Where a run starts: the Assistant node's execute, the chat model's supplyData. */
 export type RunStart = IExecuteFunctions | ISupplyDataFunctions;
@@ -30,7 +52,9 @@ export type ExecuteRun = RunContext<IExecuteFunctions>;
  *   cost one request, not N; the catalog among them (and once per execution, catalog.ts);
  * - what the run has told once: hints in the editor, notices in n8n's log (runNotices.ts);
  * - what times its calls and stops them when the execution is cancelled: one timer and one
- *   listener for all of them (transport/lifetime.ts's CallWatch).
+ *   listener for all of them (transport/lifetime.ts's CallWatch);
+ * - the message of each conversation's last answered ask (AskedTurns): a failed ask that repeats
+ *   it cannot be told apart from it in the conversation.
  *
  * The n8n context itself is `ctx`.
  */
@@ -39,6 +63,8 @@ export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> 
 	readonly notices = new RunNotices();
 	/** What times the run's calls, and stops them when the execution is cancelled. */
 	readonly watch = new CallWatch(cancelSignalOf(this.ctx));
+	/** The message of each conversation's last answered ask in this run. */
+	readonly turns = new AskedTurns();
 	private readonly shared = new Map<string, Promise<unknown>>();
 	private credentialsRead?: Promise<AssistantCredentials>;
 

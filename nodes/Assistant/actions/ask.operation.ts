@@ -126,6 +126,7 @@ async function askItem(
 		notices: run.notices,
 		credentials: run.credentials,
 		watch: run.watch,
+		turns: run.turns,
 	});
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);

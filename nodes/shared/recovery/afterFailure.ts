@@ -4,7 +4,13 @@ import type { ResponseHeaders } from '../transport/request';
 import type { WaitBeforeRetry } from '../transport/retryLoop';
 import type { Attempt } from '../transport/send';
 import { recoverAnswer, waitUntilIdle } from './recoverAnswer';
-import { acceptedNotShown, deadlineNote, notTakenAfterText, withNote } from './recoveryErrors';
+import {
+	acceptedNotShown,
+	deadlineNote,
+	notTakenAfterText,
+	repeatedTurn,
+	withNote,
+} from './recoveryErrors';
 
 /**
  * After a failed attempt of an ask: never send again what the service accepted, never lose an
@@ -24,6 +30,11 @@ export interface FailedAsk {
 	structured: boolean;
 	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
 	textObject?: TextObjectRule;
+	/**
+	 * The ask continues its conversation with the very message of the conversation's last ask
+	 * this run had answered: the conversation cannot tell whether it took this one.
+	 */
+	repeatsLastTurn?: boolean;
 	/** Answer text already passed on to a streaming workflow (it must not be sent again). */
 	sentText: string;
 }
@@ -64,6 +75,8 @@ export async function recoverAfterFailure(
 	}
 	// Where no conversation is known, nothing can be checked: today's policy (docs/api.md).
 	if (!conversationId) throw failure;
+	// Its last turn may be this ask's or the earlier one's: neither taken nor sent again.
+	if (ask.repeatsLastTurn) throw repeatedTurn(scope, conversationId, failure.shown);
 	ctx.logger.debug(
 		`Assistant: the response of an ask in conversation ${conversationId} failed (${failure.lost ?? failure.retry}); reading the conversation instead of asking again`,
 		{ itemIndex: scope.request.itemIndex },

@@ -42,6 +42,26 @@ export function noAnswerInConversation(
 	);
 }
 
+/**
+ * The ask repeats the message of the conversation's last ask that this run had answered: the
+ * conversation cannot show which of the two it took.
+ */
+export function repeatedTurn(
+	scope: FailureScope,
+	conversationId: string,
+	failure: NodeApiError,
+): NodeApiError {
+	return apiError(
+		scope.node,
+		{
+			message: `${failure.message}; conversation ${conversationId} cannot tell whether it took this ask`,
+			description: `The ask repeats the message of the conversation's previous ask, so its answer there cannot be told from the previous one's. ${NOT_SENT_AGAIN}`,
+			httpCode: failure.httpCode ?? undefined,
+		},
+		scope.request.itemIndex,
+	);
+}
+
 /** A response had begun (the service took the ask), yet the conversation does not show it. */
 export function acceptedNotShown(scope: FailureScope, conversationId: string): NodeApiError {
 	return error(

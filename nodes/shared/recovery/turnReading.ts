@@ -100,6 +100,10 @@ function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 	return undefined;
 }
 
-function normalized(text: string): string {
+/**
+ * A message as the conversation is matched by it: its text, line endings and surrounding
+ * whitespace aside, its images left out.
+ */
+export function normalized(text: string): string {
 	return withoutImages(text).replace(/\r\n?/g, '\n').trim();
 }

@@ -5,7 +5,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import { readRequestSettings } from '../../../nodes/shared/parameters/requestOptions';
-import { RunContext } from '../../../nodes/shared/runContext';
+import { AskedTurns, RunContext } from '../../../nodes/shared/runContext';
 import { fakeExecuteContext } from '../../helpers/execute-context';
 
 /** A run of a node that needs nothing of n8n but what `once` is given. */
@@ -83,5 +83,18 @@ describe('the public catalog is read once per execution', () => {
 		const next = catalogNode('exec-retry', [200]);
 		expect(await catalogOfExecution(newRun(next.ctx), 0)).toEqual(CATALOG);
 		expect(next.requests).toHaveLength(1);
+	});
+});
+
+describe("each conversation's last answered message (docs/api.md#recovery-after-a-failure)", () => {
+	test('an ask repeats it when its message is the same, line endings, whitespace and images aside', () => {
+		const turns = new AskedTurns();
+		expect(turns.repeats('c1', 'Status?')).toBe(false);
+		turns.answered('c1', 'Status?\r\n');
+		expect(turns.repeats('c1', ' Status?')).toBe(true);
+		expect(turns.repeats('c1', 'Status now?')).toBe(false);
+		expect(turns.repeats('c2', 'Status?')).toBe(false);
+		turns.answered('c1', 'Status now?');
+		expect(turns.repeats('c1', 'Status?')).toBe(false);
 	});
 });
