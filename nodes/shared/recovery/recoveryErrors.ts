@@ -30,12 +30,7 @@ export function noAnswerInConversation(
 		scope.node,
 		{
 			message: `The assistant finished without an answer (conversation ${conversationId}): ${failure.message}`,
-			description: [
-				`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
-				failure.description,
-			]
-				.filter(Boolean)
-				.join(' '),
+			description: `The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
 			httpCode: failure.httpCode ?? undefined,
 		},
 		scope.request.itemIndex,
