@@ -1,7 +1,7 @@
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart, type TextObjectRule } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
-import { isBlank, NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
+import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
 import { KnownLayout } from './knownLayout';
@@ -261,7 +261,8 @@ export class StreamAnswer {
 	private output(endOutput: string | Record<string, unknown> | undefined) {
 		const text = this.assembler.text();
 		const toolObject = this.outputTool?.object();
-		if (endOutput === undefined && isBlank(text) && !toolObject) {
+		// The answer's text is not joined into one string to be looked at (it may be long).
+		if (endOutput === undefined && !this.assembler.hasVisibleText && !toolObject) {
 			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
 		}
 		if (!this.options.structured) return endOutput ?? text;

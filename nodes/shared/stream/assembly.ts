@@ -64,6 +64,11 @@ export class AnswerAssembler {
 		return this.turn.length > 0;
 	}
 
+	/** Whether the text taken holds more than whitespace (docs/api.md#how-a-stream-ends). */
+	get hasVisibleText(): boolean {
+		return !this.turn.isBlank();
+	}
+
 	/** Every piece taken, separators included, in order. */
 	text(): string {
 		let text = '';

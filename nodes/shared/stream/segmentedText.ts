@@ -78,6 +78,16 @@ export class SegmentedText {
 		return this.slice(0);
 	}
 
+	/**
+	 * Whether the text is empty or whitespace alone: each flat piece is looked at in turn, up to
+	 * the first character that is not a space, without joining the text into one string.
+	 */
+	isBlank(): boolean {
+		for (const piece of this.segments) if (/\S/.test(piece)) return false;
+		for (const piece of this.pending) if (/\S/.test(piece)) return false;
+		return true;
+	}
+
 	private fold(): void {
 		if (this.pending.length === 0) return;
 		this.segments.push(this.pending.join(''));

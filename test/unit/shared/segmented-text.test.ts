@@ -77,4 +77,14 @@ describe('text gathered in segments', () => {
 		expect(text.holdsAt(7, 'World')).toBe(false);
 		expect(text.holdsAt(-1, 'H')).toBe(false);
 	});
+
+	test('isBlank: empty or whitespace alone, across segments and pieces', () => {
+		const text = new SegmentedText();
+		expect(text.isBlank()).toBe(true);
+		text.append(' \n'.repeat(1 << 16));
+		text.append('\t');
+		expect(text.isBlank()).toBe(true);
+		text.append('x');
+		expect(text.isBlank()).toBe(false);
+	});
 });
