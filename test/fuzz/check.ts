@@ -199,7 +199,8 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 			? { failure: 'incomplete' }
 			: outcome === 'error'
 				? { failure: runFailure ? 'run-failed' : 'error-event', message }
-				: outcome === 'no-answer'
+				: // Whitespace alone is no answer either (docs/api.md#how-a-stream-ends).
+					outcome === 'no-answer' || (outcome === 'answer' && !/\S/.test(streamedText))
 					? { failure: 'no-answer' }
 					: { output: structured ? object : outcome === 'end-output' ? finalText : streamedText };
 	return {
