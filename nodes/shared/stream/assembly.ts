@@ -34,6 +34,8 @@ export class AnswerAssembler {
 	/** Characters held in `parts` (for the bound: `heldLength`). */
 	private partsLength = 0;
 	private highestIndex = -1;
+	/** The highest index of a text part with text in the message (-1: none), kept as parts change. */
+	private lastTextIndex = -1;
 	private partsView: View = freshView();
 	private snapshotView: View = freshView();
 	/** The part kinds of the message's latest snapshot: a snapshot of the same message only grows. */
@@ -150,6 +152,7 @@ export class AnswerAssembler {
 		// The common case, one growing part: only the new piece is compared, never the whole text.
 		part.text.append(text);
 		this.partsLength += text.length;
+		if (text && index > this.lastTextIndex) this.lastTextIndex = index;
 		if (this.isLastTextPart(index)) this.append(this.partsView, text);
 		else this.replace(this.partsView, this.partsText());
 	}
@@ -172,6 +175,8 @@ export class AnswerAssembler {
 		const after = kind === 'text' ? text : '';
 		this.parts.set(index, { kind, text: segmented(after) });
 		this.partsLength += after.length - (old?.text.length ?? 0);
+		if (after && index > this.lastTextIndex) this.lastTextIndex = index;
+		else if (!after && index === this.lastTextIndex) this.lastTextIndex = this.scanLastTextIndex();
 		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
 		if (grows && after.length === before.length) return;
 		if (grows && this.isLastTextPart(index)) {
@@ -191,11 +196,21 @@ export class AnswerAssembler {
 		return this.turn.holdsAt(this.messageStart, text.slice(0, common));
 	}
 
+	/**
+	 * No text part after `index` has text. Kept as a number, not looked up among the parts: a
+	 * stream of many parts would cost the scan once per part.
+	 */
 	private isLastTextPart(index: number): boolean {
-		for (const [other, part] of this.parts) {
-			if (other > index && part.kind === 'text' && part.text.length > 0) return false;
+		return this.lastTextIndex <= index;
+	}
+
+	/** Only when the last text part lost its text (a part restarted as another kind). */
+	private scanLastTextIndex(): number {
+		let last = -1;
+		for (const [index, part] of this.parts) {
+			if (index > last && part.kind === 'text' && part.text.length > 0) last = index;
 		}
-		return true;
+		return last;
 	}
 
 	private partsText(): string {
@@ -290,6 +305,7 @@ export class AnswerAssembler {
 		this.parts = new Map();
 		this.partsLength = 0;
 		this.highestIndex = -1;
+		this.lastTextIndex = -1;
 		this.partsView = freshView();
 		this.snapshotView = freshView();
 		this.snapshotKinds = [];

@@ -280,6 +280,17 @@ describe('a 2026 stream that ends', () => {
 		expect(error.failure).toBe('no-answer');
 	});
 
+	it('of many text parts, each in its own start, reads them in a time that grows with their number', () => {
+		const parts = 100_000;
+		const starts = Array.from({ length: parts }, (_, index) =>
+			sse('PartStartEvent', { index, part: { part_kind: 'text', content: 'x' } }),
+		);
+		const began = Date.now();
+		expect(read([starts.join(''), COMPLETED]).output).toBe('x'.repeat(parts));
+		// Only a reading that looks at every earlier part for each new one fails this bound.
+		expect(Date.now() - began).toBeLessThan(5_000);
+	});
+
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
