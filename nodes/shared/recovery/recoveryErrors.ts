@@ -13,8 +13,15 @@ import { seconds } from '../transport/transportFailures';
 const NOT_SENT_AGAIN =
 	'The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.';
 
-function error(scope: FailureScope, message: string, description: string): NodeApiError {
-	return apiError(scope.node, { message, description }, scope.request.itemIndex);
+/** `failure`: the response's own failure, whose HTTP status the error keeps. */
+function error(
+	scope: FailureScope,
+	message: string,
+	description: string,
+	failure?: NodeApiError,
+): NodeApiError {
+	const httpCode = failure?.httpCode ?? undefined;
+	return apiError(scope.node, { message, description, httpCode }, scope.request.itemIndex);
 }
 
 /**
@@ -26,14 +33,11 @@ export function noAnswerInConversation(
 	conversationId: string,
 	failure: NodeApiError,
 ): NodeApiError {
-	return apiError(
-		scope.node,
-		{
-			message: `The assistant finished without an answer (conversation ${conversationId}): ${failure.message}`,
-			description: `The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
-			httpCode: failure.httpCode ?? undefined,
-		},
-		scope.request.itemIndex,
+	return error(
+		scope,
+		`The assistant finished without an answer (conversation ${conversationId}): ${failure.message}`,
+		`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
+		failure,
 	);
 }
 
@@ -46,14 +50,11 @@ export function repeatedTurn(
 	conversationId: string,
 	failure: NodeApiError,
 ): NodeApiError {
-	return apiError(
-		scope.node,
-		{
-			message: `${failure.message}; conversation ${conversationId} cannot tell whether it took this ask`,
-			description: `The ask repeats the message of the conversation's previous ask, so its answer there cannot be told from the previous one's. ${NOT_SENT_AGAIN}`,
-			httpCode: failure.httpCode ?? undefined,
-		},
-		scope.request.itemIndex,
+	return error(
+		scope,
+		`${failure.message}; conversation ${conversationId} cannot tell whether it took this ask`,
+		`The ask repeats the message of the conversation's previous ask, so its answer there cannot be told from the previous one's. ${NOT_SENT_AGAIN}`,
+		failure,
 	);
 }
 
