@@ -13,7 +13,7 @@ import {
 	suggestedBaseUrl,
 } from '../transport/redirects';
 import { BodyTooLarge, discard, readAll } from '../transport/send';
-import { redact } from '../transport/serverMessage';
+import { redact } from '../transport/redaction';
 
 /**
  * The credential test: passes only when the Base URL answers as the Assistant API does
@@ -46,13 +46,53 @@ export async function assistantApiTest(
 			'The access token is empty: paste the token you created in the assistant app under Settings > Advanced.',
 		);
 
-	let response: TestResponse | string;
+	const result = await testAt(this.helpers, base, token);
+	// The one place the test's words leave: a server may echo the token in anything it sends.
+	return { ...result, message: redact(result.message, token) };
+}
+
+/**
+ * The verdict within the test's time: the request, its redirects and the body together, so that
+ * a server that trickles its answer cannot keep the credential dialog waiting.
+ */
+async function testAt(
+	helpers: ICredentialTestFunctions['helpers'],
+	base: BaseUrl,
+	token: string,
+): Promise<INodeCredentialTestResult> {
+	const opened = new OpenedBodies();
+	const deadline = AbortSignal.timeout(TEST_TIMEOUT_MS);
+	const timedOut = new Promise<string>((resolve) => {
+		deadline.addEventListener('abort', () => resolve(noAnswerWithin(base)), { once: true });
+	});
 	try {
-		response = await requestModelList(this.helpers, base, token);
-	} catch (error) {
-		return failed(unreachable(base, error));
+		const response = await Promise.race([
+			requestModelList(helpers, base, token, opened).catch((error: unknown) =>
+				unreachable(base, error),
+			),
+			timedOut,
+		]);
+		return typeof response === 'string' ? failed(response) : verdict(base, response);
+	} finally {
+		// Read whole by now, or still trickling when time ran out: either way done with.
+		opened.closeAll();
 	}
-	return typeof response === 'string' ? failed(response) : verdict(base, response);
+}
+
+/** The bodies a test opened: closed when it has its verdict, and any that opens after then. */
+class OpenedBodies {
+	private readonly bodies: unknown[] = [];
+	private closed = false;
+
+	add(body: unknown): void {
+		if (this.closed) discard(body);
+		else this.bodies.push(body);
+	}
+
+	closeAll(): void {
+		this.closed = true;
+		for (const body of this.bodies) discard(body);
+	}
 }
 
 /** The models list is small; more than this is not the Assistant API's answer. */
@@ -69,6 +109,7 @@ async function requestModelList(
 	helpers: ICredentialTestFunctions['helpers'],
 	base: BaseUrl,
 	token: string,
+	opened: OpenedBodies,
 ): Promise<TestResponse | string> {
 	const path = '/models/available';
 	let url = `${base.address}${path}`;
@@ -87,6 +128,7 @@ async function requestModelList(
 			useStream: true,
 			timeout: TEST_TIMEOUT_MS,
 		})) as TestResponse;
+		opened.add(response.body);
 		const location = response.headers?.location;
 		const redirect = redirectOf(
 			response.statusCode,
@@ -197,7 +239,7 @@ function unreachable(base: BaseUrl, error: unknown): string {
 		return `No answer at ${where}: the connection was refused. Check the Base URL and that the service is running.`;
 	}
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
-		return `No answer at ${where} within ${TEST_TIMEOUT_MS / 1000} seconds. Check the Base URL and the network.`;
+		return noAnswerWithin(base);
 	}
 	if (/CERT|SSL|TLS/i.test(code)) {
 		return `No secure connection to ${where}: its TLS certificate was not accepted (${code}).`;
@@ -223,4 +265,8 @@ function isHtml(response: TestResponse, body: unknown): boolean {
 
 function failed(message: string): INodeCredentialTestResult {
 	return { status: 'Error', message };
+}
+
+function noAnswerWithin(base: BaseUrl): string {
+	return `No answer at ${base.host} within ${TEST_TIMEOUT_MS / 1000} seconds. Check the Base URL and the network.`;
 }

@@ -12,7 +12,8 @@ import {
 } from './errors';
 import type { ApiRequest, ResponseHeaders } from './request';
 import { isRetryableStatus, type RetryCause } from './retryPolicy';
-import { isCreditMessage, isSessionPoolMessage, redact, serverMessage } from './serverMessage';
+import { redact } from './redaction';
+import { isCreditMessage, isSessionPoolMessage, serverMessage } from './serverMessage';
 
 /**
  * What the service said, as the AttemptFailure it comes to: whether waiting may help (the retry
@@ -130,7 +131,12 @@ export function statusFailure(
 	headers: ResponseHeaders,
 	bodyText: string,
 ): AttemptFailure {
-	return serviceFailure(scope, serverMessage(bodyText), { via: 'status', status, headers });
+	// Redacted before the message is clipped: a clip may cut the token.
+	return serviceFailure(scope, serverMessage(redact(bodyText, scope.secret)), {
+		via: 'status',
+		status,
+		headers,
+	});
 }
 
 /** `{"error": "..."}` inside a 200 (docs/api.md#ask-answer). */

@@ -8,7 +8,8 @@ import { networkFailure, stoppedFailure, tooLargeFailure } from './transportFail
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
-import { messageFromJson, redact } from './serverMessage';
+import { redact } from './redaction';
+import { messageFromJson } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -75,7 +76,8 @@ function notJsonFailure(
 	headers: ResponseHeaders,
 	bodyText: string,
 ): AttemptFailure {
-	const received = redact(bodyText.slice(0, 200), scope.secret).trim() || '(empty body)';
+	const received =
+		redact(bodyText.slice(0, 1000), scope.secret).slice(0, 200).trim() || '(empty body)';
 	const shown = apiError(
 		scope.node,
 		{

@@ -4,6 +4,7 @@ import type { FailureScope } from './failures';
 import { stoppedFailure } from './transportFailures';
 import { CallWatch, RequestLifetime } from './lifetime';
 import type { AttemptPace, BusyVerdict } from './pace';
+import { redactionOf } from './redaction';
 import {
 	cancelSignalOf,
 	DEFAULT_TIMEOUT_MS,
@@ -54,8 +55,13 @@ export async function runCall<T>(
 	const context: Attempt = { ctx, scope, credentials, lifetime };
 	const waitInstead =
 		waitBeforeRetry && ((failure: AttemptFailure) => waitBeforeRetry(failure, context));
+	const redaction = redactionOf(credentials.accessToken);
 	try {
-		return await withRetries({ ctx, scope, lifetime, waitInstead }, () => attempt(context));
+		const value = await withRetries({ ctx, scope, lifetime, waitInstead }, () => attempt(context));
+		// What the service sent back: a server may echo the token anywhere in it.
+		return redaction ? redaction.json(value) : value;
+	} catch (error) {
+		throw redaction ? redaction.error(error) : error;
 	} finally {
 		lifetime.dispose();
 	}

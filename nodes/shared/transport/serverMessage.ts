@@ -72,12 +72,6 @@ function clip(text: string): string {
 	return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
 }
 
-/** Removes the secret from any text that could have echoed it. */
-export function redact(text: string, secret: string | undefined): string {
-	if (!secret || secret.length < 4) return text;
-	return text.split(secret).join('[redacted]');
-}
-
 /**
  * The account, or the provider of the chosen model, is out of credit (docs/api.md#credit-failures):
  * the provider's words pass through the service. Waiting does not help.

@@ -6,7 +6,7 @@ import { apiError, headline } from './errors';
 import type { FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
-import { redact } from './serverMessage';
+import { redact } from './redaction';
 
 /**
  * Failures on the node's side of the wire, as AttemptFailures: no connection, a stream broken

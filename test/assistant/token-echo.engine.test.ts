@@ -1,0 +1,286 @@
+/**
+ * A server that echoes the access token back in everything it writes (docs/security.md):
+ * headers, event names, a failed run's fields, conversation IDs, error bodies cut where the node
+ * clips them, redirect addresses (a host lower-cased by the URL parser), a status line. With the
+ * built package in n8n-core's engine: the token, whole, cut or in another letter case, is in no
+ * output item, error, log line or streamed chunk of the run, nor in the credential test's words
+ * or a picker's list. The Assistant Chat Model asks through the same call (askAssistant). And the
+ * credential test keeps its 15 s against a body that trickles.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { INodeParameters } from 'n8n-workflow';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import { runChatModel } from '../helpers/chat-model';
+import { callListSearch, testCredential, type RunResult } from '../helpers/engine';
+
+const TOKEN = 'Zo_Sk_Echo-Token-7Fq2Lm9X';
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+const textPart = (content: string) =>
+	event('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { part_kind: 'text', content },
+		metadata: { zmid: 'm1' },
+	});
+
+/** What the server does with an ask, chosen by the ask's input. */
+const ASKS: Record<string, (response: http.ServerResponse, origin: string) => void> = {
+	headers(response) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': TOKEN,
+			'X-Model-Fallback': `model-${TOKEN}`,
+		});
+		response.end(
+			event(`Unknown_${TOKEN}`, { x: 1 }) +
+				textPart('Hello') +
+				event('completed', { status: 'succeeded' }),
+		);
+	},
+	failed(response) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': 'con_echo1',
+		});
+		response.end(
+			event('failed', {
+				status: 'failed',
+				error: `Unknown model: ${TOKEN}`,
+				error_type: TOKEN,
+				failure_kind: TOKEN.toLowerCase(),
+			}),
+		);
+	},
+	unknownEnd(response) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': 'con_echo2',
+		});
+		response.end(event(`Ended_${TOKEN}`, {}));
+	},
+	endEvent(response) {
+		response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+		response.end(event('End', { output: `Hi ${TOKEN}`, conversation_id: TOKEN.toUpperCase() }));
+	},
+	json(response) {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ output: 'Hi', conversation_id: `con_${TOKEN}` }));
+	},
+	rateLimited(response) {
+		response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': TOKEN });
+		// The token straddles where a server's message is clipped (500 characters).
+		response.end(JSON.stringify({ error: `${'x'.repeat(490)}${TOKEN}` }));
+	},
+	clippedNotJson(response) {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(`${'y'.repeat(190)}${TOKEN}`);
+	},
+	redirectHere(response, origin) {
+		response.writeHead(307, { Location: `${origin}/api/${TOKEN}/broken` });
+		response.end();
+	},
+	redirectAway(response) {
+		response.writeHead(307, { Location: `http://${TOKEN}.invalid/api/assistant/ask` });
+		response.end();
+	},
+};
+
+let server: http.Server;
+let origin = '';
+
+beforeAll(async () => {
+	server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const url = request.url ?? '';
+			if (url.endsWith('/broken')) {
+				request.socket.destroy();
+				return;
+			}
+			if (url.startsWith('/trickle/')) {
+				// A byte every second, for ever: only the credential test's own deadline ends it.
+				response.writeHead(200, { 'Content-Type': 'application/json' });
+				const timer = setInterval(() => response.write(' '), 1000);
+				response.on('close', () => clearInterval(timer));
+				return;
+			}
+			if (url.startsWith('/status-line/')) {
+				response.writeHead(500, `Broken ${TOKEN}`, { 'Content-Type': 'text/plain' });
+				response.end(`no ${TOKEN}`);
+				return;
+			}
+			if (url.includes('/conversations/')) {
+				response.writeHead(404, { 'Content-Type': 'application/json' });
+				response.end(JSON.stringify({ detail: `Conversation not found: ${TOKEN}` }));
+				return;
+			}
+			if (url.endsWith('/assistant/ask')) {
+				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
+				const kind = Object.keys(ASKS).find((name) => input.includes(name)) ?? 'headers';
+				ASKS[kind](response, origin);
+				return;
+			}
+			if (url.endsWith('/models/available')) {
+				response.writeHead(200, { 'Content-Type': 'application/json' });
+				response.end(
+					JSON.stringify({ models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}` }] }),
+				);
+				return;
+			}
+			response.writeHead(404, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ detail: `Not found: ${TOKEN}` }));
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const credential = () => emulatorCredential(`${origin}/api`, TOKEN);
+
+/** Neither the token nor its beginning, in any letter case. */
+function expectNoToken(shown: string): void {
+	const lower = shown.toLowerCase();
+	expect(lower).not.toContain(TOKEN.toLowerCase().slice(0, 8));
+}
+
+/** Everything the run shows: its data (items and errors), its logs, its streamed chunks. */
+function everything(run: RunResult): string {
+	const error = run.error() as
+		{ message?: string; description?: string; stack?: string } | undefined;
+	return JSON.stringify({
+		data: run.data,
+		logs: run.logs,
+		chunks: run.chunks,
+		error: error && { message: error.message, description: error.description, stack: error.stack },
+	});
+}
+
+async function ask(input: string, extra: INodeParameters = {}) {
+	const pkg = await assistantPackage();
+	return await runWithItems(
+		[{}],
+		[
+			assistantNode(
+				pkg,
+				'Assistant',
+				{ operation: 'ask', input, options: { retries: 0, ...extra } },
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+		{ credentials: [credential()], streaming: extra.stream === true },
+	);
+}
+
+describe('Ask', () => {
+	test.each([false, true])(
+		'headers and an unknown event name: the answer, no token (Stream %s)',
+		async (stream) => {
+			const run = await ask('headers', { stream });
+			const [item] = run.outputs('Assistant');
+			expect(item.json.output).toBe('Hello');
+			expect(item.json.conversation_id).toBe('[redacted]');
+			expect(item.json.model_fallback).toBe('model-[redacted]');
+			expect(run.logs.some((line) => line.includes('[redacted]'))).toBe(true);
+			expectNoToken(everything(run));
+		},
+	);
+
+	test.each(Object.keys(ASKS).filter((kind) => kind !== 'headers'))(
+		'%s: no token',
+		async (kind) => {
+			const run = await ask(kind);
+			const [item] = run.outputs('Assistant');
+			expect(item.json).toBeDefined();
+			expectNoToken(everything(run));
+		},
+	);
+
+	test('the failure is still told: the failed run, the rate limit', async () => {
+		const failed = (await ask('failed')).outputs('Assistant')[0].json;
+		expect(String(failed.error)).toContain('Unknown model: [redacted]');
+		const limited = (await ask('rateLimited')).outputs('Assistant')[0].json;
+		expect(limited.httpCode).toBe('429');
+		expect(String(limited.description)).toContain('[redacted]');
+	});
+});
+
+test('List Models: no token in the items', async () => {
+	const pkg = await assistantPackage();
+	const run = await runWithItems(
+		[{}],
+		[assistantNode(pkg, 'Assistant', { operation: 'listModels' })],
+		{
+			credentials: [credential()],
+		},
+	);
+	expect(run.outputs('Assistant')).toHaveLength(1);
+	expectNoToken(everything(run));
+});
+
+test('the model picker: no token in the list', async () => {
+	const pkg = await assistantPackage();
+	const found = await callListSearch(pkg, pkg.nodeType('assistant'), 'searchModels', {
+		credentials: [credential()],
+	});
+	expect(found.results).toHaveLength(1);
+	expectNoToken(JSON.stringify(found));
+});
+
+test('the credential test: no token in its words (the status line echoes it)', async () => {
+	const pkg = await assistantPackage();
+	const result = await testCredential(pkg, 'assistantApi', {
+		baseUrl: `${origin}/status-line`,
+		accessToken: TOKEN,
+	});
+	expect(result.status).toBe('Error');
+	expect(result.message).toContain('HTTP 500');
+	expectNoToken(result.message);
+});
+
+test('the Assistant Chat Model: no token in its answer, ids or logs', async () => {
+	const pkg = await assistantPackage();
+	const run = await runChatModel(
+		pkg,
+		'invoke',
+		[{ role: 'user', content: 'headers' }],
+		{},
+		{
+			credentials: [credential()],
+		},
+	);
+	expect(run.error()).toBeUndefined();
+	expect(JSON.stringify(run.outputs('Consumer')[0].json)).toContain('Hello');
+	expectNoToken(everything(run));
+});
+
+test('the credential test answers within its 15 s against a body that trickles', async () => {
+	const pkg = await assistantPackage();
+	const started = Date.now();
+	const result = await testCredential(pkg, 'assistantApi', {
+		baseUrl: `${origin}/trickle`,
+		accessToken: TOKEN,
+	});
+	expect(result).toEqual({
+		status: 'Error',
+		message: expect.stringMatching(/^No answer at 127\.0\.0\.1:\d+ within 15 seconds/),
+	});
+	expect(Date.now() - started).toBeLessThan(17_000);
+}, 25_000);

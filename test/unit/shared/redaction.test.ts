@@ -1,0 +1,114 @@
+/**
+ * The token taken out of what the node shows (docs/security.md): whole or cut,
+ * in any letter case, in texts, JSON values and everything n8n shows of an error.
+ */
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { redact, redactionOf } from '../../../nodes/shared/transport/redaction';
+import { fakeNode } from '../../helpers/fake-node';
+
+const TOKEN = 'Zo_Sk_Redaction-Token-4f9A2c';
+const redaction = redactionOf(TOKEN)!;
+const node = fakeNode({ id: '1' });
+
+describe('texts', () => {
+	test('every occurrence, in any letter case', () => {
+		expect(redaction.text(`a ${TOKEN} b ${TOKEN.toLowerCase()} c ${TOKEN.toUpperCase()}`)).toBe(
+			'a [redacted] b [redacted] c [redacted]',
+		);
+	});
+
+	test('a token cut by a clip: its beginning, up to where the text ends or differs', () => {
+		expect(redaction.text(`said: ${TOKEN.slice(0, 15)}…`)).toBe('said: [redacted]…');
+		expect(redaction.text(`said: ${TOKEN.slice(0, 9)}`)).toBe('said: [redacted]');
+		expect(redaction.text(`${TOKEN.slice(0, 10)}XYZ`)).toBe('[redacted]XYZ');
+	});
+
+	test('fewer than its first eight characters are left alone', () => {
+		expect(redaction.text(`${TOKEN.slice(0, 7)}…`)).toBe(`${TOKEN.slice(0, 7)}…`);
+	});
+
+	test('a text without it is the same string', () => {
+		const text = 'nothing secret here'.repeat(100);
+		expect(redaction.text(text)).toBe(text);
+	});
+
+	test('letters that change length when lower-cased before it do not shift the cut', () => {
+		expect(redaction.text(`İİİ ${TOKEN}!`)).toBe('İİİ [redacted]!');
+	});
+
+	test('no secret, or one too short to look for, redacts nothing', () => {
+		expect(redactionOf(undefined)).toBeUndefined();
+		expect(redactionOf('abc')).toBeUndefined();
+		expect(redact(`x ${TOKEN}`, undefined)).toBe(`x ${TOKEN}`);
+		expect(redact(`x ${TOKEN}`, TOKEN)).toBe('x [redacted]');
+	});
+});
+
+describe('JSON values', () => {
+	test('strings at any depth and keys, copied only where they held it', () => {
+		const clean = { list: [1, 'two', { three: true }] };
+		const value = {
+			clean,
+			conversation_id: TOKEN,
+			steps: [{ type: 'text', text: `echo ${TOKEN}` }, clean],
+			[`key ${TOKEN}`]: 1,
+		};
+		const shown = redaction.json(value);
+		expect(shown).toEqual({
+			clean,
+			conversation_id: '[redacted]',
+			steps: [{ type: 'text', text: 'echo [redacted]' }, clean],
+			'key [redacted]': 1,
+		});
+		expect(shown.clean).toBe(clean);
+		expect(shown.steps[1]).toBe(clean);
+		expect(value.conversation_id).toBe(TOKEN);
+	});
+
+	test('a value without it is the same object', () => {
+		const value = { answer: 'hello', steps: [{ a: 1 }] };
+		expect(redaction.json(value)).toBe(value);
+	});
+
+	test('objects that are not plain JSON pass as they are', () => {
+		const date = new Date(0);
+		const map = new Map([['k', TOKEN]]);
+		expect(redaction.json({ date, map }).map).toBe(map);
+	});
+});
+
+describe('errors', () => {
+	test('a NodeApiError: message, description, messages, context, cause, stack', () => {
+		const error = new NodeApiError(
+			node,
+			{ message: `said ${TOKEN}` },
+			{ message: `failed: ${TOKEN}`, description: `wait ${TOKEN}`, httpCode: '429', itemIndex: 2 },
+		);
+		error.messages = [`m ${TOKEN}`];
+		error.context.where = `at ${TOKEN.toLowerCase()}`;
+		const shown = redaction.error(error);
+		expect(shown).toBe(error);
+		expect(shown.message).toBe('failed: [redacted]');
+		expect(shown.description).toBe('wait [redacted]');
+		expect(shown.messages).toEqual(['m [redacted]']);
+		expect(shown.context).toEqual({ itemIndex: 2, where: 'at [redacted]' });
+		expect(shown.context.itemIndex).toBe(2);
+		expect(shown.errorResponse).toEqual({ message: 'said [redacted]' });
+		expect(shown.stack ?? '').not.toContain(TOKEN);
+		expect(shown.httpCode).toBe('429');
+	});
+
+	test('a NodeOperationError made from an error: its cause too', () => {
+		const error = new NodeOperationError(node, new Error(`raw ${TOKEN}`), { itemIndex: 0 });
+		const shown = redaction.error(error);
+		expect(shown.message).toBe('raw [redacted]');
+		expect((shown.cause as Error).message).toBe('raw [redacted]');
+		expect((shown.cause as Error).stack ?? '').not.toContain(TOKEN);
+	});
+
+	test('anything else is left as it is', () => {
+		const error = new Error(`raw ${TOKEN}`);
+		expect(redaction.error(error).message).toBe(`raw ${TOKEN}`);
+	});
+});
