@@ -1,5 +1,6 @@
 import type { AssistantContext } from './request';
 import { originOf } from './redirects';
+import { redactionOf, type Redaction } from './redaction';
 
 export const CREDENTIAL_TYPE = 'assistantApi';
 
@@ -8,6 +9,8 @@ export interface AssistantCredentials {
 	accessToken: string;
 	/** The Base URL's origin: the only one the token is sent to (redirects.ts), found once. */
 	origin: string;
+	/** What takes the token out of what the service sends back (redaction.ts), made once. */
+	redaction: Redaction | undefined;
 }
 
 /**
@@ -27,7 +30,8 @@ export async function readCredentials(ctx: AssistantContext): Promise<AssistantC
 		CREDENTIAL_TYPE,
 	);
 	const baseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
-	return { baseUrl, accessToken: bareToken(credentials.accessToken), origin: originOf(baseUrl) };
+	const accessToken = bareToken(credentials.accessToken);
+	return { baseUrl, accessToken, origin: originOf(baseUrl), redaction: redactionOf(accessToken) };
 }
 
 /**

@@ -4,7 +4,6 @@ import type { FailureScope } from './failures';
 import { stoppedFailure } from './transportFailures';
 import { CallWatch, RequestLifetime } from './lifetime';
 import type { AttemptPace, BusyVerdict } from './pace';
-import { redactionOf } from './redaction';
 import {
 	cancelSignalOf,
 	DEFAULT_TIMEOUT_MS,
@@ -55,7 +54,7 @@ export async function runCall<T>(
 	const context: Attempt = { ctx, scope, credentials, lifetime };
 	const waitInstead =
 		waitBeforeRetry && ((failure: AttemptFailure) => waitBeforeRetry(failure, context));
-	const redaction = redactionOf(credentials.accessToken);
+	const { redaction } = credentials;
 	try {
 		const value = await withRetries({ ctx, scope, lifetime, waitInstead }, () => attempt(context));
 		// What the service sent back: a server may echo the token anywhere in it.
