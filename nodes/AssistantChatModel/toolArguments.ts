@@ -1,3 +1,5 @@
+import { parseJson } from '../shared/json';
+
 /**
  * Checks a tool call's arguments against the tool's schema before the tool runs: the service
  * enforces the envelope's shape, but the arguments travel as JSON text inside it, so nothing
@@ -25,7 +27,7 @@ export function checkToolArguments(
 ): ArgumentsCheck {
 	let args: unknown;
 	try {
-		args = JSON.parse(argumentsJson.trim() === '' ? '{}' : argumentsJson);
+		args = parseJson(argumentsJson.trim() === '' ? '{}' : argumentsJson);
 	} catch (error) {
 		return { ok: false, problem: `the arguments are not valid JSON (${(error as Error).message})` };
 	}

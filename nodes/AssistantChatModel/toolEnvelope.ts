@@ -1,6 +1,7 @@
 import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
 import { quotedText } from './transcript';
+import { parseJson } from '../shared/json';
 
 /**
  * Tool calling over an API without it: the ask carries an `output_format` (docs/api.md#ask-request,
@@ -112,7 +113,7 @@ export function readEnvelope(
 	let value = output;
 	if (typeof value === 'string') {
 		try {
-			value = JSON.parse(value);
+			value = parseJson(value);
 		} catch {
 			return {
 				action: 'invalid',

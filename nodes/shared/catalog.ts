@@ -1,4 +1,5 @@
 import type { CatalogResponse } from './api';
+import { LIST_LIMIT_BYTES } from './limits';
 import { apiRequest, getCredentials, type AssistantContext, type ApiRequest } from './transport';
 
 /**
@@ -17,7 +18,8 @@ import { apiRequest, getCredentials, type AssistantContext, type ApiRequest } fr
 const PICKER_TTL_MS = 60_000;
 /** Long enough for any execution; entries are also evicted by count. */
 const EXECUTION_TTL_MS = 30 * 60_000;
-const MAX_ENTRIES = 100;
+/** With each catalog within LIST_LIMIT_BYTES (limits.ts): what all of them may hold is bounded too. */
+const MAX_ENTRIES = 16;
 
 interface Entry {
 	expires: number;
@@ -39,6 +41,7 @@ export async function readCatalog(
 			method: 'GET',
 			path: '/models/catalog',
 			authenticated: false,
+			listLimitBytes: LIST_LIMIT_BYTES,
 			...settings,
 		});
 	if (scope === 'uncached') return await request();

@@ -7,9 +7,14 @@
  * answer still comes back whole. Each case runs in a fresh child process
  * (test/helpers/engine-child.ts), so that no memory freed by an earlier run is reused: its growth
  * is the kernel's peak for that process (`maxRSS`) above what it held before the run. Runs against
- * n8n 1.x too (`npm run test:n8n1`).
+ * n8n 1.x too (`npm run test:n8n1`). Lists are bounded by their own measure: a list of models
+ * made of millions of tiny entries, within the bytes a JSON answer may hold, fails List Models
+ * instead of becoming millions of items.
  */
-import { peakGrowth } from '../helpers/engine-child';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { peakGrowth, runInChild } from '../helpers/engine-child';
 import { askAgainstStream, type StreamKind } from '../helpers/hostile-stream';
 
 const MiB = 1024 * 1024;
@@ -42,4 +47,49 @@ test('an honest answer of 20 million characters comes back whole', async () => {
 	expect(result.error).toBeUndefined();
 	expect(result.outputLengths).toEqual([20_000_000]);
 	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+}, 120_000);
+
+/** A server whose list of models is `body`, whatever is asked. */
+async function listModelsAgainst(body: string) {
+	const server = http.createServer((request, response) => {
+		request.resume();
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(body);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	try {
+		const [result] = await runInChild([
+			{
+				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+				token: 'zo_sk_bounds-token',
+				parameters: { operation: 'listModels', options: { retries: 0 } },
+			},
+		]);
+		return result;
+	} finally {
+		server.closeAllConnections();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
+}
+
+const models = (count: number, entry: string) =>
+	`{"models": [${new Array<string>(count).fill(entry).join(',')}]}`;
+
+test('a list of millions of tiny models fails List Models, memory bounded', async () => {
+	// 2.5 million entries in 7.5 MiB: before, each became an output item (gigabytes).
+	const result = await listModelsAgainst(models(2_500_000, '{}'));
+	expect(result.error?.message).toMatch(/JSON response of more than 1,000,000 values/);
+	expect(result.outputLengths).toEqual([]);
+	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+}, 120_000);
+
+test('a list larger than 8 MiB fails List Models before it is read whole', async () => {
+	const result = await listModelsAgainst(models(300_000, `{"id": "${'m'.repeat(30)}"}`));
+	expect(result.error?.message).toMatch(/sent a list larger than 8 MiB/);
+	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+}, 120_000);
+
+test('a list of more than 10,000 models fails List Models, saying so', async () => {
+	const result = await listModelsAgainst(models(10_001, '{"id": "openai:gpt"}'));
+	expect(result.error?.message).toMatch(/"models" list has 10,001 entries, more than the 10,000/);
 }, 120_000);

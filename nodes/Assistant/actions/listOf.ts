@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { LIST_LIMIT_BYTES, MAX_LIST_ENTRIES } from '../../shared/limits';
 import { apiRequest } from '../../shared/transport';
 import { apiError } from '../../shared/transport/errors';
 import { readRequestSettings } from '../../shared/parameters/requestOptions';
@@ -21,6 +22,7 @@ export function listOperation<TEntry extends object>(key: string, path: string) 
 				method: 'GET',
 				path,
 				authenticated: true,
+				listLimitBytes: LIST_LIMIT_BYTES,
 				...readRequestSettings(run, itemIndex),
 				credentials: run.credentials,
 				watch: run.watch,
@@ -47,6 +49,17 @@ export function listOf<TKey extends string, TEntry>(
 			{
 				message: `The assistant's answer has no "${key}" list`,
 				description: `Expected {"${key}": [...]}. Check that the credential's base URL points at the Assistant API.`,
+			},
+			itemIndex,
+		);
+	}
+	if (list.length > MAX_LIST_ENTRIES) {
+		throw apiError(
+			ctx.getNode(),
+			{
+				message: `The assistant's "${key}" list has ${list.length.toLocaleString('en-US')} entries, more than the ${MAX_LIST_ENTRIES.toLocaleString('en-US')} this node makes items of`,
+				description:
+					"No Assistant API lists this many; each would become an output item. Check that the credential's base URL points at the Assistant API.",
 			},
 			itemIndex,
 		);

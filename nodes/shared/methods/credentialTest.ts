@@ -4,6 +4,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { LIST_LIMIT_BYTES } from '../limits';
 import { bareToken } from '../transport/credentials';
 import {
 	MAX_REDIRECTS,
@@ -95,9 +96,6 @@ class OpenedBodies {
 	}
 }
 
-/** The models list is small; more than this is not the Assistant API's answer. */
-const TEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-
 /**
  * GET /models/available with the token, whatever the status: the response, or why there is
  * none to judge (a redirect away from the Base URL's origin, a loop, a body too large). A
@@ -159,10 +157,10 @@ async function requestModelList(
 /** The response with its body read, within its bound; a message when it is larger. */
 async function withBody(base: BaseUrl, response: TestResponse): Promise<TestResponse | string> {
 	try {
-		return { ...response, body: await readAll(response.body, TEST_BODY_LIMIT_BYTES) };
+		return { ...response, body: await readAll(response.body, LIST_LIMIT_BYTES) };
 	} catch (error) {
 		if (!(error instanceof BodyTooLarge)) return unreachable(base, error);
-		return `${base.host} answered with more than ${TEST_BODY_LIMIT_BYTES / (1024 * 1024)} MiB instead of the list of models: check the Base URL.`;
+		return `${base.host} answered with more than ${LIST_LIMIT_BYTES / (1024 * 1024)} MiB instead of the list of models: check the Base URL.`;
 	}
 }
 

@@ -12,6 +12,7 @@ import type {
 	PersonasResponse,
 } from '../api';
 import { readCatalog, successorOf } from '../catalog';
+import { LIST_LIMIT_BYTES } from '../limits';
 import { apiRequest } from '../transport';
 
 /** The pickers' lists, loaded live and filtered here (the API has no search parameter). */
@@ -28,6 +29,7 @@ export async function searchModels(
 			method: 'GET',
 			path: '/models/available',
 			authenticated: true,
+			listLimitBytes: LIST_LIMIT_BYTES,
 			timeoutMs: PICKER_TIMEOUT_MS,
 		}),
 		// Only to mark deprecated models and those that see images: the list still shows when the
@@ -47,6 +49,7 @@ export async function searchPersonas(
 		method: 'GET',
 		path: '/personas/available',
 		authenticated: true,
+		listLimitBytes: LIST_LIMIT_BYTES,
 		timeoutMs: PICKER_TIMEOUT_MS,
 	});
 	return { results: filterPersonas(response.personas ?? [], filter) };

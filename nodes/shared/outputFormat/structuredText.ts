@@ -1,3 +1,5 @@
+import { parseJson } from '../json';
+
 /**
  * A structured answer that arrived as text (docs/api.md#ask-answer): one proxy meets `output` as
  * a string of JSON, and a model may write text around its object or several objects in a row.
@@ -42,7 +44,7 @@ function unfenced(text: string): string {
 
 function parsedObject(text: string): JsonObject | undefined {
 	try {
-		const value: unknown = JSON.parse(text);
+		const value: unknown = parseJson(text);
 		return typeof value === 'object' && value !== null && !Array.isArray(value)
 			? (value as JsonObject)
 			: undefined;

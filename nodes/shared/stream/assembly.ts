@@ -1,3 +1,4 @@
+import { HELD_ENTRY_CHARS } from '../limits';
 import type { StreamEvent } from './events';
 import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
@@ -59,7 +60,11 @@ export class AnswerAssembler {
 	 * Part events' texts, content deltas ahead). An honest answer is held about twice.
 	 */
 	get heldLength(): number {
-		return Math.max(this.turn.length, this.partsLength, this.contentAhead.length);
+		return Math.max(
+			this.turn.length,
+			this.partsLength + this.parts.size * HELD_ENTRY_CHARS,
+			this.contentAhead.length,
+		);
 	}
 
 	get hasText(): boolean {

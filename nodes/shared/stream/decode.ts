@@ -1,4 +1,5 @@
 import { messageLimitBytes } from '../limits';
+import { parseJson } from '../json';
 
 /** One Server-Sent Events message: its `event:` name and its `data:` text. */
 export interface SseMessage {
@@ -296,7 +297,7 @@ function asBuffer(chunk: Uint8Array | string): Buffer {
 
 function isWholeJson(data: string): boolean {
 	try {
-		JSON.parse(data);
+		parseJson(data);
 		return true;
 	} catch {
 		return false;

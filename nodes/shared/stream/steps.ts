@@ -1,4 +1,5 @@
 import { isObject, type JsonObject as Json } from '../json';
+import { HELD_ENTRY_CHARS } from '../limits';
 import { grownArgs, isOutputTool } from './outputTool';
 import {
 	argsOf,
@@ -19,6 +20,12 @@ export type { AssistantStep } from './stepEntry';
  * tool call, each tool result and (when asked for) each thinking text, in the order they first
  * appeared, each once, whichever events told them and however often.
  */
+
+/**
+ * How far back a part without place or id is looked for among the steps: the other telling of
+ * the same call is of the same message, a few parts away.
+ */
+const UNCLAIMED_WINDOW = 32;
 
 export class StepCollector {
 	private readonly entries: Entry[] = [];
@@ -185,21 +192,35 @@ export class StepCollector {
 				size: 0,
 			};
 			this.entries.push(entry);
+			this.heldLength += HELD_ENTRY_CHARS;
 		}
 		if (position) this.byPosition.set(position, entry);
 		if (id && !entry.callId) this.setId(entry, id);
 		return entry;
 	}
 
+	/**
+	 * The step a part without place or id tells again, among the latest UNCLAIMED_WINDOW: looking
+	 * among all of them made a stream of many such parts take quadratic time.
+	 */
 	private unclaimed(kind: StepKind, name: string, part: Json): Entry | undefined {
 		const told = JSON.stringify(kind === 'call' ? argsOf(part.args) : part.content);
-		return this.entries.find(
-			(entry) =>
+		for (
+			let i = Math.max(0, this.entries.length - UNCLAIMED_WINDOW);
+			i < this.entries.length;
+			i++
+		) {
+			const entry = this.entries[i];
+			if (
 				entry.kind === kind &&
 				!entry.byEvent &&
 				entry.toolName === name &&
-				JSON.stringify(kind === 'call' ? argsOf(current(entry)) : current(entry)) === told,
-		);
+				JSON.stringify(kind === 'call' ? argsOf(current(entry)) : current(entry)) === told
+			) {
+				return entry;
+			}
+		}
+		return undefined;
 	}
 
 	private setId(entry: Entry, id: string): void {

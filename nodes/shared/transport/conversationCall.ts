@@ -1,4 +1,5 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
+import { parseJson } from '../json';
 import { statusFailure } from './failures';
 import type { ApiRequest, ResponseHeaders } from './request';
 import { readJsonBody } from './jsonCall';
@@ -62,7 +63,7 @@ export async function readConversation(
 function conversationOf(bodyText: string): ConversationResponse | undefined {
 	let body: unknown;
 	try {
-		body = JSON.parse(bodyText);
+		body = parseJson(bodyText);
 	} catch {
 		return undefined;
 	}

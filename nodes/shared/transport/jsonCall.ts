@@ -1,10 +1,16 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
 import { messageLimitBytes } from '../limits';
+import { parseJson, TooManyJsonValues } from '../json';
 import { AttemptFailure } from './attemptFailure';
 import { apiError, headline } from './errors';
 import { joinUrl } from './credentials';
 import { inBandFailure, statusFailure, type FailureScope } from './failures';
-import { networkFailure, stoppedFailure, tooLargeFailure } from './transportFailures';
+import {
+	networkFailure,
+	stoppedFailure,
+	tooLargeFailure,
+	tooManyValuesFailure,
+} from './transportFailures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
@@ -40,11 +46,21 @@ export async function readJsonBody(
 	body: unknown,
 ): Promise<string> {
 	if (status < 200 || status >= 300) return await readErrorBody(body);
-	const limit = messageLimitBytes(scope.request.answerLimitChars);
+	const { listLimitBytes } = scope.request;
+	const limit = listLimitBytes ?? messageLimitBytes(scope.request.answerLimitChars);
 	try {
 		return await readAll(body, limit);
 	} catch (error) {
-		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON response', limit);
+		if (error instanceof BodyTooLarge) {
+			throw listLimitBytes
+				? tooLargeFailure(
+						scope,
+						'a list',
+						limit,
+						"No list of the Assistant API is this large: check the credential's Base URL.",
+					)
+				: tooLargeFailure(scope, 'a JSON response', limit);
+		}
 		if (lifetime.reason) throw stoppedFailure(scope, lifetime, 'yes');
 		throw networkFailure(scope, joinUrl(credentials.baseUrl, scope.request.path), error);
 	}
@@ -60,8 +76,9 @@ export function parseJsonAnswer<T>(
 	if (status < 200 || status >= 300) throw statusFailure(scope, status, headers, bodyText);
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(bodyText);
-	} catch {
+		parsed = parseJson(bodyText);
+	} catch (error) {
+		if (error instanceof TooManyJsonValues) throw tooManyValuesFailure(scope, status);
 		throw notJsonFailure(scope, status, headers, bodyText);
 	}
 	const inBand = inBandErrorOf(parsed);

@@ -39,6 +39,8 @@ export interface ApiRequest {
 	 * from it (limits.ts). The default when not given.
 	 */
 	answerLimitChars?: number;
+	/** A JSON body's own bound, where it is no answer (a list, the catalog: limits.ts). */
+	listLimitBytes?: number;
 	pace?: AttemptPace;
 	/** The run's credential, read once per run (runContext.ts); read for the call when absent. */
 	credentials?: () => Promise<AssistantCredentials>;

@@ -1,6 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
 
-import { mebibytes } from '../limits';
+import { MAX_JSON_VALUES, mebibytes } from '../limits';
 import { AttemptFailure, type Acceptance } from './attemptFailure';
 import { apiError, headline } from './errors';
 import type { FailureScope } from './failures';
@@ -211,15 +211,30 @@ export function tooLargeFailure(
 	scope: FailureScope,
 	what: string,
 	limitBytes: number,
+	description = "No partial answer was returned. If the service really answers with this much, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
 ): AttemptFailure {
 	const shown = apiError(
 		scope.node,
 		{
 			message: `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`,
-			description:
-				"No partial answer was returned. If the service really answers with this much, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
+			description,
 		},
 		scope.request.itemIndex,
 	);
 	return new AttemptFailure({ shown, accepted: 'yes' });
+}
+
+/** A JSON body of more values than any answer holds (limits.ts's MAX_JSON_VALUES). */
+export function tooManyValuesFailure(scope: FailureScope, status: number): AttemptFailure {
+	const shown = apiError(
+		scope.node,
+		{
+			message: `The service sent a JSON response of more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values; the node did not read it so as not to exhaust n8n's memory`,
+			description:
+				"No answer, list or conversation of the Assistant API holds this many. Check the credential's Base URL; if it is right, the service is broken: try again later.",
+			httpCode: String(status),
+		},
+		scope.request.itemIndex,
+	);
+	return new AttemptFailure({ shown, accepted: 'yes', status });
 }

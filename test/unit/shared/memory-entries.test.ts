@@ -1,0 +1,94 @@
+/**
+ * Bounds on what a response holds besides its characters (docs/api.md#memory-bounds), on the
+ * sources: JSON texts of countless tiny values, streams of countless empty parts or tool calls.
+ */
+import { parseJson, parseJsonObject, TooManyJsonValues } from '../../../nodes/shared/json';
+import { HELD_ENTRY_CHARS, MAX_JSON_VALUES } from '../../../nodes/shared/limits';
+import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
+import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
+
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+describe('JSON of many values', () => {
+	const tiny = (count: number) => `[${new Array<string>(count).fill('{}').join(',')}]`;
+
+	test(`more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values are not parsed`, () => {
+		expect(() => parseJson(tiny(MAX_JSON_VALUES))).toThrow(TooManyJsonValues);
+		expect(parseJsonObject(`{"models": ${tiny(MAX_JSON_VALUES)}}`)).toBeUndefined();
+	});
+
+	test('up to the bound they are', () => {
+		expect(parseJson(tiny(MAX_JSON_VALUES / 2 - 1))).toHaveLength(MAX_JSON_VALUES / 2 - 1);
+	});
+
+	test('commas, brackets and escaped quotes inside strings are not values', () => {
+		const text = `${','.repeat(MAX_JSON_VALUES)}\\"[{${','.repeat(10)}`;
+		expect(parseJson(JSON.stringify({ output: text }))).toEqual({ output: text });
+	});
+
+	test('a long answer text is one value, read fast', () => {
+		const output = 'word, '.repeat(4_000_000);
+		const started = performance.now();
+		expect((parseJson(JSON.stringify({ output })) as { output: string }).output).toHaveLength(
+			output.length,
+		);
+		// Wide: the string is skipped by one search for its closing quote.
+		expect(performance.now() - started).toBeLessThan(2000);
+	});
+
+	test('text that is not JSON fails as JSON.parse fails', () => {
+		expect(() => parseJson(`"${'x'.repeat(MAX_JSON_VALUES + 5)}`)).toThrow(SyntaxError);
+	});
+});
+
+describe('streams of many entries', () => {
+	const LIMIT = 64_000;
+	const limitEntries = LIMIT / HELD_ENTRY_CHARS;
+
+	function failure(events: string[], steps = false): StreamAnswerError {
+		let caught: unknown;
+		try {
+			readAnswerFromChunks([events.join('')], {
+				structured: false,
+				answerLimitChars: LIMIT,
+				steps: steps ? { thinking: false } : undefined,
+			});
+		} catch (error) {
+			caught = error;
+		}
+		expect(caught).toBeInstanceOf(StreamAnswerError);
+		return caught as StreamAnswerError;
+	}
+
+	test('empty parts at ever new indexes count toward the answer bound', () => {
+		const events = Array.from({ length: limitEntries + 10 }, (_, index) =>
+			sse('PartStartEvent', { index, part: { part_kind: 'text', content: '' } }),
+		);
+		expect(failure(events).message).toMatch(/The answer grew past 64,000 characters/);
+	});
+
+	test('with Include Steps, tool calls of empty arguments count toward it too', () => {
+		const events = Array.from({ length: limitEntries + 10 }, (_, i) =>
+			sse('FunctionToolCallEvent', {
+				part: { part_kind: 'tool-call', tool_name: 't', args: {}, tool_call_id: `c${i}` },
+			}),
+		);
+		expect(failure(events, true).message).toMatch(/The answer grew past 64,000 characters/);
+	});
+
+	test('tool calls without ids are read in linear time', () => {
+		const call = (i: number) =>
+			sse('FunctionToolCallEvent', {
+				part: { part_kind: 'tool-call', tool_name: 'search', args: { q: i } },
+			});
+		const events = Array.from({ length: 50_000 }, (_, i) => call(i));
+		const started = performance.now();
+		const result = readAnswerFromChunks([[...events, sse('End', { output: 'done' })].join('')], {
+			structured: false,
+			steps: { thinking: false },
+		});
+		expect(result.steps).toHaveLength(50_000);
+		// Wide: before, each call was compared with every earlier one (about 7 s for 56,000).
+		expect(performance.now() - started).toBeLessThan(1500);
+	});
+});
