@@ -13,7 +13,7 @@ import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
-import { messageFromJson } from '../transport/serverMessage';
+import { clippedMessage, messageFromJson } from '../transport/serverMessage';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -273,7 +273,8 @@ function runEndEvent(
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
 	};
-	const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value : undefined);
+	const text = (value: unknown) =>
+		typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
 	const status = text(fields.status) ?? (name === 'failed' ? 'failed' : 'succeeded');
 	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
 	const failure: StreamEvent = {
@@ -309,11 +310,11 @@ function errorMessage(dataText: string): string {
 		// `message` as documented; `error` and `detail`, where the service's other error bodies carry it.
 		for (const key of ['message', 'error', 'detail'] as const) {
 			const value = fields?.[key];
-			if (typeof value === 'string' && value.trim()) return value;
+			if (typeof value === 'string' && value.trim()) return clippedMessage(value);
 		}
 	}
 	if (data) return 'The assistant reported an error without a message';
-	return dataText.trim() || 'The assistant reported an error without a message';
+	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';
 }
 
 function parseObject<T>(text: string): (Unchecked<T> & Json) | undefined {

@@ -15,7 +15,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
 import { redact } from './redaction';
-import { messageFromJson } from './serverMessage';
+import { clippedMessage, messageFromJson } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -120,5 +120,5 @@ function inBandErrorOf(body: unknown): string | undefined {
 			: undefined;
 	const found = error ?? nested;
 	if (found === undefined || found === null) return undefined;
-	return messageFromJson(found) ?? JSON.stringify(found);
+	return clippedMessage(messageFromJson(found) ?? JSON.stringify(found));
 }

@@ -14,9 +14,9 @@ export function serverMessage(bodyText: string): string {
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return clip(stripHtml(trimmed));
+		return clippedMessage(stripHtml(trimmed));
 	}
-	return clip(messageFromJson(parsed) ?? trimmed);
+	return clippedMessage(messageFromJson(parsed) ?? trimmed);
 }
 
 /** The words of a JSON error body, or undefined when it has none (exported for in-band errors). */
@@ -68,7 +68,8 @@ function stripHtml(text: string): string {
 		.trim();
 }
 
-function clip(text: string): string {
+/** A server's words as a message shows them: cut at MAX_MESSAGE_LENGTH characters. */
+export function clippedMessage(text: string): string {
 	return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Bounds on what a response holds besides its characters (docs/api.md#memory-bounds), on the
- * sources: JSON texts of countless tiny values, streams of countless empty parts or tool calls.
+ * sources: JSON texts of countless tiny values, streams of countless empty parts or tool calls,
+ * and error words of megabytes, which an item's error shows cut.
  */
 import { parseJson, parseJsonObject, TooManyJsonValues } from '../../../nodes/shared/json';
 import { HELD_ENTRY_CHARS, MAX_JSON_VALUES } from '../../../nodes/shared/limits';
@@ -90,5 +91,26 @@ describe('streams of many entries', () => {
 		expect(result.steps).toHaveLength(50_000);
 		// Wide: before, each call was compared with every earlier one (about 7 s for 56,000).
 		expect(performance.now() - started).toBeLessThan(1500);
+	});
+});
+
+describe("the service's error words", () => {
+	test.each([
+		[
+			'failed',
+			{ status: 'failed', error: 'x'.repeat(1_000_000), error_type: 'y'.repeat(1_000_000) },
+		],
+		['Error', { message: 'x'.repeat(1_000_000) }],
+	])('a %s event of a million characters becomes a message of 500 and a mark', (name, data) => {
+		let caught: unknown;
+		try {
+			readAnswerFromChunks([sse(name, data)], { structured: false });
+		} catch (error) {
+			caught = error;
+		}
+		expect(caught).toBeInstanceOf(StreamAnswerError);
+		const { message } = caught as StreamAnswerError;
+		expect(message).toContain(`${'x'.repeat(500)}…`);
+		expect(message.length).toBeLessThan(1200);
 	});
 });
