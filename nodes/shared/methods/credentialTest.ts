@@ -4,6 +4,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { parseJson } from '../json';
 import { LIST_LIMIT_BYTES } from '../limits';
 import { bareToken } from '../transport/credentials';
 import {
@@ -15,6 +16,7 @@ import {
 } from '../transport/redirects';
 import { BodyTooLarge, discard, readAll } from '../transport/send';
 import { redact } from '../transport/redaction';
+import { serverMessage } from '../transport/serverMessage';
 
 /**
  * The credential test: passes only when the Base URL answers as the Assistant API does
@@ -167,22 +169,25 @@ async function withBody(base: BaseUrl, response: TestResponse): Promise<TestResp
 /** The verdict on what answered at the Base URL; exported for the unit tests. */
 export function verdict(base: BaseUrl, response: TestResponse): INodeCredentialTestResult {
 	const { statusCode } = response;
+	const body = parsedBody(response.body);
+	// The server's own words beside the status, as every failure shows them; a web page has none.
+	const said = isHtml(response, body) ? '' : serverMessage(bodyText(response.body));
+	const status = (shown: string) => `HTTP ${shown}${said ? `: ${said}` : ''}`;
 	if (statusCode === 401 || statusCode === 403) {
 		return failed(
-			`The access token was rejected (HTTP ${statusCode}): create a new one in the assistant app under Settings > Advanced and paste it here.`,
+			`The access token was rejected (${status(String(statusCode))}): create a new one in the assistant app under Settings > Advanced and paste it here.`,
 		);
 	}
 	if (statusCode === 404) {
 		return failed(
-			`Nothing answers at ${base.address}/models/available (HTTP 404): the Base URL is not the address of the Assistant API.`,
+			`Nothing answers at ${base.address}/models/available (${status('404')}): the Base URL is not the address of the Assistant API.`,
 		);
 	}
 	if (statusCode < 200 || statusCode > 299) {
 		return failed(
-			`${base.host} answered HTTP ${statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''} instead of the list of models: check the Base URL, or try again later.`,
+			`${base.host} answered ${status(`${statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''}`)} instead of the list of models: check the Base URL, or try again later.`,
 		);
 	}
-	const body = parsedBody(response.body);
 	if (isHtml(response, body)) {
 		return failed(
 			`${base.host} answered with a web page (HTML), not the Assistant API: the Base URL must be the API's address (e.g. https://assistant.example.com/api), not the assistant's web app or n8n.`,
@@ -249,10 +254,16 @@ function parsedBody(body: unknown): unknown {
 	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
 	if (typeof text !== 'string') return text;
 	try {
-		return JSON.parse(text) as unknown;
+		return parseJson(text);
 	} catch {
 		return text;
 	}
+}
+
+function bodyText(body: unknown): string {
+	if (Buffer.isBuffer(body)) return body.toString('utf8');
+	if (typeof body === 'string') return body;
+	return body === undefined || body === null ? '' : JSON.stringify(body);
 }
 
 function isHtml(response: TestResponse, body: unknown): boolean {

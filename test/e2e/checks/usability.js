@@ -242,7 +242,7 @@ module.exports = [
 			credential: 'Wrong token',
 			baseUrl: async (env) => env.emulator.baseUrl,
 			screenshot: 'credential-test-wrong-token',
-			says: /^The access token was rejected \(HTTP 401\)/,
+			says: /^The access token was rejected \(HTTP 401: Invalid or missing access token\)/,
 		},
 	),
 	{

@@ -28,17 +28,17 @@ describe('the credential test passes only for the Assistant API', () => {
 		[
 			'a rejected token',
 			{ statusCode: 401, body: { detail: 'Invalid token' } },
-			/^The access token was rejected \(HTTP 401\)/,
+			/^The access token was rejected \(HTTP 401: Invalid token\)/,
 		],
 		[
 			'a forbidden token',
 			{ statusCode: 403, body: 'Forbidden' },
-			/^The access token was rejected \(HTTP 403\)/,
+			/^The access token was rejected \(HTTP 403: Forbidden\)/,
 		],
 		[
 			'nothing at the path',
 			{ statusCode: 404, body: 'Not Found' },
-			/^Nothing answers at https:\/\/assistant\.example\.com\/api\/models\/available \(HTTP 404\)/,
+			/^Nothing answers at https:\/\/assistant\.example\.com\/api\/models\/available \(HTTP 404: Not Found\)/,
 		],
 		[
 			'a server error',
@@ -50,12 +50,15 @@ describe('the credential test passes only for the Assistant API', () => {
 			{ statusCode: 200, body: { status: 'ok' } },
 			/not with the Assistant API's list of models/,
 		],
-	])('%s fails with one sentence saying what answered', (_name, response, message) => {
-		const result = verdict(base, response);
-		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(message);
-		expect(result.message.split(/[.:] [A-Z]/).length).toBeLessThanOrEqual(2);
-	});
+	])(
+		"%s fails with one sentence saying what answered, with the server's words",
+		(_name, response, message) => {
+			const result = verdict(base, response);
+			expect(result.status).toBe('Error');
+			expect(result.message).toMatch(message);
+			expect(result.message.split(/[.:] [A-Z]/).length).toBeLessThanOrEqual(2);
+		},
+	);
 });
 
 describe('the Base URL', () => {
