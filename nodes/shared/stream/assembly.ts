@@ -96,11 +96,13 @@ export class AnswerAssembler {
 				this.snapshot(event.text, event.kinds);
 				break;
 			case 'partStart':
-				if (event.index <= this.highestIndex) this.beginMessage();
-				this.highestIndex = event.index;
-				this.partsLength -= this.parts.get(event.index)?.text.length ?? 0;
-				this.parts.delete(event.index);
-				this.lastPartKind = event.kind;
+				// An index again begins a new message only where no response id says which message
+				// it is (enterResponse): within one response, it is that part started again.
+				if (event.response === undefined && event.index <= this.highestIndex) this.beginMessage();
+				if (event.index >= this.highestIndex) {
+					this.highestIndex = event.index;
+					this.lastPartKind = event.kind;
+				}
 				this.setPart(event.index, event.kind, event.text);
 				break;
 			case 'partDelta':

@@ -291,6 +291,17 @@ describe('a 2026 stream that ends', () => {
 		expect(Date.now() - began).toBeLessThan(5_000);
 	});
 
+	it('with a part started again in the same model response: one message, no blank line', () => {
+		const start = (content: string) =>
+			sse('PartStartEvent', {
+				event_kind: 'part_start',
+				index: 0,
+				part: { part_kind: 'text', content },
+				metadata: { zmid: 'r1' },
+			});
+		expect(read([start('Hello'), start('Hello world'), COMPLETED]).output).toBe('Hello world');
+	});
+
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
