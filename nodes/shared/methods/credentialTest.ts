@@ -5,7 +5,7 @@ import type {
 } from 'n8n-workflow';
 
 import { parseJson } from '../json';
-import { LIST_LIMIT_BYTES } from '../limits';
+import { ERROR_BODY_LIMIT_BYTES, LIST_LIMIT_BYTES } from '../limits';
 import { bareToken } from '../transport/credentials';
 import {
 	MAX_REDIRECTS,
@@ -170,9 +170,14 @@ async function withBody(base: BaseUrl, response: TestResponse): Promise<TestResp
 export function verdict(base: BaseUrl, response: TestResponse): INodeCredentialTestResult {
 	const { statusCode } = response;
 	const body = parsedBody(response.body);
-	// The server's own words beside the status, as every failure shows them; a web page has none.
-	const said = isHtml(response, body) ? '' : serverMessage(bodyText(response.body));
-	const status = (shown: string) => `HTTP ${shown}${said ? `: ${said}` : ''}`;
+	const status = (shown: string) => {
+		// The server's own words beside the status, as every failure shows them (from the start
+		// of its body, as for any error); a web page has none.
+		const said = isHtml(response, body)
+			? ''
+			: serverMessage(bodyText(response.body).slice(0, ERROR_BODY_LIMIT_BYTES));
+		return `HTTP ${shown}${said ? `: ${said}` : ''}`;
+	};
 	if (statusCode === 401 || statusCode === 403) {
 		return failed(
 			`The access token was rejected (${status(String(statusCode))}): create a new one in the assistant app under Settings > Advanced and paste it here.`,

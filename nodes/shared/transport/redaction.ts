@@ -20,7 +20,7 @@ const MIN_SECRET_LENGTH = 4;
  */
 const MIN_CUT_LENGTH = 8;
 
-/** What redacts one secret; `undefined` when there is none (the run sent no token). */
+/** What takes one secret out of texts, JSON values and errors (redactionOf makes it). */
 export class Redaction {
 	/** The token's beginning, in any case (a URL parser lower-cases a host). */
 	private readonly start: RegExp;
