@@ -117,8 +117,11 @@ export async function generateWithTools(
 		answer = await model.ask(retry);
 		outcome = interpreted(answer);
 	}
+	// The call's arguments are read from the answer's text after the ask, which redacted the
+	// answer as it came (escaped in JSON, the token would not show there yet): again, as read.
+	const { redaction } = await settings.run.credentials();
 	if ('problem' in outcome) {
-		throw new NodeOperationError(
+		const failure = new NodeOperationError(
 			model.node,
 			`The assistant's tool call could not be used: ${outcome.problem}`,
 			{
@@ -126,8 +129,9 @@ export async function generateWithTools(
 					'It was asked once more with the reason and answered the same way. Check the tools’ descriptions and parameters, or rephrase the request.',
 			},
 		);
+		throw redaction ? redaction.error(failure) : failure;
 	}
-	return outcome.result;
+	return redaction ? redaction.json(outcome.result) : outcome.result;
 }
 
 type Outcome = { result: GenerateResult } | { problem: string };

@@ -95,12 +95,17 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		watch: call.watch,
 	};
 	const live = new LiveText(call.onText);
-	return await runCall(
+	const result = await runCall(
 		ctx,
 		request,
-		async (attempt) => await attemptOrRecover(attempt, call, live),
+		async (attempt) => {
+			live.redactWith(attempt.credentials.redaction);
+			return await attemptOrRecover(attempt, call, live);
+		},
 		busyConversationWait(call.request.conversation_id),
 	);
+	live.finish();
+	return result;
 }
 
 /**

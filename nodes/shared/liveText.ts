@@ -1,16 +1,30 @@
 import type { StreamAnswer } from './stream/answer';
+import type { Redaction } from './transport/redaction';
 
 /**
  * The answer text passed on to a streaming workflow so far, across an ask's attempts and its
  * recovery, so that none of it is passed on twice. The stream being read knows what it passed
- * on: no second copy of a long answer is kept while it streams.
+ * on: no second copy of a long answer is kept while it streams. What goes out is redacted
+ * (RedactedPieces): `sent` is the answer's text as the service gave it, for the recovery's rest.
  */
 export class LiveText {
 	/** What was passed on before the stream being read. */
 	private earlier = '';
 	private reading: StreamAnswer | undefined;
+	private readonly pieces: RedactedPieces | undefined;
+	/** Where the stream being read passes each new piece; undefined: nobody takes them. */
+	readonly forward: ((delta: string) => void) | undefined;
 
-	constructor(readonly forward: ((delta: string) => void) | undefined) {}
+	constructor(sink: ((delta: string) => void) | undefined) {
+		const pieces = sink && new RedactedPieces(sink);
+		this.pieces = pieces;
+		this.forward = pieces && ((delta: string) => pieces.add(delta));
+	}
+
+	/** The token to keep out of the pieces, known once the call has read its credential. */
+	redactWith(redaction: Redaction | undefined): void {
+		this.pieces?.redactWith(redaction);
+	}
 
 	/** From now on text is passed on from `answer` (what came before stays passed on). */
 	reads(answer: StreamAnswer): void {
@@ -26,6 +40,11 @@ export class LiveText {
 		this.forward(rest);
 	}
 
+	/** The answer is whole: what was held back goes out. */
+	finish(): void {
+		this.pieces?.flush();
+	}
+
 	get sent(): string {
 		return this.earlier + (this.reading?.passedOn() ?? '');
 	}
@@ -33,5 +52,42 @@ export class LiveText {
 	private settle(): void {
 		if (this.reading) this.earlier += this.reading.passedOn();
 		this.reading = undefined;
+	}
+}
+
+/**
+ * Pieces going out without the token (docs/security.md): each redacted, and a piece's end that
+ * may be the token's beginning held back until the next piece shows whether it is (or the answer
+ * ends), so that a token split between pieces is caught too. Text that cannot begin the token
+ * goes out at once.
+ */
+class RedactedPieces {
+	private held = '';
+	private redaction: Redaction | undefined;
+
+	constructor(private readonly sink: (delta: string) => void) {}
+
+	redactWith(redaction: Redaction | undefined): void {
+		this.redaction = redaction;
+	}
+
+	add(piece: string): void {
+		const { redaction } = this;
+		if (!redaction) {
+			this.sink(piece);
+			return;
+		}
+		const joined = this.held + piece;
+		const keep = redaction.possibleStartLength(joined);
+		this.held = keep > 0 ? joined.slice(joined.length - keep) : '';
+		const ready = keep > 0 ? joined.slice(0, joined.length - keep) : joined;
+		if (ready) this.sink(redaction.text(ready));
+	}
+
+	flush(): void {
+		if (!this.held) return;
+		const held = this.held;
+		this.held = '';
+		this.sink(this.redaction ? this.redaction.text(held) : held);
 	}
 }

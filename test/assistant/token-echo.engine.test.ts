@@ -10,7 +10,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { tool as langchainTool } from '@langchain/core/tools';
 import type { INodeParameters } from 'n8n-workflow';
+import { z } from 'zod';
 
 import {
 	assistantNode,
@@ -23,6 +25,16 @@ import { callListSearch, testCredential, type RunResult } from '../helpers/engin
 
 const TOKEN = 'Zo_Sk_Echo-Token-7Fq2Lm9X';
 
+/** What the agent's tool was given. */
+const echoed: string[] = [];
+const echoTool = langchainTool(
+	async ({ text }: { text: string }) => {
+		echoed.push(text);
+		return 'echoed';
+	},
+	{ name: 'echo', description: 'Echoes a text', schema: z.object({ text: z.string() }) },
+);
+
 function event(name: string, data: unknown): string {
 	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
@@ -34,6 +46,25 @@ const textPart = (content: string) =>
 		part: { part_kind: 'text', content },
 		metadata: { zmid: 'm1' },
 	});
+
+const textDelta = (content: string) =>
+	event('PartDeltaEvent', {
+		event_kind: 'part_delta',
+		index: 0,
+		delta: { part_delta_kind: 'text', content_delta: content },
+		metadata: { zmid: 'm1' },
+	});
+
+/** `{"a": {"a": … leaf}}`, `depth` levels. */
+function nested(depth: number, leaf: unknown): unknown {
+	let value = leaf;
+	for (let i = 0; i < depth; i++) value = { a: value };
+	return value;
+}
+
+/** Every character as %XX. */
+const percentEncoded = (text: string) =>
+	[...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
 
 /** What the server does with an ask, chosen by the ask's input. */
 const ASKS: Record<string, (response: http.ServerResponse, origin: string) => void> = {
@@ -76,7 +107,31 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 	},
 	json(response) {
 		response.writeHead(200, { 'Content-Type': 'application/json' });
-		response.end(JSON.stringify({ output: 'Hi', conversation_id: `con_${TOKEN}` }));
+		response.end(JSON.stringify({ output: `Hi ${TOKEN}`, conversation_id: `con_${TOKEN}` }));
+	},
+	splitDelta(response) {
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_s' });
+		response.end(
+			textPart('Hi ') +
+				textDelta(TOKEN.slice(0, 5)) +
+				textDelta(`${TOKEN.slice(5)} there`) +
+				event('completed', { status: 'succeeded' }),
+		);
+	},
+	deepJson(response) {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(
+			JSON.stringify({ output: { summary: 'x', more: nested(70, TOKEN) }, conversation_id: 'c' }),
+		);
+	},
+	escapedBody(response) {
+		response.writeHead(500, { 'Content-Type': 'text/plain' });
+		// One character escaped, and every character: the rest of it, or the whole text, goes.
+		response.end(`no \\u005a${TOKEN.slice(1)} and ${percentEncoded(TOKEN)}`);
+	},
+	redirectEncoded(response, origin) {
+		response.writeHead(307, { Location: `${origin}/api/${percentEncoded(TOKEN)}/broken` });
+		response.end();
 	},
 	rateLimited(response) {
 		response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': TOKEN });
@@ -90,6 +145,20 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 	redirectHere(response, origin) {
 		response.writeHead(307, { Location: `${origin}/api/${TOKEN}/broken` });
 		response.end();
+	},
+	escapedArgs(response) {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(
+			JSON.stringify({
+				output: {
+					action: 'call_tool',
+					final_answer: '',
+					tool_name: 'echo',
+					tool_arguments_json: `{"text":"\\u005a${TOKEN.slice(1)}"}`,
+				},
+				conversation_id: 'con_envelope',
+			}),
+		);
 	},
 	redirectAway(response) {
 		response.writeHead(307, { Location: `http://${TOKEN}.invalid/api/assistant/ask` });
@@ -129,14 +198,16 @@ beforeAll(async () => {
 			}
 			if (url.endsWith('/assistant/ask')) {
 				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
-				const kind = Object.keys(ASKS).find((name) => input.includes(name)) ?? 'headers';
+				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`)) ?? 'headers';
 				ASKS[kind](response, origin);
 				return;
 			}
 			if (url.endsWith('/models/available')) {
 				response.writeHead(200, { 'Content-Type': 'application/json' });
 				response.end(
-					JSON.stringify({ models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}` }] }),
+					JSON.stringify({
+						models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}`, deep: nested(70, TOKEN) }],
+					}),
 				);
 				return;
 			}
@@ -173,7 +244,7 @@ function everything(run: RunResult): string {
 	});
 }
 
-async function ask(input: string, extra: INodeParameters = {}) {
+async function ask(input: string, extra: INodeParameters = {}, parameters: INodeParameters = {}) {
 	const pkg = await assistantPackage();
 	return await runWithItems(
 		[{}],
@@ -181,7 +252,7 @@ async function ask(input: string, extra: INodeParameters = {}) {
 			assistantNode(
 				pkg,
 				'Assistant',
-				{ operation: 'ask', input, options: { retries: 0, ...extra } },
+				{ operation: 'ask', input, ...parameters, options: { retries: 0, ...extra } },
 				{ onError: 'continueRegularOutput' },
 			),
 		],
@@ -193,7 +264,7 @@ describe('Ask', () => {
 	test.each([false, true])(
 		'headers and an unknown event name: the answer, no token (Stream %s)',
 		async (stream) => {
-			const run = await ask('headers', { stream });
+			const run = await ask('#headers#', { stream });
 			const [item] = run.outputs('Assistant');
 			expect(item.json.output).toBe('Hello');
 			expect(item.json.conversation_id).toBe('[redacted]');
@@ -206,17 +277,48 @@ describe('Ask', () => {
 	test.each(Object.keys(ASKS).filter((kind) => kind !== 'headers'))(
 		'%s: no token',
 		async (kind) => {
-			const run = await ask(kind);
+			const run = await ask(`#${kind}#`);
 			const [item] = run.outputs('Assistant');
 			expect(item.json).toBeDefined();
 			expectNoToken(everything(run));
 		},
 	);
 
+	test.each(['json', 'splitDelta'])(
+		'%s in a streaming workflow (Stream on): no token in the chunks, the rest of the answer whole',
+		async (kind) => {
+			const run = await ask(`#${kind}#`, { stream: true });
+			const streamed = run.chunks
+				.filter((chunk) => chunk.type === 'item')
+				.map((chunk) => String(chunk.content))
+				.join('');
+			expect(streamed).toContain('Hi [redacted]');
+			expect(streamed).toBe(String(run.outputs('Assistant')[0].json.output));
+			expectNoToken(everything(run));
+		},
+	);
+
+	test('a structured answer nested deeper than the node walks: no token', async () => {
+		const run = await ask(
+			'#deepJson#',
+			{},
+			{
+				responseFormat: 'jsonSchema',
+				jsonSchema: JSON.stringify({
+					type: 'object',
+					properties: { summary: { type: 'string' } },
+					required: ['summary'],
+				}),
+			},
+		);
+		expect(run.outputs('Assistant')[0].json.output).toMatchObject({ summary: 'x' });
+		expectNoToken(everything(run));
+	});
+
 	test('the failure is still told: the failed run, the rate limit', async () => {
-		const failed = (await ask('failed')).outputs('Assistant')[0].json;
+		const failed = (await ask('#failed#')).outputs('Assistant')[0].json;
 		expect(String(failed.error)).toContain('Unknown model: [redacted]');
-		const limited = (await ask('rateLimited')).outputs('Assistant')[0].json;
+		const limited = (await ask('#rateLimited#')).outputs('Assistant')[0].json;
 		expect(limited.httpCode).toBe('429');
 		expect(String(limited.description)).toContain('[redacted]');
 	});
@@ -255,12 +357,49 @@ test('the credential test: no token in its words (the status line echoes it)', a
 	expectNoToken(result.message);
 });
 
+test.each(['splitDelta', 'json'])(
+	'the Assistant Chat Model streamed (%s): no token in its pieces or its answer',
+	async (kind) => {
+		const pkg = await assistantPackage();
+		const run = await runChatModel(
+			pkg,
+			'stream',
+			[{ role: 'user', content: `#${kind}#` }],
+			{},
+			{
+				credentials: [credential()],
+			},
+		);
+		expect(run.error()).toBeUndefined();
+		expect(JSON.stringify(run.outputs('Consumer')[0].json)).toContain('Hi [redacted]');
+		expectNoToken(everything(run));
+	},
+);
+
+test('the Assistant Chat Model: tool arguments escaped in JSON reach the tool without the token', async () => {
+	const pkg = await assistantPackage();
+	const run = await runChatModel(
+		pkg,
+		'agent',
+		[{ role: 'user', content: '#escapedArgs#' }],
+		{},
+		{
+			credentials: [credential()],
+			tools: [echoTool],
+		},
+	);
+	expectNoToken(everything(run));
+	expect(echoed).toHaveLength(1);
+	expect(echoed[0]).toContain('[redacted]');
+	expectNoToken(echoed[0]);
+});
+
 test('the Assistant Chat Model: no token in its answer, ids or logs', async () => {
 	const pkg = await assistantPackage();
 	const run = await runChatModel(
 		pkg,
 		'invoke',
-		[{ role: 'user', content: 'headers' }],
+		[{ role: 'user', content: '#headers#' }],
 		{},
 		{
 			credentials: [credential()],

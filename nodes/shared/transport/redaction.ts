@@ -11,47 +11,128 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 const REDACTED = '[redacted]';
 
+/** How deep a JSON value is walked; deeper, it is checked whole. */
+const MAX_WALK_DEPTH = 64;
+
 /** Shorter secrets are not looked for: they would match ordinary words. */
 const MIN_SECRET_LENGTH = 4;
 
 /**
- * A token cut where a message was clipped still shows its beginning: a run of this many of its
- * first characters (or of all of them) is taken for it.
+ * A token cut where a message was clipped, or written partly escaped, still shows its beginning
+ * or its end: a run of at least this many of its first or last characters (or all of them) is
+ * taken for it, as far as it goes on matching.
  */
 const MIN_CUT_LENGTH = 8;
 
+/** What a text whose escapes (%XX, \uXXXX) hide the token becomes whole. */
+const REDACTED_TEXT = '[redacted: the text held the access token]';
+
 /** What takes one secret out of texts, JSON values and errors (redactionOf makes it). */
 export class Redaction {
-	/** The token's beginning, in any case (a URL parser lower-cases a host). */
-	private readonly start: RegExp;
+	/** The forms the token is written in (as it is, percent-encoded), lower-cased. */
+	private readonly forms: string[];
+	/** Each form's first and last characters, in any letter case (a URL parser lower-cases a host). */
+	private readonly anchors: RegExp;
 
-	constructor(private readonly secret: string) {
-		this.start = new RegExp(escaped(secret.slice(0, MIN_CUT_LENGTH)), 'gi');
+	constructor(secret: string) {
+		const lower = secret.toLowerCase();
+		this.forms = [...new Set([lower, encodeURIComponent(secret).toLowerCase()])];
+		const ends = this.forms.flatMap((form) => [
+			form.slice(0, MIN_CUT_LENGTH),
+			form.slice(-MIN_CUT_LENGTH),
+		]);
+		this.anchors = new RegExp([...new Set(ends)].map(escaped).join('|'), 'gi');
 	}
 
-	/** The text without the secret, whole or cut, in any letter case. */
+	/** The text without the secret, whole or cut, in any letter case, percent-encoded or not. */
 	text(text: string): string {
-		this.start.lastIndex = 0;
-		if (!this.start.test(text)) return text;
-		const secret = this.secret.toLowerCase();
+		this.anchors.lastIndex = 0;
+		const shown = this.anchors.test(text) ? this.withoutSpans(text) : text;
+		return this.hiddenInEscapes(shown) ? REDACTED_TEXT : shown;
+	}
+
+	/** Every run of the text that matches a form from its start or to its end, redacted. */
+	private withoutSpans(text: string): string {
+		const at = (i: number) => text[i]?.toLowerCase();
+		const spans: Array<[number, number]> = [];
+		for (const form of this.forms) {
+			const head = form.slice(0, MIN_CUT_LENGTH);
+			for (const i of indexesAnyCase(text, head)) {
+				let end = i + head.length;
+				while (end - i < form.length && at(end) === form[end - i]) end++;
+				spans.push([i, end]);
+			}
+			const tail = form.slice(-MIN_CUT_LENGTH);
+			for (const i of indexesAnyCase(text, tail)) {
+				const end = i + tail.length;
+				let begin = i;
+				while (
+					end - begin < form.length &&
+					at(begin - 1) === form[form.length - (end - begin) - 1]
+				) {
+					begin--;
+				}
+				spans.push([begin, end]);
+			}
+		}
+		spans.sort((a, b) => a[0] - b[0]);
 		let shown = '';
 		let from = 0;
-		this.start.lastIndex = 0;
-		for (let match = this.start.exec(text); match; match = this.start.exec(text)) {
-			const at = match.index;
-			let end = at + Math.min(MIN_CUT_LENGTH, secret.length);
-			while (
-				end < text.length &&
-				end - at < secret.length &&
-				text[end].toLowerCase() === secret[end - at]
-			) {
-				end++;
-			}
-			shown += text.slice(from, at) + REDACTED;
+		for (const [begin, end] of spans) {
+			if (end <= from) continue;
+			// A span that overlaps the one before lengthens it.
+			shown += begin >= from ? text.slice(from, begin) + REDACTED : '';
 			from = end;
-			this.start.lastIndex = end;
 		}
 		return shown + text.slice(from);
+	}
+
+	/**
+	 * How long the text's end is that may be the beginning of the token (in any of its forms and
+	 * letter cases), shorter than the token; 0 when none can be.
+	 */
+	possibleStartLength(text: string): number {
+		let longest = 0;
+		for (const form of this.forms) {
+			const lower = form[0];
+			const upper = lower.toUpperCase();
+			let from = Math.max(0, text.length - form.length + 1);
+			while (text.length - from > longest) {
+				const at = firstOf(text.indexOf(lower, from), text.indexOf(upper, from));
+				if (at < 0 || text.length - at <= longest) break;
+				if (text.slice(at).toLowerCase() === form.slice(0, text.length - at)) {
+					longest = text.length - at;
+					break;
+				}
+				from = at + 1;
+			}
+		}
+		return longest;
+	}
+
+	/** Whether the value, written as JSON, holds the token, whole or cut. */
+	private holdsSecret(value: unknown): boolean {
+		let written: string;
+		try {
+			written = JSON.stringify(value) ?? '';
+		} catch {
+			return true; // cannot be written, so cannot be checked: not shown
+		}
+		return this.text(written) !== written;
+	}
+
+	/** Whether escapes (%XX, \uXXXX) in the text spell the token's beginning or end. */
+	private hiddenInEscapes(text: string): boolean {
+		if (!ESCAPE.test(text)) return false;
+		const decoded = text
+			.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+			.replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+			.toLowerCase();
+		const secret = this.forms[0];
+		return (
+			decoded.includes(secret.slice(0, MIN_CUT_LENGTH)) ||
+			decoded.includes(secret.slice(-MIN_CUT_LENGTH))
+		);
 	}
 
 	/**
@@ -85,8 +166,9 @@ export class Redaction {
 
 	private walk(value: unknown, depth: number): unknown {
 		if (typeof value === 'string') return this.text(value);
-		// Deeper than any answer the node makes; a value that deep is not walked further.
-		if (depth > 64 || typeof value !== 'object' || value === null) return value;
+		if (typeof value !== 'object' || value === null) return value;
+		// Deeper than any answer holds: not walked further, but not let through with the token.
+		if (depth > MAX_WALK_DEPTH) return this.holdsSecret(value) ? REDACTED : value;
 		if (Array.isArray(value)) {
 			let copy: unknown[] | undefined;
 			for (let i = 0; i < value.length; i++) {
@@ -124,6 +206,24 @@ function isPlain(value: unknown): value is object {
 	if (typeof value !== 'object' || value === null) return false;
 	const prototype = Object.getPrototypeOf(value) as unknown;
 	return prototype === Object.prototype || prototype === null;
+}
+
+const ESCAPE = /%[0-9a-f]{2}|\\u[0-9a-f]{4}/i;
+
+/** The smaller of two indexes, -1 meaning none. */
+function firstOf(a: number, b: number): number {
+	return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+}
+
+/** Where `needle` is in `text`, in any letter case. */
+function indexesAnyCase(text: string, needle: string): number[] {
+	const pattern = new RegExp(escaped(needle), 'gi');
+	const found: number[] = [];
+	for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+		found.push(match.index);
+		pattern.lastIndex = match.index + 1;
+	}
+	return found;
 }
 
 function escaped(text: string): string {

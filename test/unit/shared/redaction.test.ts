@@ -45,6 +45,47 @@ describe('texts', () => {
 	});
 });
 
+describe('texts written partly or wholly escaped', () => {
+	test('its end, when its beginning is escaped: all but the escape', () => {
+		expect(redaction.text(`at /api/%5A${TOKEN.slice(1)}/x`)).toBe('at /api/%5A[redacted]/x');
+		expect(redaction.text(`no \\u005a${TOKEN.slice(1)}`)).toBe('no \\u005a[redacted]');
+	});
+
+	test('percent-encoded as a URL writes it', () => {
+		const odd = redactionOf('Zo_Sk_Echo+Tok/en=7Fq2Lm9X')!;
+		expect(
+			odd.text(`GET /conversations/${encodeURIComponent('Zo_Sk_Echo+Tok/en=7Fq2Lm9X')} failed`),
+		).toBe('GET /conversations/[redacted] failed');
+	});
+
+	test('every character escaped: the whole text goes', () => {
+		const encoded = [...TOKEN].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+		expect(redaction.text(`to /api/${encoded}/x`)).toBe(
+			'[redacted: the text held the access token]',
+		);
+		const unicode = [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+		expect(redaction.text(`said ${unicode.join('')}`)).toBe(
+			'[redacted: the text held the access token]',
+		);
+	});
+
+	test('escapes that spell something else leave the text as it is', () => {
+		const text = 'a 100%25 sure \\u0041nswer at /api/%7Euser';
+		expect(redaction.text(text)).toBe(text);
+	});
+});
+
+describe('pieces going out one by one', () => {
+	test("a piece's end that may begin the token is that long", () => {
+		expect(redaction.possibleStartLength('Hello Zo_S')).toBe(4);
+		expect(redaction.possibleStartLength('Hello zO_s')).toBe(4);
+		expect(redaction.possibleStartLength('Hello Z')).toBe(1);
+		expect(redaction.possibleStartLength('Hello Zx')).toBe(0);
+		expect(redaction.possibleStartLength('Hello')).toBe(0);
+		expect(redaction.possibleStartLength(TOKEN.slice(0, -1))).toBe(TOKEN.length - 1);
+	});
+});
+
 describe('JSON values', () => {
 	test('strings at any depth and keys, copied only where they held it', () => {
 		const clean = { list: [1, 'two', { three: true }] };
@@ -68,6 +109,20 @@ describe('JSON values', () => {
 
 	test('a value without it is the same object', () => {
 		const value = { answer: 'hello', steps: [{ a: 1 }] };
+		expect(redaction.json(value)).toBe(value);
+	});
+
+	test('a value nested deeper than it is walked: whole, when it holds the token', () => {
+		let deep: unknown = TOKEN;
+		let clean: unknown = 'nothing';
+		for (let i = 0; i < 70; i++) {
+			deep = { a: deep };
+			clean = { a: clean };
+		}
+		const shown = JSON.stringify(redaction.json({ deep }));
+		expect(shown).toContain('"[redacted]"');
+		expect(shown).not.toContain(TOKEN.slice(-8));
+		const value = { clean };
 		expect(redaction.json(value)).toBe(value);
 	});
 
