@@ -4,6 +4,9 @@
  * the same engine, it separates what n8n itself costs per item from what the node's code adds.
  * `streamed`: the ask in streamed form, as the node sends every ask, its event stream read whole
  * as text and returned as it is (nothing decoded: what the node does with it is the node's cost).
+ * `bodyAsStream` (with `streamed`): the body taken from the helper as a stream (`encoding:
+ * 'stream'`, as the node takes it, to read it within a bound as it arrives) and its pieces joined
+ * by 'data' events: what n8n's helper costs for a body read as it comes, nothing of the node's.
  * `concurrency` > 1 runs that many items at once (a plain worker pool, nothing else).
  * `retries` > 0 retries busy answers (429, 503, "sessions are busy") at that fixed concurrency,
  * as a client without a pace does: after Retry-After, else 1 s, 2 s, … with jitter (the node's
@@ -41,6 +44,7 @@ class BareAsk implements INodeType {
 				{ displayName: 'Auth', name: 'auth', type: 'string', default: 'helper' },
 				{ displayName: 'Retries', name: 'retries', type: 'number', default: 0 },
 				{ displayName: 'Streamed', name: 'streamed', type: 'boolean', default: false },
+				{ displayName: 'Body As Stream', name: 'bodyAsStream', type: 'boolean', default: false },
 			],
 		),
 		credentials: [{ name: 'assistantApi', required: true }],
@@ -53,6 +57,7 @@ class BareAsk implements INodeType {
 		const auth = this.getNodeParameter('auth', 0, 'helper') as string;
 		const retries = this.getNodeParameter('retries', 0, 0) as number;
 		const streamed = this.getNodeParameter('streamed', 0, false) as boolean;
+		const bodyAsStream = streamed && (this.getNodeParameter('bodyAsStream', 0, false) as boolean);
 		if (retries > 0) return [await askWithRetries(this, items.length, url, concurrency, retries)];
 		const token =
 			auth === 'header' ? String((await this.getCredentials('assistantApi')).accessToken) : '';
@@ -67,7 +72,9 @@ class BareAsk implements INodeType {
 					'Content-Type': 'application/json',
 				},
 				body: streamed ? { input, stream: true } : { input },
-				...(streamed ? { encoding: 'text' as const, json: false } : { json: true }),
+				...(streamed
+					? { encoding: bodyAsStream ? ('stream' as const) : ('text' as const), json: false }
+					: { json: true }),
 			};
 			let answer: unknown;
 			if (auth === 'header') {
@@ -80,6 +87,7 @@ class BareAsk implements INodeType {
 					options,
 				);
 			}
+			if (bodyAsStream) answer = await joined(answer as NodeJS.ReadableStream);
 			// Streamed: the event stream's text as it came; else the JSON answer's fields.
 			const fields = answer as IDataObject;
 			out[i] = {
@@ -98,6 +106,16 @@ class BareAsk implements INodeType {
 		);
 		return [out];
 	}
+}
+
+/** A body stream's pieces joined, read by 'data' events as the node reads one. */
+async function joined(body: NodeJS.ReadableStream): Promise<string> {
+	return await new Promise<string>((resolve, reject) => {
+		const pieces: Buffer[] = [];
+		body.on('data', (piece: Buffer) => pieces.push(piece));
+		body.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')));
+		body.on('error', reject);
+	});
 }
 
 class WithExtraTypes implements INodeTypes {
