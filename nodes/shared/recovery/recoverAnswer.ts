@@ -130,10 +130,35 @@ export async function waitUntilIdle(
  * with; the whole answer, after a blank line, when it does not continue `sent` at all.
  */
 export function unsentRest(sent: string, answer: string): string {
-	for (let start = 0; start < sent.length; start++) {
-		start = sent.indexOf(answer.charAt(0), start);
-		if (start < 0) break;
-		if (answer.startsWith(sent.slice(start))) return answer.slice(sent.length - start);
+	if (!sent) return answer;
+	// The common case: the answer goes on from all that was sent.
+	if (answer.startsWith(sent)) return answer.slice(sent.length);
+	const overlap = longestOverlap(sent, answer);
+	return overlap > 0 ? answer.slice(overlap) : `${MESSAGE_SEPARATOR}${answer}`;
+}
+
+/**
+ * The length of the longest end of `sent` that the answer starts with, in linear time (the
+ * Knuth-Morris-Pratt automaton of the answer's beginning, run over the end of `sent`): trying
+ * every place in `sent` took quadratic time on repetitive text.
+ */
+function longestOverlap(sent: string, answer: string): number {
+	const most = Math.min(sent.length, answer.length);
+	if (most === 0) return 0;
+	// fallback[i]: the longest proper prefix of answer[0..i] that is also its suffix.
+	const fallback = new Int32Array(most);
+	for (let i = 1, k = 0; i < most; i++) {
+		while (k > 0 && answer.charCodeAt(i) !== answer.charCodeAt(k)) k = fallback[k - 1];
+		if (answer.charCodeAt(i) === answer.charCodeAt(k)) k++;
+		fallback[i] = k;
 	}
-	return sent ? `${MESSAGE_SEPARATOR}${answer}` : answer;
+	let matched = 0;
+	for (let i = sent.length - most; i < sent.length; i++) {
+		const code = sent.charCodeAt(i);
+		while (matched > 0 && (matched === most || code !== answer.charCodeAt(matched))) {
+			matched = fallback[matched - 1];
+		}
+		if (matched < most && code === answer.charCodeAt(matched)) matched++;
+	}
+	return matched;
 }

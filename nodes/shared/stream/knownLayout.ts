@@ -96,6 +96,7 @@ export class KnownLayout {
 	deltaEvents(data: string): StreamEvent[] | undefined {
 		const text = this.fields && this.textAsLast(data);
 		if (text !== undefined) return deltaEvents(this.fields!, text);
+		if (data.length > MAX_MATCHED_LENGTH) return undefined;
 		const match = PART_DELTA.exec(data);
 		const live = match ? undefined : LIVE_PART_DELTA.exec(data);
 		if (!match && !live) return undefined;
@@ -133,6 +134,13 @@ export class KnownLayout {
 	}
 }
 
+/**
+ * Longer events are parsed, not matched: the expressions recurse per character of a string, and
+ * one event can carry a whole answer (millions of characters overflowed V8's regex stack). Parsing
+ * costs little beside reading that much text.
+ */
+const MAX_MATCHED_LENGTH = 64 * 1024;
+
 const QUOTE = 0x22;
 const CONTENT_KEY = '"content_delta"';
 // eslint-disable-next-line no-control-regex
@@ -150,6 +158,7 @@ export function knownPartEvents(
 	event: 'PartStartEvent' | 'PartEndEvent',
 	data: string,
 ): StreamEvent[] | undefined {
+	if (data.length > MAX_MATCHED_LENGTH) return undefined;
 	const match = PART.exec(data);
 	if (!match) return undefined;
 	const [, eventKind, index, token, kind, response] = match;
@@ -161,6 +170,7 @@ export function knownPartEvents(
 
 /** A `FrontendModelResponse` that is text alone, as events.ts reads it; undefined: parse it. */
 export function knownContentEvents(data: string): StreamEvent[] | undefined {
+	if (data.length > MAX_MATCHED_LENGTH) return undefined;
 	const match = CONTENT.exec(data);
 	if (!match) return undefined;
 	const text = stringOf(match[1]);
@@ -169,7 +179,7 @@ export function knownContentEvents(data: string): StreamEvent[] | undefined {
 
 /** `completed` in the service's layout with `status` `succeeded`: the answer's end. */
 export function isKnownSucceeded(data: string): boolean {
-	return SUCCEEDED.test(data);
+	return data.length <= MAX_MATCHED_LENGTH && SUCCEEDED.test(data);
 }
 
 /** A JSON string token's text (checked by the expression): read in place when it has no escape. */

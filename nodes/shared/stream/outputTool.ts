@@ -1,4 +1,5 @@
 import { isObject, objectOfJson, type JsonObject as Json } from '../json';
+import { HELD_ENTRY_CHARS } from '../limits';
 
 /**
  * pydantic-ai's output tool (docs/api.md#structured-output-in-a-stream): with a structured output,
@@ -7,24 +8,60 @@ import { isObject, objectOfJson, type JsonObject as Json } from '../json';
  * `args_delta`. It carries the answer, not something the assistant did: it is never a step.
  */
 
+/** A tool call's arguments as they grow, with the characters they hold (for the answer's bound). */
+export interface GrowingArgs {
+	/** The arguments so far: an object, or the JSON text of one so far (a thinking step: its text). */
+	grown: unknown;
+	grownSize: number;
+	/** `grown` is an object made here, merged into in place from then on. */
+	grownOwned: boolean;
+}
+
 /**
- * A tool call's arguments after an `args_delta`, as pydantic-ai grows them: text is appended to
- * the text so far, an object merged into the object so far; anything else changes nothing.
+ * Grows the arguments by an `args_delta` as pydantic-ai grows them: text is appended to the text
+ * so far, an object merged into the object so far; anything else changes nothing. The object is
+ * copied once and then merged into in place, and the size kept as it grows: copying and measuring
+ * it whole at every delta made a stream of many deltas take quadratic time.
  */
-export function grownArgs(args: unknown, delta: unknown): unknown {
-	if (typeof delta === 'string') return (typeof args === 'string' ? args : '') + delta;
-	if (isObject(delta)) return { ...(isObject(args) ? args : {}), ...delta };
-	return args;
+export function growArgs(args: GrowingArgs, delta: unknown): void {
+	if (typeof delta === 'string') {
+		const text = (typeof args.grown === 'string' ? args.grown : '') + delta;
+		args.grown = text;
+		args.grownSize = text.length;
+		args.grownOwned = false;
+	} else if (isObject(delta)) {
+		if (!args.grownOwned || !isObject(args.grown)) {
+			args.grown = { ...(isObject(args.grown) ? args.grown : {}) };
+			args.grownSize = sizeOf(args.grown);
+			args.grownOwned = true;
+		}
+		const grown = args.grown as Json;
+		// Defined, not assigned: a "__proto__" key is a field like any other.
+		for (const key of Object.keys(delta)) {
+			Object.defineProperty(grown, key, {
+				value: delta[key],
+				enumerable: true,
+				writable: true,
+				configurable: true,
+			});
+		}
+		args.grownSize += sizeOf(delta);
+	}
+}
+
+/** Characters a view holds: a text's length, an object's as JSON. */
+export function sizeOf(value: unknown): number {
+	if (value === undefined || value === null) return 0;
+	if (typeof value === 'string') return value.length;
+	return JSON.stringify(value)?.length ?? 0;
 }
 
 export function isOutputTool(name: string): boolean {
 	return name === 'final_result' || name.startsWith('final_result_');
 }
 
-interface Call {
+interface Call extends GrowingArgs {
 	name: string;
-	/** An object, or the JSON text of one so far. */
-	args: unknown;
 }
 
 /** The output tool's calls of one stream, by the position of their parts. */
@@ -33,6 +70,8 @@ export class OutputToolCalls {
 	/** Part index -> call, in the current model message (indexes start again in each). */
 	private byIndex = new Map<number, Call>();
 	private message = 0;
+	/** Characters the calls hold, for the answer's bound: kept as they change, never summed. */
+	private held = 0;
 
 	/** A tool-call part's start (`whole` false) or end (whole: its arguments replace the grown ones). */
 	part(message: number, index: number, part: Json, whole: boolean): void {
@@ -40,29 +79,35 @@ export class OutputToolCalls {
 		if (typeof part.tool_name === 'string' && part.tool_name) call.name = part.tool_name;
 		const args = part.args;
 		if (args === undefined || args === null || args === '') return;
-		if (whole || call.args === undefined || call.args === '') call.args = args;
+		if (whole || call.grown === undefined || call.grown === '') {
+			this.held -= call.grownSize;
+			call.grown = args;
+			call.grownSize = sizeOf(args);
+			call.grownOwned = false;
+			this.held += call.grownSize;
+		}
 	}
 
 	/** A `tool_call` delta: the name grows by `tool_name_delta`, the arguments by `args_delta`. */
 	delta(message: number, index: number, delta: Json): void {
 		const call = this.at(message, index);
 		if (typeof delta.tool_name_delta === 'string') call.name += delta.tool_name_delta;
-		call.args = grownArgs(call.args, delta.args_delta);
+		this.held -= call.grownSize;
+		growArgs(call, delta.args_delta);
+		this.held += call.grownSize;
 	}
 
-	/** Characters the calls' arguments hold as text, for the answer's bound. */
+	/** Characters the calls hold (each call counting HELD_ENTRY_CHARS besides), for the bound. */
 	get heldLength(): number {
-		let held = 0;
-		for (const call of this.calls) if (typeof call.args === 'string') held += call.args.length;
-		return held;
+		return this.held + this.calls.length * HELD_ENTRY_CHARS;
 	}
 
 	/** The object of the last output-tool call whose arguments are one, if any. */
 	object(): Json | undefined {
 		for (let i = this.calls.length - 1; i >= 0; i--) {
-			const { name, args } = this.calls[i];
+			const { name, grown } = this.calls[i];
 			if (!isOutputTool(name)) continue;
-			const object = objectOfJson(args);
+			const object = objectOfJson(grown);
 			if (object) return object;
 		}
 		return undefined;
@@ -75,7 +120,7 @@ export class OutputToolCalls {
 		}
 		let call = this.byIndex.get(index);
 		if (!call) {
-			call = { name: '', args: undefined };
+			call = { name: '', grown: undefined, grownSize: 0, grownOwned: false };
 			this.byIndex.set(index, call);
 			this.calls.push(call);
 		}

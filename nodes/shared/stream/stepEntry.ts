@@ -1,4 +1,4 @@
-import { isOutputTool } from './outputTool';
+import { isOutputTool, type GrowingArgs } from './outputTool';
 import { objectOfJson } from '../json';
 
 /**
@@ -40,14 +40,14 @@ export const KINDS: Record<string, StepKind> = {
  * from its start and deltas, a snapshot or an end repeats it whole), so that a piece told by two
  * sources is never taken twice: the step is the most complete view.
  */
-export interface Entry {
+export interface Entry extends GrowingArgs {
 	kind: StepKind;
 	toolName: string;
 	callId: string;
-	/** Start and deltas: the arguments (object, or JSON text so far), or the thinking text. */
-	grown: unknown;
+	// `grown` (GrowingArgs): start and deltas, the arguments so far or the thinking text.
 	/** The latest whole view: a part's end, a snapshot, a tool event. */
 	whole: unknown;
+	wholeSize: number;
 	hasWhole: boolean;
 	/** A tool event has told this step (tool events carry no position: see `fromToolEvent`). */
 	byEvent: boolean;
@@ -55,13 +55,6 @@ export interface Entry {
 	outcome?: string;
 	/** Characters it holds (name, grown and whole views), for the bound. */
 	size: number;
-}
-
-/** Characters a view holds: a text's length, an object's as JSON. */
-export function sizeOf(value: unknown): number {
-	if (value === undefined || value === null) return 0;
-	if (typeof value === 'string') return value.length;
-	return JSON.stringify(value)?.length ?? 0;
 }
 
 /**

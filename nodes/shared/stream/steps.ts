@@ -1,12 +1,11 @@
 import { isObject, type JsonObject as Json } from '../json';
 import { HELD_ENTRY_CHARS } from '../limits';
-import { grownArgs, isOutputTool } from './outputTool';
+import { growArgs, isOutputTool, sizeOf } from './outputTool';
 import {
 	argsOf,
 	current,
 	kindOf,
 	samePart,
-	sizeOf,
 	stepOf,
 	type AssistantStep,
 	type Entry,
@@ -67,7 +66,7 @@ export class StepCollector {
 			if (!entry) return;
 		}
 		if (entry.kind !== 'thinking') return;
-		entry.grown = (typeof entry.grown === 'string' ? entry.grown : '') + text;
+		growArgs(entry, text);
 		this.measure(entry);
 	}
 
@@ -81,12 +80,13 @@ export class StepCollector {
 		if (typeof id === 'string' && id && !entry.callId) this.setId(entry, id);
 		// pydantic-ai appends a name delta to the name so far, and args text to the text so far.
 		if (typeof delta.tool_name_delta === 'string') entry.toolName += delta.tool_name_delta;
-		entry.grown = grownArgs(entry.grown, delta.args_delta);
+		growArgs(entry, delta.args_delta);
 		this.measure(entry);
 	}
 
+	/** The entry's size from the sizes its views keep (measuring them whole at every delta was quadratic). */
 	private measure(entry: Entry): void {
-		const size = entry.toolName.length + sizeOf(entry.grown) + sizeOf(entry.whole);
+		const size = entry.toolName.length + entry.grownSize + entry.wholeSize;
 		this.heldLength += size - entry.size;
 		entry.size = size;
 	}
@@ -186,12 +186,19 @@ export class StepCollector {
 				toolName: '',
 				callId: '',
 				grown: undefined,
+				grownSize: 0,
+				grownOwned: false,
 				whole: undefined,
+				wholeSize: 0,
 				hasWhole: false,
 				byEvent: false,
 				size: 0,
 			};
 			this.entries.push(entry);
+			this.heldLength += HELD_ENTRY_CHARS;
+		}
+		if (position && !this.byPosition.has(position)) {
+			// Every place held counts toward the bound, also one of a step found by its id.
 			this.heldLength += HELD_ENTRY_CHARS;
 		}
 		if (position) this.byPosition.set(position, entry);
@@ -236,9 +243,12 @@ export class StepCollector {
 		if (value === undefined) return;
 		if (whole) {
 			entry.whole = value;
+			entry.wholeSize = sizeOf(value);
 			entry.hasWhole = true;
 		} else {
 			entry.grown = value;
+			entry.grownSize = sizeOf(value);
+			entry.grownOwned = false;
 		}
 		this.measure(entry);
 	}

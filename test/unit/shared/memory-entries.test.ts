@@ -114,3 +114,83 @@ describe("the service's error words", () => {
 		expect(message.length).toBeLessThan(1200);
 	});
 });
+
+describe('a stream whose events grow what is held', () => {
+	const callStart = (args: unknown, zmid = 'm1') =>
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 0,
+			part: { part_kind: 'tool-call', tool_name: 'final_result', tool_call_id: 'c1', args },
+			metadata: { zmid },
+		});
+	const argsDelta = (args: unknown) =>
+		sse('PartDeltaEvent', {
+			event_kind: 'part_delta',
+			index: 0,
+			delta: { part_delta_kind: 'tool_call', args_delta: args },
+			metadata: { zmid: 'm1' },
+		});
+
+	test.each([false, true])(
+		'object arguments grown by 20,000 deltas: the object, in linear time (Include Steps %s)',
+		(steps) => {
+			const events = [callStart({})];
+			for (let i = 0; i < 20_000; i++) events.push(argsDelta({ [`k${i}`]: i }));
+			events.push(sse('completed', { status: 'succeeded' }));
+			const started = performance.now();
+			const result = readAnswerFromChunks([events.join('')], {
+				structured: true,
+				steps: steps ? { thinking: false } : undefined,
+			});
+			expect(Object.keys(result.output as object)).toHaveLength(20_000);
+			// Wide: copying the object at every delta took over a minute.
+			expect(performance.now() - started).toBeLessThan(3000);
+		},
+	);
+
+	test('a "__proto__" key in object arguments is a field like any other', () => {
+		const result = readAnswerFromChunks(
+			[
+				callStart({ a: 1 }) +
+					argsDelta(JSON.parse('{"__proto__": {"polluted": true}, "b": 2}')) +
+					sse('completed', { status: 'succeeded' }),
+			],
+			{ structured: true },
+		);
+		expect(JSON.stringify(result.output)).toBe('{"a":1,"__proto__":{"polluted":true},"b":2}');
+		expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+	});
+
+	test('output tool calls with large arguments in ever new responses meet the answer bound', () => {
+		const events = Array.from({ length: 200 }, (_, i) =>
+			callStart({ text: 'y'.repeat(1000) }, `r${i}`),
+		);
+		let caught: unknown;
+		try {
+			readAnswerFromChunks([events.join('')], { structured: true, answerLimitChars: 64_000 });
+		} catch (error) {
+			caught = error;
+		}
+		expect((caught as Error).message).toMatch(/The answer grew past 64,000 characters/);
+	});
+
+	test.each([
+		[
+			'PartStartEvent',
+			(text: string) => ({
+				event_kind: 'part_start',
+				index: 0,
+				part: { part_kind: 'text', content: text },
+				metadata: { zmid: 'm' },
+			}),
+		],
+		['FrontendModelResponse', (text: string) => ({ content: text })],
+	] as const)('a whole answer of 12 million characters in one %s is read', (name, data) => {
+		const answer = 'z'.repeat(12_000_000);
+		const result = readAnswerFromChunks(
+			[sse(name, data(answer)), sse('completed', { status: 'succeeded' })],
+			{ structured: false },
+		);
+		expect(result.output).toBe(answer);
+	});
+});

@@ -222,4 +222,34 @@ describe('unsentRest: what of a recovered answer a streaming workflow has not re
 	it('an answer that does not continue what was sent follows after a blank line, whole', () => {
 		expect(unsentRest('Thinking aloud', 'The answer.')).toBe('\n\nThe answer.');
 	});
+
+	it('is what trying every place in what was sent gives, on many short texts', () => {
+		// The reading it replaces: the longest end of `sent` the answer starts with, by trial.
+		const byTrial = (sent: string, answer: string) => {
+			for (let start = 0; start < sent.length; start++) {
+				if (answer.startsWith(sent.slice(start))) return answer.slice(sent.length - start);
+			}
+			return sent ? `\n\n${answer}` : answer;
+		};
+		let seed = 7;
+		const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+		const text = (length: number) => Array.from({ length }, () => 'ab '[next() % 3]).join('');
+		for (let i = 0; i < 5000; i++) {
+			const sent = text(next() % 12);
+			const answer =
+				next() % 2 ? sent.slice(next() % (sent.length + 1)) + text(next() % 6) : text(next() % 12);
+			expect(unsentRest(sent, answer)).toBe(byTrial(sent, answer));
+		}
+	});
+
+	it('takes linear time on repetitive text', () => {
+		const started = Date.now();
+		const sent = `${'a'.repeat(200_000)}x`;
+		expect(unsentRest(sent, `${'a'.repeat(400_000)}b`)).toBe(`\n\n${'a'.repeat(400_000)}b`);
+		expect(unsentRest('a'.repeat(300_000), `${'a'.repeat(400_000)}b`)).toBe(
+			`${'a'.repeat(100_000)}b`,
+		);
+		// Wide: trying every place took about 95 s for the first.
+		expect(Date.now() - started).toBeLessThan(2000);
+	});
 });
