@@ -77,7 +77,7 @@ class RedactedPieces {
 			this.sink(piece);
 			return;
 		}
-		const joined = this.held + piece;
+		const joined = this.held ? this.held + piece : piece;
 		const keep = redaction.possibleStartLength(joined);
 		this.held = keep > 0 ? joined.slice(joined.length - keep) : '';
 		const ready = keep > 0 ? joined.slice(0, joined.length - keep) : joined;

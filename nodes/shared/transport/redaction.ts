@@ -123,6 +123,8 @@ export class Redaction {
 
 	/** Whether escapes (%XX, \uXXXX) in the text spell the token's beginning or end. */
 	private hiddenInEscapes(text: string): boolean {
+		// Most texts have neither escape: two fast searches say so before the expression runs.
+		if (!text.includes('%') && !text.includes('\\u')) return false;
 		if (!ESCAPE.test(text)) return false;
 		const decoded = text
 			.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
