@@ -31,7 +31,10 @@ const REDACTED_TEXT = '[redacted: the text held the access token]';
 export class Redaction {
 	/** The forms the token is written in (as it is, percent-encoded), lower-cased. */
 	private readonly forms: string[];
-	/** Each form's first and last characters, in any letter case (a URL parser lower-cases a host). */
+	/**
+	 * Each form's first and last MIN_CUT_LENGTH characters, in any letter case (a URL parser
+	 * lower-cases a host).
+	 */
 	private readonly anchors: RegExp;
 
 	constructor(secret: string) {
