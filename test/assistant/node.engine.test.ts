@@ -387,10 +387,13 @@ describe('credential test: passes only for the Assistant API, says what answered
 			expect(request.path).toBe('/models/available');
 	});
 
-	test('a wrong token: rejected (HTTP 401), without the token in the sentence', async () => {
+	test("a wrong token: rejected (HTTP 401 and the service's words), without the token in the sentence", async () => {
 		const result = await testWith(assistant.emulator.baseUrl, 'wrong-token-123');
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^The access token was rejected \(HTTP 401\): create a new one/);
+		// The service's own words beside the status, as every failure shows them.
+		expect(result.message).toMatch(
+			/^The access token was rejected \(HTTP 401: Invalid or missing access token\): create a new one/,
+		);
 		expect(result.message).not.toContain('wrong-token-123');
 	});
 
@@ -412,7 +415,7 @@ describe('credential test: passes only for the Assistant API, says what answered
 		const result = await testWith(`${assistant.emulator.baseUrl}/nothing-here`);
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(
-			/\(HTTP 404\): the Base URL is not the address of the Assistant API/,
+			/\(HTTP 404: Not Found\): the Base URL is not the address of the Assistant API/,
 		);
 	});
 
