@@ -16,7 +16,7 @@ import { RUN_AGAIN, serviceFailure, type FailureScope } from './transport/failur
 import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
 import type { Attempt } from './transport/send';
 import { openStream } from './transport/streamCall';
-import { redact } from './transport/redaction';
+import { redacted } from './transport/redaction';
 import { isObject } from './json';
 
 /** What one attempt of an ask came to: its answer, or its failure and what it heard before. */
@@ -221,9 +221,9 @@ export function streamFailure(
 function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, name: string): void {
 	if (notices && !notices.first(`unknown-stream-event:${name}`)) return;
 	attempt.ctx.logger.warn(
-		redact(
+		redacted(
 			`Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`,
-			attempt.scope.secret,
+			attempt.scope.redaction,
 		),
 		{ itemIndex: attempt.scope.request.itemIndex },
 	);

@@ -15,7 +15,7 @@ import {
 	suggestedBaseUrl,
 } from '../transport/redirects';
 import { BodyTooLarge, discard, readAll } from '../transport/send';
-import { redact } from '../transport/redaction';
+import { redacted, redactionOf } from '../transport/redaction';
 import { serverMessage } from '../transport/serverMessage';
 
 /**
@@ -51,7 +51,7 @@ export async function assistantApiTest(
 
 	const result = await testAt(this.helpers, base, token);
 	// The one place the test's words leave: a server may echo the token in anything it sends.
-	return { ...result, message: redact(result.message, token) };
+	return { ...result, message: redacted(result.message, redactionOf(token)) };
 }
 
 /**
@@ -141,16 +141,10 @@ async function requestModelList(
 		discard(response.body);
 		const status = response.statusCode;
 		if (redirect.kind === 'elsewhere') {
-			return redact(
-				`${base.host} redirected the request (HTTP ${status}) to another address, ${shownTarget(redirect.url)}; the token was not sent there. If that address is the Assistant API's, put ${suggestedBaseUrl(redirect.url, path)} in the Base URL.`,
-				token,
-			);
+			return `${base.host} redirected the request (HTTP ${status}) to another address, ${shownTarget(redirect.url)}; the token was not sent there. If that address is the Assistant API's, put ${suggestedBaseUrl(redirect.url, path)} in the Base URL.`;
 		}
 		if (redirects >= MAX_REDIRECTS) {
-			return redact(
-				`${base.host} redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shownTarget(redirect.url)}): put the API's final address in the Base URL.`,
-				token,
-			);
+			return `${base.host} redirected the request more than ${MAX_REDIRECTS} times (the last, HTTP ${status}, to ${shownTarget(redirect.url)}): put the API's final address in the Base URL.`;
 		}
 		url = redirect.url;
 	}

@@ -4,7 +4,7 @@ import type { ResponseHeaders } from '../transport/request';
 import type { WaitBeforeRetry } from '../transport/retryLoop';
 import type { Attempt } from '../transport/send';
 import { recoverAnswer, waitUntilIdle } from './recoverAnswer';
-import { redact } from '../transport/redaction';
+import { redacted } from '../transport/redaction';
 import {
 	acceptedNotShown,
 	deadlineNote,
@@ -79,9 +79,9 @@ export async function recoverAfterFailure(
 	// Its last turn may be this ask's or the earlier one's: neither taken nor sent again.
 	if (ask.repeatsLastTurn) throw repeatedTurn(scope, conversationId, failure.shown);
 	ctx.logger.debug(
-		redact(
+		redacted(
 			`Assistant: the response of an ask in conversation ${conversationId} failed (${failure.lost ?? failure.retry}); reading the conversation instead of asking again`,
-			scope.secret,
+			scope.redaction,
 		),
 		{ itemIndex: scope.request.itemIndex },
 	);

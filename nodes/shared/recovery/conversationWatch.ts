@@ -9,7 +9,7 @@ import type { ResponseHeaders } from '../transport/request';
 import type { Attempt } from '../transport/send';
 import { nextPollPauseMs } from './pollSchedule';
 import { isAnswering } from './turnReading';
-import { redact } from '../transport/redaction';
+import { redacted } from '../transport/redaction';
 
 /** What watching a conversation came to. */
 export type Watched =
@@ -48,9 +48,9 @@ export async function watchConversation(
 		const pause = nextPollPauseMs(pauses, lifetime.remainingMs(), requestedMs);
 		if (pause === undefined) return { kind: 'out-of-time', lastFailure };
 		ctx.logger.debug(
-			redact(
+			redacted(
 				`Assistant: conversation ${conversationId} ${lastFailure ? 'could not be read' : 'is still answering'}; reading it again in ${pause} ms`,
-				scope.secret,
+				scope.redaction,
 			),
 			{ itemIndex: scope.request.itemIndex },
 		);

@@ -12,7 +12,7 @@ import {
 } from './errors';
 import type { ApiRequest, ResponseHeaders } from './request';
 import { isRetryableStatus, type RetryCause } from './retryPolicy';
-import { redact } from './redaction';
+import { redacted, type Redaction } from './redaction';
 import { isCreditMessage, isSessionPoolMessage, serverMessage } from './serverMessage';
 
 /**
@@ -20,11 +20,11 @@ import { isCreditMessage, isSessionPoolMessage, serverMessage } from './serverMe
  * loop decides how long), whether the service accepted the ask, and what the user reads.
  */
 
-/** Who failed and with which secret to keep out of the words. */
+/** Who failed, and what keeps the token out of the words (the call's credential's). */
 export interface FailureScope {
 	node: INode;
 	request: ApiRequest;
-	secret: string;
+	redaction: Redaction | undefined;
 }
 
 /** How the service's words reached the node (docs/api.md#errors). */
@@ -57,7 +57,7 @@ export function serviceFailure(
 	message: string,
 	through: SaidThrough,
 ): AttemptFailure {
-	const said = redact(message, scope.secret);
+	const said = redacted(message, scope.redaction);
 	const status = through.via === 'status' || through.via === 'in-band' ? through.status : undefined;
 	const headers = through.via === 'failed-run' ? {} : through.headers;
 	const failure = (shown: NodeApiError, accepted: Acceptance, retry?: RetryCause) =>
@@ -132,7 +132,7 @@ export function statusFailure(
 	bodyText: string,
 ): AttemptFailure {
 	// Redacted before the message is clipped: a clip may cut the token.
-	return serviceFailure(scope, serverMessage(redact(bodyText, scope.secret)), {
+	return serviceFailure(scope, serverMessage(redacted(bodyText, scope.redaction)), {
 		via: 'status',
 		status,
 		headers,

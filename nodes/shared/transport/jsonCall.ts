@@ -14,7 +14,7 @@ import {
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
-import { redact } from './redaction';
+import { redacted } from './redaction';
 import { clippedMessage, messageFromJson } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
@@ -94,7 +94,7 @@ function notJsonFailure(
 	bodyText: string,
 ): AttemptFailure {
 	const received =
-		redact(bodyText.slice(0, 1000), scope.secret).slice(0, 200).trim() || '(empty body)';
+		redacted(bodyText.slice(0, 1000), scope.redaction).slice(0, 200).trim() || '(empty body)';
 	const shown = apiError(
 		scope.node,
 		{

@@ -202,9 +202,9 @@ export function redactionOf(secret: string | undefined): Redaction | undefined {
 	return secret && secret.length >= MIN_SECRET_LENGTH ? new Redaction(secret) : undefined;
 }
 
-/** Removes the secret from any text that could have echoed it. */
-export function redact(text: string, secret: string | undefined): string {
-	return redactionOf(secret)?.text(text) ?? text;
+/** The text without the secret, when there is one to take out. */
+export function redacted(text: string, redaction: Redaction | undefined): string {
+	return redaction ? redaction.text(text) : text;
 }
 
 function isPlain(value: unknown): value is object {

@@ -49,7 +49,7 @@ export async function runCall<T>(
 			return ctx.getNode();
 		},
 		request,
-		secret: credentials.accessToken,
+		redaction: credentials.redaction,
 	};
 	const context: Attempt = { ctx, scope, credentials, lifetime };
 	const waitInstead =

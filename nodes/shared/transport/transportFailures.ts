@@ -6,7 +6,7 @@ import { apiError, headline } from './errors';
 import type { FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
-import { redact } from './redaction';
+import { redacted, type Redaction } from './redaction';
 
 /**
  * Failures on the node's side of the wire, as AttemptFailures: no connection, a stream broken
@@ -19,7 +19,7 @@ import { redact } from './redaction';
  * unless the failure came before it could leave (neverSent).
  */
 export function networkFailure(scope: FailureScope, url: string, error: unknown): AttemptFailure {
-	const detail = transportDetail(error, scope.secret);
+	const detail = transportDetail(error, scope.redaction);
 	const code = transportCode(error);
 	const shown = apiError(
 		scope.node,
@@ -88,7 +88,7 @@ export function brokenResponseFailure(scope: FailureScope, error: unknown): Atte
 			message: headline(
 				'The stream broke off before the answer was complete',
 				undefined,
-				transportDetail(error, scope.secret),
+				transportDetail(error, scope.redaction),
 			),
 			description: 'No partial answer was returned. Run the item again.',
 		},
@@ -152,11 +152,11 @@ export function seconds(ms: number): string {
  * around one) holds the request config with the Authorization header: only the underlying code
  * and message are used, and the token is redacted from them all the same.
  */
-export function transportDetail(error: unknown, secret: string): string {
+export function transportDetail(error: unknown, redaction: Redaction | undefined): string {
 	const { code, message } = rawCause(error);
-	return redact(
+	return redacted(
 		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
-		secret,
+		redaction,
 	);
 }
 
@@ -169,8 +169,8 @@ export function redirectElsewhereFailure(
 	status: number,
 	target: string,
 ): AttemptFailure {
-	const where = redact(shownTarget(target), scope.secret);
-	const base = redact(suggestedBaseUrl(target, scope.request.path), scope.secret);
+	const where = redacted(shownTarget(target), scope.redaction);
+	const base = redacted(suggestedBaseUrl(target, scope.request.path), scope.redaction);
 	const shown = apiError(
 		scope.node,
 		{
@@ -189,7 +189,7 @@ export function tooManyRedirectsFailure(
 	status: number,
 	target: string,
 ): AttemptFailure {
-	const where = redact(shownTarget(target), scope.secret);
+	const where = redacted(shownTarget(target), scope.redaction);
 	const shown = apiError(
 		scope.node,
 		{

@@ -19,6 +19,7 @@ import {
 	stoppedFailure,
 } from '../../../nodes/shared/transport/transportFailures';
 import { fakeNode } from '../../helpers/fake-node';
+import { redactionOf } from '../../../nodes/shared/transport/redaction';
 
 const TOKEN = 'sk-classify-secret';
 const scope: FailureScope = {
@@ -30,7 +31,7 @@ const scope: FailureScope = {
 		itemIndex: 2,
 		idleTimeoutMs: 30_000,
 	},
-	secret: TOKEN,
+	redaction: redactionOf(TOKEN),
 };
 const POOL = 'All assistant sessions are busy for this account';
 

@@ -12,6 +12,7 @@ import { RequestLifetime } from '../../../nodes/shared/transport/lifetime';
 import type { AssistantContext } from '../../../nodes/shared/transport/request';
 import { withRetries } from '../../../nodes/shared/transport/retryLoop';
 import { fakeNode } from '../../helpers/fake-node';
+import { redactionOf } from '../../../nodes/shared/transport/redaction';
 
 const node = fakeNode({ id: '1' });
 const ctx = { logger: { debug: () => undefined } } as unknown as AssistantContext;
@@ -21,7 +22,7 @@ function scopeWith(pace: AttemptPace, retries: number): FailureScope {
 	return {
 		node,
 		request: { method: 'POST', path: '/assistant/ask', authenticated: true, retries, pace },
-		secret: 'sk-test',
+		redaction: redactionOf('sk-test'),
 	};
 }
 

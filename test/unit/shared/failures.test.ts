@@ -10,13 +10,14 @@ import {
 	serverMessage,
 } from '../../../nodes/shared/transport/serverMessage';
 import { fakeNode } from '../../helpers/fake-node';
+import { redactionOf } from '../../../nodes/shared/transport/redaction';
 
 const TOKEN = 'sk-secret-token-1234';
 const node = fakeNode({ id: '1' });
 const scope: FailureScope = {
 	node,
 	request: { method: 'POST', path: '/assistant/ask', authenticated: true, itemIndex: 3 },
-	secret: TOKEN,
+	redaction: redactionOf(TOKEN),
 };
 
 function errorOf(failure: ReturnType<typeof statusFailure>) {

@@ -161,7 +161,7 @@ describe('which failures send the recovery to the conversation', () => {
 	const scope: FailureScope = {
 		node: fakeNode({ id: '1' }),
 		request: { method: 'POST', path: '/assistant/ask', authenticated: true },
-		secret: 's',
+		redaction: undefined,
 	};
 	const network = (code?: string) =>
 		networkFailure(scope, 'http://service', Object.assign(new Error('failed'), { code }));

@@ -4,7 +4,7 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { redact, redactionOf } from '../../../nodes/shared/transport/redaction';
+import { redacted, redactionOf } from '../../../nodes/shared/transport/redaction';
 import { fakeNode } from '../../helpers/fake-node';
 
 const TOKEN = 'Zo_Sk_Redaction-Token-4f9A2c';
@@ -40,8 +40,8 @@ describe('texts', () => {
 	test('no secret, or one too short to look for, redacts nothing', () => {
 		expect(redactionOf(undefined)).toBeUndefined();
 		expect(redactionOf('abc')).toBeUndefined();
-		expect(redact(`x ${TOKEN}`, undefined)).toBe(`x ${TOKEN}`);
-		expect(redact(`x ${TOKEN}`, TOKEN)).toBe('x [redacted]');
+		expect(redacted(`x ${TOKEN}`, undefined)).toBe(`x ${TOKEN}`);
+		expect(redacted(`x ${TOKEN}`, redaction)).toBe('x [redacted]');
 	});
 });
 
