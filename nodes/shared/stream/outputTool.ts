@@ -49,6 +49,13 @@ export function growArgs(args: GrowingArgs, delta: unknown): void {
 	}
 }
 
+/** The arguments told whole (a part's start or end): what grew before is replaced. */
+export function setArgs(args: GrowingArgs, value: unknown): void {
+	args.grown = value;
+	args.grownSize = sizeOf(value);
+	args.grownOwned = false;
+}
+
 /** Characters a view holds: a text's length, an object's as JSON. */
 export function sizeOf(value: unknown): number {
 	if (value === undefined || value === null) return 0;
@@ -81,9 +88,7 @@ export class OutputToolCalls {
 		if (args === undefined || args === null || args === '') return;
 		if (whole || call.grown === undefined || call.grown === '') {
 			this.held -= call.grownSize;
-			call.grown = args;
-			call.grownSize = sizeOf(args);
-			call.grownOwned = false;
+			setArgs(call, args);
 			this.held += call.grownSize;
 		}
 	}

@@ -1,6 +1,6 @@
 import { isObject, type JsonObject as Json } from '../json';
 import { HELD_ENTRY_CHARS } from '../limits';
-import { growArgs, isOutputTool, sizeOf } from './outputTool';
+import { growArgs, isOutputTool, setArgs, sizeOf } from './outputTool';
 import {
 	argsOf,
 	current,
@@ -246,9 +246,7 @@ export class StepCollector {
 			entry.wholeSize = sizeOf(value);
 			entry.hasWhole = true;
 		} else {
-			entry.grown = value;
-			entry.grownSize = sizeOf(value);
-			entry.grownOwned = false;
+			setArgs(entry, value);
 		}
 		this.measure(entry);
 	}
