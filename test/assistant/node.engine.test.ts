@@ -781,12 +781,23 @@ describe('answers in the shapes public clients meet (docs/api.md#ask-answer)', (
 
 describe('a service that answers a stream request with plain JSON (docs/api.md#how-a-stream-ends)', () => {
 	/** An Ask with `options`, in a workflow that streams, against a server sending `body`. */
-	async function askAnswered(contentType: string, body: string, options: IDataObject) {
+	async function askAnswered(
+		contentType: string | undefined,
+		body: string | string[],
+		options: IDataObject,
+	) {
 		const server = http.createServer((request, response) => {
 			request.resume();
 			request.on('end', () => {
-				response.writeHead(200, { 'content-type': contentType });
-				response.end(body);
+				response.writeHead(200, contentType === undefined ? {} : { 'content-type': contentType });
+				// Each piece written apart, flushed on its own: a body that opens with blank lines.
+				const pieces = typeof body === 'string' ? [body] : body;
+				const write = (index: number) => {
+					if (index === pieces.length) return response.end();
+					response.write(pieces[index]);
+					setTimeout(() => write(index + 1), 5);
+				};
+				write(0);
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -824,6 +835,35 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 			);
 		},
 	);
+
+	test.each([
+		['no content type', undefined],
+		['another content type', 'text/plain'],
+	])(
+		'a JSON answer sent with %s is read as JSON, by its first character',
+		async (_what, contentType) => {
+			const body = JSON.stringify({ output: 'undeclared JSON', conversation_id: 'con_undeclared' });
+			const run = await askAnswered(contentType, ['\r\n', '  \n', body], { stream: false });
+			expect(run.outputs('Ask')[0].json).toEqual({
+				output: 'undeclared JSON',
+				conversation_id: 'con_undeclared',
+			});
+		},
+	);
+
+	test('an event stream sent without a content type is still read as one, as it arrives', async () => {
+		const events = [
+			'\n',
+			'event: PartStartEvent\ndata: {"index": 0, "part": {"part_kind": "text", "content": "Still "}}\n\n',
+			'event: PartDeltaEvent\ndata: {"index": 0, "delta": {"part_delta_kind": "text", "content_delta": "read."}}\n\n',
+			'event: completed\ndata: {"status": "succeeded"}\n\n',
+		];
+		const run = await askAnswered(undefined, events, { stream: true });
+		expect(run.outputs('Ask')[0].json.output).toBe('Still read.');
+		expect(
+			run.chunks.filter((chunk) => chunk.type === 'item').map((chunk) => chunk.content),
+		).toEqual(['Still ', 'read.']);
+	});
 
 	test("a stream whose text is only in End's output: a streaming workflow gets it whole, with Stream on too", async () => {
 		const body = 'event: End\ndata: {"output": "only in End", "conversation_id": "conv_e"}\n\n';

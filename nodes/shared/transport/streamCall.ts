@@ -57,20 +57,24 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 		const bodyText = await readErrorBody(response.body);
 		throw statusFailure(scope, statusCode, headers, bodyText);
 	}
-	const contentType = headerValue(headers, 'content-type') ?? '';
-	if (!/text\/event-stream/i.test(contentType) && /json/i.test(contentType)) {
-		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
-		const bodyText = await readAll(response.body, messageLimit).catch((error: unknown) => {
-			if (error instanceof BodyTooLarge) {
-				throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
-			}
-			throw lostOrStopped(scope, lifetime, error, false);
-		});
-		const body = parseJsonAnswer<unknown>(scope, statusCode, headers, bodyText);
-		return { kind: 'json', headers, body };
-	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
+	let read: SseBody = body;
+	let jsonText: string | undefined;
+	try {
+		let json = isJsonType(headerValue(headers, 'content-type'));
+		if (json === undefined) ({ json, read } = await sniffed(body));
+		if (json) jsonText = await readAll(read, messageLimit);
+	} catch (error) {
+		discard(body);
+		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
+		throw lostOrStopped(scope, lifetime, error, false);
+	}
+	if (jsonText !== undefined) {
+		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
+		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
+		return { kind: 'json', headers, body: parsed };
+	}
 	if (stall && idleMs) {
 		lifetime.watchIdle(idleMs, () => {
 			stall.abort(new StoppedError('idle'));
@@ -81,8 +85,59 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 		kind: 'events',
 		headers,
 		read: (onMessage, names) =>
-			readEvents(body, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
+			readEvents(body, read, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
 	};
+}
+
+/**
+ * What the content type says the body is: JSON (true), an event stream (false), or not said
+ * (undefined: no content type, or another one).
+ */
+function isJsonType(contentType: string | undefined): boolean | undefined {
+	if (contentType && /text\/event-stream/i.test(contentType)) return false;
+	if (contentType && /json/i.test(contentType)) return true;
+	return undefined;
+}
+
+/** The whitespace (and byte order mark) a body may open with before what it is shows. */
+const LEADING_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
+
+/** At most this much leading whitespace is read to see what an undeclared body is. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * A body whose headers do not say what it is, read only as far as its first character that is
+ * not a space: `{` begins a JSON answer, anything else an event stream (an event-stream line
+ * never begins with `{`). The bytes read to see it come again first in `read`.
+ */
+async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }> {
+	const iterator = body[Symbol.asyncIterator]();
+	const seen: Array<Uint8Array | string> = [];
+	let first: number | undefined;
+	let ended = false;
+	for (let size = 0; first === undefined && size < SNIFF_BYTES; ) {
+		const next = await iterator.next();
+		if (next.done) {
+			ended = true;
+			break;
+		}
+		const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+		seen.push(bytes);
+		first = bytes.find((byte) => !LEADING_BYTES.has(byte));
+		size += bytes.length;
+	}
+	async function* replayed(): AsyncGenerator<Uint8Array | string> {
+		try {
+			yield* seen;
+			for (let next = ended ? undefined : await iterator.next(); next && !next.done; ) {
+				yield next.value;
+				next = await iterator.next();
+			}
+		} finally {
+			await iterator.return?.();
+		}
+	}
+	return { json: first === 0x7b, read: replayed() };
 }
 
 /** Of a 2xx answer: the call was stopped, or the response stalled or broke off. */
@@ -108,6 +163,7 @@ function lostOrStopped(
  */
 async function readEvents(
 	body: ByteStream,
+	read: SseBody,
 	messageLimit: number,
 	{
 		scope,
@@ -117,7 +173,7 @@ async function readEvents(
 	{ onMessage, names }: { onMessage: (message: SseMessage) => boolean; names?: EventNames },
 ): Promise<void> {
 	try {
-		await readSseBody(body, messageLimit, {
+		await readSseBody(read, messageLimit, {
 			// Every chunk proves the stream is alive.
 			onChunk: () => lifetime.touch(),
 			onMessage,
