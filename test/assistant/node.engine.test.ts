@@ -792,8 +792,11 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 				response.writeHead(200, contentType === undefined ? {} : { 'content-type': contentType });
 				// Each piece written apart, flushed on its own: a body that opens with blank lines.
 				const pieces = typeof body === 'string' ? [body] : body;
-				const write = (index: number) => {
-					if (index === pieces.length) return response.end();
+				const write = (index: number): void => {
+					if (index === pieces.length) {
+						response.end();
+						return;
+					}
 					response.write(pieces[index]);
 					setTimeout(() => write(index + 1), 5);
 				};
