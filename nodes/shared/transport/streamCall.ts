@@ -115,7 +115,8 @@ async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }>
 	const seen: Array<Uint8Array | string> = [];
 	let first: number | undefined;
 	let ended = false;
-	for (let size = 0; first === undefined && size < SNIFF_BYTES; ) {
+	let size = 0;
+	while (first === undefined && size < SNIFF_BYTES) {
 		const next = await iterator.next();
 		if (next.done) {
 			ended = true;
@@ -129,9 +130,10 @@ async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }>
 	async function* replayed(): AsyncGenerator<Uint8Array | string> {
 		try {
 			yield* seen;
-			for (let next = ended ? undefined : await iterator.next(); next && !next.done; ) {
+			while (!ended) {
+				const next = await iterator.next();
+				if (next.done) break;
 				yield next.value;
-				next = await iterator.next();
 			}
 		} finally {
 			await iterator.return?.();
