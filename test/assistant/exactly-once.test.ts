@@ -254,34 +254,40 @@ describe('where the answer cannot be had, an error naming the conversation; noth
 	});
 });
 
-describe('against a server that answers as a test says (its conversation read again after 20 ms)', () => {
-	/** Asks go to `ask`; a conversation read gets `messages` (idle); every request is recorded. */
-	async function serve(
-		ask: (response: http.ServerResponse) => void,
-		messages: IDataObject[],
-	): Promise<{ baseUrl: string; paths: string[]; close: () => Promise<void> }> {
-		const paths: string[] = [];
-		const server = http.createServer((request, response) => {
-			request.resume();
-			request.on('end', () => {
-				paths.push(request.url ?? '');
-				if (request.url === '/assistant/ask') return ask(response);
-				response.writeHead(200, { 'content-type': 'application/json', 'retry-after-ms': '20' });
-				response.end(JSON.stringify({ state: 'idle', messages }));
-			});
+/**
+ * Asks go to `ask`; a conversation read gets `messages` (idle), or goes to `read` when it
+ * returns true (its number: 1 for the first read); every request is recorded.
+ */
+async function serve(
+	ask: (response: http.ServerResponse) => void,
+	messages: IDataObject[],
+	read?: (response: http.ServerResponse, number: number) => boolean,
+): Promise<{ baseUrl: string; paths: string[]; close: () => Promise<void> }> {
+	const paths: string[] = [];
+	const server = http.createServer((request, response) => {
+		request.resume();
+		request.on('end', () => {
+			paths.push(request.url ?? '');
+			if (request.url === '/assistant/ask') return ask(response);
+			const reads = paths.filter((path) => path.startsWith('/conversations/')).length;
+			if (read?.(response, reads)) return;
+			response.writeHead(200, { 'content-type': 'application/json', 'retry-after-ms': '20' });
+			response.end(JSON.stringify({ state: 'idle', messages }));
 		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const { port } = server.address() as AddressInfo;
-		return {
-			baseUrl: `http://127.0.0.1:${port}`,
-			paths,
-			close: async () => {
-				server.closeAllConnections();
-				await new Promise<void>((resolve) => server.close(() => resolve()));
-			},
-		};
-	}
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		paths,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
 
+describe('against a server that answers as a test says (its conversation read again after 20 ms)', () => {
 	test('a stream cut after it began, its conversation not showing the ask on two reads: never sent again', async () => {
 		const server = await serve((response) => {
 			response.writeHead(200, {
@@ -342,6 +348,72 @@ describe('against a server that answers as a test says (its conversation read ag
 			await server.close();
 		}
 	});
+});
+
+describe('a conversation read that trickles its body', () => {
+	/** A stream cut right after its headers, which named conversation `id`. */
+	const cutAfterHeaders = (id: string) => (response: http.ServerResponse) => {
+		response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+		response.write(': dispatched\n\n');
+		setTimeout(() => response.destroy(), 20);
+	};
+	/** A JSON body that never ends: a space every 100 ms. */
+	const trickle = (response: http.ServerResponse) => {
+		response.writeHead(200, { 'content-type': 'application/json' });
+		const timer = setInterval(() => response.write(' '), 100);
+		response.on('close', () => clearInterval(timer));
+	};
+
+	test('until Timeout runs out: the error says the conversation could not be read, not that it is still answering', async () => {
+		const id = 'con_TrickledRead00001';
+		const server = await serve(cutAfterHeaders(id), [], (response) => {
+			trickle(response);
+			return true;
+		});
+		try {
+			const { failure: error } = await assistant.run(
+				{ input: 'Send the report', options: { timeoutMinutes: 0.03 } },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(error?.message).toBe(
+				`The answer could not be read from conversation ${id} within 1.8 s: GET /conversations/${id} had not answered when the time ran out`,
+			);
+			expect(error?.description).toMatch(/not sent again/);
+			expect(server.paths.filter((path) => path === '/assistant/ask')).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('for longer than a read’s 30 s: that read is given up and the conversation read again, its answer taken', async () => {
+		const id = 'con_TrickledRead00002';
+		const input = 'Summarize the week';
+		const messages = [
+			{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: input }] },
+			{ kind: 'response', parts: [{ part_kind: 'text', content: 'A quiet week.' }] },
+		];
+		const server = await serve(cutAfterHeaders(id), messages, (response, number) => {
+			if (number > 1) return false;
+			trickle(response);
+			return true;
+		});
+		try {
+			const { json, ms } = await assistant.run(
+				{ input, options: { timeoutMinutes: 1 } },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(json).toEqual({ output: 'A quiet week.', conversation_id: id, recovered: true });
+			// The first read was given up at 30 s, the second made on the schedule's first pause.
+			expect(ms).toBeGreaterThan(30_000);
+			expect(server.paths).toEqual([
+				'/assistant/ask',
+				`/conversations/${id}`,
+				`/conversations/${id}`,
+			]);
+		} finally {
+			await server.close();
+		}
+	}, 60_000);
 });
 
 describe('when the conversation shows the ask was never taken, it is sent again', () => {

@@ -10,6 +10,7 @@ import type { Attempt } from '../transport/send';
 import { nextPollPauseMs } from './pollSchedule';
 import { isAnswering } from './turnReading';
 import { redacted } from '../transport/redaction';
+import { unreadInTime } from './recoveryErrors';
 
 /** What watching a conversation came to. */
 export type Watched =
@@ -35,10 +36,16 @@ export async function watchConversation(
 ): Promise<Watched> {
 	const { ctx, scope, lifetime } = attempt;
 	let lastFailure: NodeApiError | undefined;
+	let everRead = false;
 	for (let pauses = 0; ; pauses++) {
 		const read = await readOnce(attempt, conversationId);
 		if (read.kind === 'unavailable') return read;
-		if (read.kind === 'timed-out') return { kind: 'out-of-time', lastFailure };
+		if (read.kind === 'timed-out') {
+			// Cut by the deadline before any read answered: nothing says it is still answering.
+			const unread = everRead ? undefined : unreadInTime(scope, conversationId);
+			return { kind: 'out-of-time', lastFailure: lastFailure ?? unread };
+		}
+		everRead ||= read.kind === 'read';
 		if (read.kind === 'read' && !isAnswering(read.conversation.state)) {
 			return { kind: 'settled', conversation: read.conversation, headers: read.headers };
 		}

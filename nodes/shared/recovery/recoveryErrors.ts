@@ -3,6 +3,7 @@ import type { NodeApiError } from 'n8n-workflow';
 import { apiError } from '../transport/errors';
 import { type FailureScope } from '../transport/failures';
 import { seconds } from '../transport/transportFailures';
+import { conversationPath } from '../transport/conversationCall';
 
 /**
  * The errors of an ask whose answer could not be taken from its conversation
@@ -90,6 +91,15 @@ export function stillAnswering(
 			? `The answer could not be read from conversation ${conversationId} within ${within}: ${lastFailure.message}`
 			: `The assistant did not answer within ${within}; it is still answering in conversation ${conversationId}`,
 		`The response failed after the assistant had accepted the ask, and the node waited for the answer in the conversation until Options > Timeout (Minutes) ran out. The ask was not sent again, so that the assistant does not do the work twice: its answer will be in that conversation. Raise the Timeout if answers take longer.`,
+	);
+}
+
+/** The deadline came before any read of the conversation had answered. */
+export function unreadInTime(scope: FailureScope, conversationId: string): NodeApiError {
+	return error(
+		scope,
+		`GET ${conversationPath(conversationId)} had not answered when the time ran out`,
+		'The service did not send the conversation in time.',
 	);
 }
 

@@ -1,9 +1,12 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { parseJson } from '../json';
-import { statusFailure } from './failures';
+import { AttemptFailure } from './attemptFailure';
+import { apiError } from './errors';
+import { statusFailure, type FailureScope } from './failures';
+import { seconds } from './transportFailures';
 import type { ApiRequest, ResponseHeaders } from './request';
 import { readJsonBody } from './jsonCall';
-import { sendOnce, type Attempt } from './send';
+import { discard, sendOnce, type Attempt } from './send';
 
 /** What one read of a conversation got. */
 export type ConversationRead =
@@ -39,11 +42,31 @@ export async function readConversation(
 		attemptTimeoutMs: READ_TIMEOUT_MS,
 	};
 	const read: Attempt = { ...attempt, scope: { ...attempt.scope, request } };
-	const response = await sendOnce<unknown>(read, 'json');
-	const { statusCode, headers } = response;
-	// Beyond its bound, the read fails as the item's error: a conversation is never read in part.
-	const bodyText = await readJsonBody(read, statusCode, response.body);
 	const where = `GET ${request.path}`;
+	// The read's own time covers its body too: a server that trickles one would otherwise keep
+	// this read going until the ask's Timeout, and the conversation would never be read again.
+	const readTime = AbortSignal.timeout(READ_TIMEOUT_MS);
+	const stop = new AbortController();
+	const stopRead = () => stop.abort(attempt.lifetime.signal.reason ?? readTime.reason);
+	attempt.lifetime.signal.addEventListener('abort', stopRead);
+	readTime.addEventListener('abort', stopRead);
+	let body: unknown;
+	stop.signal.addEventListener('abort', () => discard(body), { once: true });
+	let statusCode: number;
+	let headers: ResponseHeaders;
+	let bodyText: string;
+	try {
+		({ statusCode, headers, body } = await sendOnce<unknown>(read, 'json', stop.signal));
+		if (stop.signal.aborted) discard(body);
+		// Beyond its bound, the read fails as the item's error: a conversation is never read in part.
+		bodyText = await readJsonBody(read, statusCode, body);
+	} catch (error) {
+		if (readTime.aborted && !attempt.lifetime.reason) throw slowReadFailure(read.scope, where);
+		throw error;
+	} finally {
+		attempt.lifetime.signal.removeEventListener('abort', stopRead);
+		readTime.removeEventListener('abort', stopRead);
+	}
 	if (statusCode < 200 || statusCode >= 300) {
 		const failure = statusFailure(read.scope, statusCode, headers, bodyText);
 		if (failure.retry) throw failure;
@@ -57,6 +80,20 @@ export async function readConversation(
 		};
 	}
 	return { kind: 'read', conversation, headers };
+}
+
+/** A read that gave no whole answer within its time: read again later, as after a network failure. */
+function slowReadFailure(scope: FailureScope, where: string): AttemptFailure {
+	const shown = apiError(
+		scope.node,
+		{
+			message: `${where} gave no whole answer within ${seconds(READ_TIMEOUT_MS)}`,
+			description:
+				'The conversation is read again on the same schedule, within Options > Timeout (Minutes).',
+		},
+		scope.request.itemIndex,
+	);
+	return new AttemptFailure({ shown, accepted: 'maybe', retry: 'network' });
 }
 
 /** `{"state": string, "messages": [...]}`, its messages the objects among them; else undefined. */
