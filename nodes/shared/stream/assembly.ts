@@ -161,7 +161,7 @@ export class AnswerAssembler {
 		this.partsLength += text.length;
 		if (text && index > this.lastTextIndex) this.lastTextIndex = index;
 		if (this.isLastTextPart(index)) this.append(this.partsView, text);
-		else this.replace(this.partsView, this.partsText());
+		else this.changedBeforeLastPart(text.length);
 	}
 
 	/**
@@ -186,11 +186,38 @@ export class AnswerAssembler {
 		else if (!after && index === this.lastTextIndex) this.lastTextIndex = this.scanLastTextIndex();
 		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
 		if (grows && after.length === before.length) return;
-		if (grows && this.isLastTextPart(index)) {
-			this.append(this.partsView, after.slice(before.length));
-		} else {
-			this.replace(this.partsView, this.partsText());
-		}
+		if (!this.isLastTextPart(index)) this.changedBeforeLastPart(after.length - before.length);
+		else if (grows) this.append(this.partsView, after.slice(before.length));
+		else this.lastPartRetold(before.length, after);
+	}
+
+	/**
+	 * The last text part of the Part events' view now reads `after` (it read `before` characters):
+	 * only that part is compared, where it stands; the view's text before it has not changed.
+	 */
+	private lastPartRetold(before: number, after: string): void {
+		const view = this.partsView;
+		const at = view.length - before;
+		view.length = at + after.length;
+		if (!view.agrees && view.differsFrom < at) return;
+		const overlap = Math.min(after.length, Math.max(0, this.messageLength - at));
+		view.agrees = this.turn.holdsAt(this.messageStart + at, after.slice(0, overlap));
+		if (!view.agrees) view.differsFrom = at;
+		else if (overlap < after.length) this.take(after.slice(overlap));
+	}
+
+	/**
+	 * A text part before the Part events' last text part changed, by `lengthChange` characters.
+	 * The text taken already holds what the view said there before, so the view no longer agrees
+	 * (only repetitive text could make it agree by chance, and looking for that would compare
+	 * the whole view at each such event: a server could make every small event cost millions of
+	 * characters). Where it first differs is not looked for: from the start, for all that is kept.
+	 */
+	private changedBeforeLastPart(lengthChange: number): void {
+		const view = this.partsView;
+		view.length += lengthChange;
+		view.agrees = false;
+		view.differsFrom = 0;
 	}
 
 	private get messageLength(): number {
@@ -218,14 +245,6 @@ export class AnswerAssembler {
 			if (index > last && part.kind === 'text' && part.text.length > 0) last = index;
 		}
 		return last;
-	}
-
-	private partsText(): string {
-		return [...this.parts.entries()]
-			.filter(([, part]) => part.kind === 'text')
-			.sort(([a], [b]) => a - b)
-			.map(([, part]) => part.text.toString())
-			.join('');
 	}
 
 	/** Content deltas run along the turn's text (without separators), lagging or ahead. */
@@ -269,6 +288,7 @@ export class AnswerAssembler {
 		const overlap = Math.min(added.length, Math.max(0, this.messageLength - start));
 		if (overlap > 0 && !this.turn.holdsAt(this.messageStart + start, added.slice(0, overlap))) {
 			view.agrees = false;
+			view.differsFrom = start;
 			return;
 		}
 		if (overlap < added.length) this.take(added.slice(overlap));
@@ -278,6 +298,7 @@ export class AnswerAssembler {
 	private replace(view: View, text: string): void {
 		view.length = text.length;
 		view.agrees = this.continuesMessage(text);
+		view.differsFrom = 0;
 		if (view.agrees && text.length > this.messageLength) {
 			this.take(text.slice(this.messageLength));
 		}

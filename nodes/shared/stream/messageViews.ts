@@ -5,12 +5,18 @@ import { SegmentedText } from './segmentedText';
  *
  * One source's view of the current message's text. `agrees` holds while the view and the text
  * taken so far agree on their common length; a view that went its own way adds nothing more
- * until it is replaced whole. A view that agrees reads as the message's text up to its length
- * (what it had beyond that was taken), so only its length is kept.
+ * until what it holds from `differsFrom` on is told again. A view that agrees reads as the
+ * message's text up to its length (what it had beyond that was taken), so only its length is
+ * kept.
  */
 export interface View {
 	length: number;
 	agrees: boolean;
+	/**
+	 * While the view does not agree: a place at or before its first difference from the text
+	 * taken (the view's text before it agrees).
+	 */
+	differsFrom: number;
 }
 
 /** A part of the message as its Part events told it. */
@@ -20,7 +26,7 @@ export interface Part {
 }
 
 export function freshView(): View {
-	return { length: 0, agrees: true };
+	return { length: 0, agrees: true, differsFrom: 0 };
 }
 
 export function segmented(text: string): SegmentedText {
