@@ -81,6 +81,23 @@ export function current(entry: Entry): unknown {
 	return entry.whole;
 }
 
+/**
+ * Whether a thinking text told whole (a snapshot's) and the step's text are one the beginning of
+ * the other, comparing no more characters than `text` has: a snapshot of a few characters beside
+ * a step of millions costs a few characters (docs/api.md#steps). Up to the whole view's length,
+ * the step's text is the whole view's, whichever view is current.
+ */
+export function agreesWith(entry: Entry, text: string): boolean {
+	const { whole } = entry;
+	if (entry.hasWhole && typeof whole === 'string' && text.length <= whole.length) {
+		return whole.startsWith(text);
+	}
+	// Beyond that, working out the current view compares fewer characters than `text` has.
+	const known = current(entry);
+	if (typeof known !== 'string') return true;
+	return text.length <= known.length ? known.startsWith(text) : text.startsWith(known);
+}
+
 export function stepOf(entry: Entry, callNames: Map<string, string>): AssistantStep | undefined {
 	const value = current(entry);
 	const callId = entry.callId || null;

@@ -2,6 +2,7 @@ import { isObject, type JsonObject as Json } from '../json';
 import { HELD_ENTRY_CHARS } from '../limits';
 import { growArgs, isOutputTool, setArgs, sizeOf } from './outputTool';
 import {
+	agreesWith,
 	argsOf,
 	current,
 	kindOf,
@@ -129,10 +130,7 @@ export class StepCollector {
 			const name = typeof part.tool_name === 'string' ? part.tool_name : '';
 			if (!samePart(there, kind, id, name)) return true;
 			const text = part.content;
-			const known = current(there);
-			if (kind === 'thinking' && typeof text === 'string' && typeof known === 'string') {
-				if (!text.startsWith(known) && !known.startsWith(text)) return true;
-			}
+			if (kind === 'thinking' && typeof text === 'string' && !agreesWith(there, text)) return true;
 		}
 		return false;
 	}
