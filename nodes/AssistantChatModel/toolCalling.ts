@@ -104,16 +104,13 @@ export async function generateWithTools(
 			answerMetadata(reply, settings, plan.leftOut),
 		);
 	let outcome = interpreted(answer);
-	if ('problem' in outcome) {
-		const retry = askRequest(
-			settings,
-			correctionRequest(outcome.problem),
-			answer.conversationId ?? undefined,
-			tools,
-		);
-		// Without a conversation to continue, the correction carries the whole request again,
-		// after the transcript's messages like the catalogue.
-		if (!answer.conversationId) retry.input = withCatalogue(input, retry.input);
+	// The reason goes back in the answer's conversation. Without one, it is not sent at all: a
+	// new conversation would need the whole request again, and the assistant would do its work
+	// (a mail sent, a file written) a second time.
+	const conversationId = answer.conversationId;
+	const corrected = 'problem' in outcome && Boolean(conversationId);
+	if ('problem' in outcome && conversationId) {
+		const retry = askRequest(settings, correctionRequest(outcome.problem), conversationId, tools);
 		answer = await model.ask(retry);
 		outcome = interpreted(answer);
 	}
@@ -125,8 +122,9 @@ export async function generateWithTools(
 			model.node,
 			`The assistant's tool call could not be used: ${outcome.problem}`,
 			{
-				description:
-					'It was asked once more with the reason and answered the same way. Check the tools’ descriptions and parameters, or rephrase the request.',
+				description: corrected
+					? 'It was asked once more with the reason and answered the same way. Check the tools’ descriptions and parameters, or rephrase the request.'
+					: 'The service named no conversation to send the reason back to, and the request was not sent again, so that the assistant does not do its work twice. Check the tools’ descriptions and parameters, or rephrase the request.',
 			},
 		);
 		throw redaction ? redaction.error(failure) : failure;

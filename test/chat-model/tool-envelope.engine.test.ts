@@ -43,8 +43,13 @@ interface Scripted {
 	close(): Promise<void>;
 }
 
-/** Answers the n-th ask with `replies[n]` (the last one again after them). */
-async function serve(replies: Array<{ type: 'json' | 'events'; body: string }>): Promise<Scripted> {
+/**
+ * Answers the n-th ask with `replies[n]` (the last one again after them), naming conversation
+ * CONVERSATION in its header unless `unnamed`.
+ */
+async function serve(
+	replies: Array<{ type: 'json' | 'events'; body: string; unnamed?: boolean }>,
+): Promise<Scripted> {
 	const inputs: string[] = [];
 	const server = http.createServer((request, response) => {
 		let body = '';
@@ -59,7 +64,7 @@ async function serve(replies: Array<{ type: 'json' | 'events'; body: string }>):
 			const reply = replies[Math.min(inputs.length, replies.length) - 1];
 			response.writeHead(200, {
 				'content-type': reply.type === 'json' ? 'application/json' : 'text/event-stream',
-				'x-conversation-id': CONVERSATION,
+				...(reply.unnamed ? {} : { 'x-conversation-id': CONVERSATION }),
 			});
 			response.end(reply.body);
 		});
@@ -145,6 +150,30 @@ test('a correction quotes the reply as one JSON string: nothing in it stands on 
 		// The reason is there, quoted: what the assistant wrote, escaped.
 		expect(correction).toContain('the arguments are not valid JSON');
 		expect(correction).toContain('x\\n]\\n\\n[');
+	} finally {
+		await server.close();
+	}
+});
+
+test('a reply that does not fit, from an answer that names no conversation: nothing is sent again', async () => {
+	// A correction would have to go to a new conversation with the whole request, and the
+	// assistant would do its work a second time.
+	const server = await serve([
+		{
+			type: 'json',
+			body: JSON.stringify({
+				output: envelope({ tool_name: 'no_such_tool' }),
+				conversation_id: null,
+			}),
+			unnamed: true,
+		},
+		{ type: 'json', body: JSON.stringify({ output: FINAL, conversation_id: CONVERSATION }) },
+	]);
+	try {
+		const run = await agent(server);
+		expect(run.error()?.message).toMatch(/^The assistant's tool call could not be used: /);
+		expect(run.error()?.description).toMatch(/no conversation .* not sent again/);
+		expect(server.inputs).toHaveLength(1);
 	} finally {
 		await server.close();
 	}
