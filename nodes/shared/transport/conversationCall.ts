@@ -50,6 +50,7 @@ export async function readConversation(
 	const stopRead = () => stop.abort(attempt.lifetime.signal.reason ?? readTime.reason);
 	attempt.lifetime.signal.addEventListener('abort', stopRead);
 	readTime.addEventListener('abort', stopRead);
+	if (attempt.lifetime.signal.aborted) stopRead();
 	let body: unknown;
 	stop.signal.addEventListener('abort', () => discard(body), { once: true });
 	let statusCode: number;
