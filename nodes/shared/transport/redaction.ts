@@ -54,28 +54,32 @@ export class Redaction {
 		return this.hiddenInEscapes(shown) ? REDACTED_TEXT : shown;
 	}
 
-	/** Every run of the text that matches a form from its start or to its end, redacted. */
+	/**
+	 * Every run of the text that matches a form from its start or to its end, redacted; a
+	 * character of the form may be written as an escape there (%XX, \uXXXX).
+	 */
 	private withoutSpans(text: string): string {
-		const at = (i: number) => text[i]?.toLowerCase();
 		const spans: Array<[number, number]> = [];
 		for (const form of this.forms) {
 			const head = form.slice(0, MIN_CUT_LENGTH);
 			for (const i of indexesAnyCase(text, head)) {
 				let end = i + head.length;
-				while (end - i < form.length && at(end) === form[end - i]) end++;
+				for (let matched = head.length; matched < form.length; matched++) {
+					const length = writtenAt(text, end, form[matched]);
+					if (!length) break;
+					end += length;
+				}
 				spans.push([i, end]);
 			}
 			const tail = form.slice(-MIN_CUT_LENGTH);
 			for (const i of indexesAnyCase(text, tail)) {
-				const end = i + tail.length;
 				let begin = i;
-				while (
-					end - begin < form.length &&
-					at(begin - 1) === form[form.length - (end - begin) - 1]
-				) {
-					begin--;
+				for (let matched = tail.length; matched < form.length; matched++) {
+					const length = writtenBefore(text, begin, form[form.length - matched - 1]);
+					if (!length) break;
+					begin -= length;
 				}
-				spans.push([begin, end]);
+				spans.push([begin, i + tail.length]);
 			}
 		}
 		spans.sort((a, b) => a[0] - b[0]);
@@ -214,6 +218,35 @@ function isPlain(value: unknown): value is object {
 }
 
 const ESCAPE = /%[0-9a-f]{2}|\\u[0-9a-f]{4}/i;
+
+/**
+ * How many characters of the text, from `at`, write the (lower-case) character `wanted`: itself
+ * in any letter case, or an escape of it (%XX, \uXXXX); 0 when they do not.
+ */
+function writtenAt(text: string, at: number, wanted: string): number {
+	if (text[at]?.toLowerCase() === wanted) return 1;
+	for (const length of [3, 6]) {
+		if (escapeSpells(text.slice(at, at + length), wanted)) return length;
+	}
+	return 0;
+}
+
+/** The same, for the characters that end just before `end`. */
+function writtenBefore(text: string, end: number, wanted: string): number {
+	if (end > 0 && text[end - 1].toLowerCase() === wanted) return 1;
+	for (const length of [3, 6]) {
+		if (end >= length && escapeSpells(text.slice(end - length, end), wanted)) return length;
+	}
+	return 0;
+}
+
+/** Whether `written` is one escape (%XX, \uXXXX) of `wanted`, in any letter case. */
+function escapeSpells(written: string, wanted: string): boolean {
+	const match = /^(?:%([0-9a-f]{2})|\\u([0-9a-f]{4}))$/i.exec(written);
+	if (!match) return false;
+	const code = parseInt(match[1] ?? match[2], 16);
+	return String.fromCharCode(code).toLowerCase() === wanted;
+}
 
 /** The smaller of two indexes, -1 meaning none. */
 function firstOf(a: number, b: number): number {

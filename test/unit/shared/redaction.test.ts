@@ -46,9 +46,23 @@ describe('texts', () => {
 });
 
 describe('texts written partly or wholly escaped', () => {
-	test('its end, when its beginning is escaped: all but the escape', () => {
-		expect(redaction.text(`at /api/%5A${TOKEN.slice(1)}/x`)).toBe('at /api/%5A[redacted]/x');
-		expect(redaction.text(`no \\u005a${TOKEN.slice(1)}`)).toBe('no \\u005a[redacted]');
+	test('its end, when its beginning is escaped: the escapes too', () => {
+		expect(redaction.text(`at /api/%5A${TOKEN.slice(1)}/x`)).toBe('at /api/[redacted]/x');
+		expect(redaction.text(`no \\u005a${TOKEN.slice(1)}`)).toBe('no [redacted]');
+		expect(redaction.text(`at %5a%6F_${TOKEN.slice(3)}`)).toBe('at [redacted]');
+	});
+
+	test('its beginning, when its end is escaped: the escapes too', () => {
+		const [last, beforeLast] = [TOKEN.at(-1)!, TOKEN.at(-2)!];
+		const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
+		expect(redaction.text(`${TOKEN.slice(0, -2)}%${hex(beforeLast)}%${hex(last)}!`)).toBe(
+			'[redacted]!',
+		);
+		expect(redaction.text(`${TOKEN.slice(0, -1)}\\u00${hex(last)} end`)).toBe('[redacted] end');
+	});
+
+	test('escapes beside it that spell other characters stay', () => {
+		expect(redaction.text(`%41${TOKEN.slice(1)}`)).toBe('%41[redacted]');
 	});
 
 	test('percent-encoded as a URL writes it', () => {
