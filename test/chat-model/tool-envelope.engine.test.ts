@@ -36,6 +36,34 @@ const textStream = (text: string) =>
 		'id: a@1-2\nevent: completed\ndata: {"status":"succeeded","error":null}\n\n',
 	].join('');
 
+/**
+ * A 2026 stream of two model responses: a sentence and a call of the assistant's own `bash`, its
+ * tool round, then `text` as the next response's whole text (as the research capture runs).
+ */
+const afterToolRound = (text: string) => {
+	const event = (name: string, data: unknown) =>
+		`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+	const start = (zmid: string, index: number, part: IDataObject) =>
+		event('PartStartEvent', { event_kind: 'part_start', index, part, metadata: { zmid } });
+	const call = { part_kind: 'tool-call', tool_name: 'bash', tool_call_id: 'call_1', args: '{}' };
+	return [
+		start('z1', 0, { part_kind: 'text', content: "I'll check my notes first." }),
+		start('z1', 1, call),
+		event('FunctionToolCallEvent', { part: call, metadata: { zmid: 'z1' } }),
+		event('FunctionToolResultEvent', {
+			result: {
+				part_kind: 'tool-return',
+				tool_name: 'bash',
+				tool_call_id: 'call_1',
+				content: 'ok',
+			},
+			metadata: { zmid: 'z1' },
+		}),
+		start('z2', 0, { part_kind: 'text', content: text }),
+		'event: completed\ndata: {"status":"succeeded","error":null}\n\n',
+	].join('');
+};
+
 interface Scripted {
 	baseUrl: string;
 	/** The inputs of the asks received, in order. */
@@ -125,6 +153,22 @@ describe('an object quoted inside the answer’s prose is no tool call', () => {
 			await server.close();
 		}
 	});
+});
+
+test('an envelope that is the whole text of the response after a tool round runs the tool (a sentence before the round is no part of it)', async () => {
+	const call = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
+	const server = await serve([
+		{ type: 'events', body: afterToolRound(call) },
+		{ type: 'events', body: textStream(FINAL) },
+	]);
+	try {
+		const output = (await agent(server)).outputs('Consumer')[0].json as ConsumerOutput;
+		expect(output.toolCalls.map((toolCall) => toolCall.result)).toEqual(['42']);
+		expect(output.text).toBe('It is 42.');
+		expect(server.inputs).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
 });
 
 test('a correction quotes the reply as one JSON string: nothing in it stands on a line of its own', async () => {

@@ -255,8 +255,8 @@ export class StreamAnswer {
 
 	/**
 	 * End's output wins when present; else the assembled text (docs/api.md#how-a-stream-ends). A
-	 * structured answer is End's object, else the output tool's, else the text's
-	 * (docs/api.md#structured-output-in-a-stream).
+	 * structured answer is End's object, else the output tool's, else the last model message's
+	 * text's, else the whole text's (docs/api.md#structured-output-in-a-stream).
 	 */
 	private output(endOutput: string | Record<string, unknown> | undefined) {
 		const text = this.assembler.text();
@@ -267,10 +267,13 @@ export class StreamAnswer {
 		}
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
+		const rule = this.options.textObject;
 		const object =
-			(endOutput === undefined ? undefined : objectFromText(endOutput, this.options.textObject)) ??
+			(endOutput === undefined ? undefined : objectFromText(endOutput, rule)) ??
 			toolObject ??
-			objectFromText(text, this.options.textObject);
+			// The last message's text first: a sentence written before a tool round is no part of it.
+			objectFromText(this.assembler.lastMessageText(), rule) ??
+			objectFromText(text, rule);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',

@@ -87,6 +87,14 @@ export class AnswerAssembler {
 		return text + this.turn.slice(from);
 	}
 
+	/**
+	 * The text of the last model message that added text: what a framework's text output is (the
+	 * final response's text), without what earlier messages wrote before their tool calls.
+	 */
+	lastMessageText(): string {
+		return this.turn.slice(this.separators[this.separators.length - 1] ?? 0);
+	}
+
 	accept(event: TextEvent): void {
 		switch (event.type) {
 			case 'content':

@@ -487,6 +487,24 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		expect(read([text, COMPLETED], { structured: true }).output).toEqual({ from: 'text' });
 	});
 
+	it("is the last model response's text when an earlier response wrote a sentence before its tool round", () => {
+		const start = (zmid: string, index: number, part: unknown) =>
+			sse('PartStartEvent', { index, part, metadata: { zmid } });
+		const call = { part_kind: 'tool-call', tool_name: 'bash', args: '{}', tool_call_id: 'c1' };
+		const events = [
+			start('r1', 0, { part_kind: 'text', content: "I'll look {first}." }),
+			start('r1', 1, call),
+			sse('FunctionToolCallEvent', { part: call, metadata: { zmid: 'r1' } }),
+			start('r2', 0, { part_kind: 'text', content: '{"found": true}' }),
+			COMPLETED,
+		];
+		// The chat model's rule: the object must be the text whole.
+		expect(read(events, { structured: true, textObject: 'whole' }).output).toEqual({
+			found: true,
+		});
+		expect(read(events, { structured: true, textObject: 'last' }).output).toEqual({ found: true });
+	});
+
 	it('is not taken from a tool that is not the output tool', () => {
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');
