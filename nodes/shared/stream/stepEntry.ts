@@ -32,6 +32,8 @@ export const KINDS: Record<string, StepKind> = {
 	'builtin-tool-call': 'call',
 	'tool-return': 'result',
 	'builtin-tool-return': 'result',
+	// pydantic-ai's answer to a call whose arguments did not fit, or whose tool asked to try again.
+	'retry-prompt': 'result',
 	thinking: 'thinking',
 };
 

@@ -237,6 +237,8 @@ export class StepCollector {
 	private update(entry: Entry, part: Json, whole: boolean): void {
 		if (typeof part.tool_name === 'string' && part.tool_name) entry.toolName = part.tool_name;
 		if (typeof part.outcome === 'string' && part.outcome) entry.outcome = part.outcome;
+		// The call did not succeed: the model is asked to try again.
+		else if (part.part_kind === 'retry-prompt') entry.outcome ??= 'error';
 		const value = entry.kind === 'call' ? part.args : part.content;
 		if (value === undefined) return;
 		if (whole) {

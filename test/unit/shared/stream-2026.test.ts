@@ -148,6 +148,49 @@ describe('the research capture', () => {
 		});
 	});
 
+	it("tells a call whose arguments did not fit with its retry prompt as its result, outcome 'error'", () => {
+		const call = (id: string, args: string) => ({
+			part_kind: 'tool-call',
+			tool_name: 'bash',
+			tool_call_id: id,
+			args,
+		});
+		const retry = {
+			part_kind: 'retry-prompt',
+			tool_name: 'bash',
+			tool_call_id: 'c1',
+			content: [{ type: 'string_type', loc: ['cmd'], msg: 'Input should be a valid string' }],
+		};
+		const ok = { part_kind: 'tool-return', tool_name: 'bash', tool_call_id: 'c2', content: 'ok' };
+		const round = (zmid: string, part: unknown, result: unknown) => [
+			sse('PartStartEvent', { index: 0, part, metadata: { zmid } }),
+			sse('FunctionToolCallEvent', { args_valid: zmid === 'r2', part, metadata: { zmid } }),
+			sse('FunctionToolResultEvent', { result, metadata: { zmid } }),
+		];
+		const { steps } = read(
+			[
+				...round('r1', call('c1', '{"cmd": 5}'), retry),
+				...round('r2', call('c2', '{"cmd": "ls"}'), ok),
+				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Done.' } }),
+				COMPLETED,
+			],
+			{ steps: { thinking: false } },
+		);
+		expect(steps?.map((step) => [step.type, 'outcome' in step ? step.outcome : undefined])).toEqual(
+			[
+				['tool_call', undefined],
+				['tool_result', 'error'],
+				['tool_call', undefined],
+				['tool_result', undefined],
+			],
+		);
+		expect(steps?.[1]).toMatchObject({
+			tool_name: 'bash',
+			tool_call_id: 'c1',
+			content: retry.content,
+		});
+	});
+
 	it('tells the thinking when asked', () => {
 		const { steps } = read([capture('2026-08-09-research.sse')], {
 			steps: { thinking: true },
