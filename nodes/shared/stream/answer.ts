@@ -117,11 +117,14 @@ export class StreamAnswer {
 				case 'unknown':
 					this.noteUnknown(event.name);
 					break;
+				case 'toolRound':
+					this.assembler.responseOver();
+					break;
 				case 'partStart':
 				case 'partDelta':
 				case 'partEnd':
 				case 'toolDelta':
-					if (event.response) this.assembler.enterResponse(event.response);
+					this.assembler.enterPartEvent(event.response);
 				// falls through: a Part event is read as every other
 				default:
 					if (collector) this.collect(collector, event);
@@ -160,7 +163,7 @@ export class StreamAnswer {
 	/** A tool call's part or delta (the output tool's may carry the object); after the assembler. */
 	private readOutputTool(
 		calls: OutputToolCalls,
-		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' }>,
+		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
 	): void {
 		const message = this.assembler.messageNumber;
 		if (event.type === 'toolDelta') calls.delta(message, event.index, event.delta);
@@ -172,7 +175,7 @@ export class StreamAnswer {
 	/** The assembler decides where a model message begins; the steps go by its messages. */
 	private collect(
 		collector: StepCollector,
-		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' }>,
+		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
 	): void {
 		if (event.type === 'toolEvent') {
 			collector.toolEvent(event.part);

@@ -50,6 +50,8 @@ export class AnswerAssembler {
 
 	/** The id of the model response the current message is, when the Part events name it. */
 	private responseId: string | undefined;
+	/** One of the assistant's tools ran since the last Part event: the next one opens a message. */
+	private toolRoundSince = false;
 	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
 	messageNumber = 0;
 
@@ -129,12 +131,25 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * A Part event names the model response it belongs to: another response than the current
-	 * message's begins a new message, whatever its part index (docs/api.md#2026-stream-dialect).
+	 * A Part event comes, naming the model response it belongs to or not. After a tool round, or
+	 * of another response than the current message's, it begins a new message, whatever its part
+	 * index (docs/api.md#2026-stream-dialect).
 	 */
-	enterResponse(id: string): void {
-		if (this.responseId !== undefined && this.responseId !== id) this.beginMessage();
-		this.responseId = id;
+	enterPartEvent(response: string | undefined): void {
+		const afterToolRound = this.toolRoundSince;
+		this.toolRoundSince = false;
+		const another =
+			response !== undefined && this.responseId !== undefined && this.responseId !== response;
+		if (afterToolRound || another) this.beginMessage();
+		if (response !== undefined) this.responseId = response;
+	}
+
+	/**
+	 * One of the assistant's own tools ran (a function tool: it runs between model responses):
+	 * the response that called it is over, even if the next one names the same id.
+	 */
+	responseOver(): void {
+		this.toolRoundSince = true;
 	}
 
 	/** The stream has ended: content still waiting after a tool call is the next message's. */
@@ -143,6 +158,8 @@ export class AnswerAssembler {
 	}
 
 	private snapshot(text: string, kinds: string[]): void {
+		// A snapshot tells by itself whether it is of a new message.
+		this.toolRoundSince = false;
 		const shrank =
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||

@@ -43,6 +43,11 @@ export type StreamEvent =
 	| { type: 'toolDelta'; index: number; delta: Json; response?: string }
 	/** With steps: a tool call or result told beside the parts (`FunctionToolCallEvent`, …). */
 	| { type: 'toolEvent'; part: Json }
+	/**
+	 * One of the assistant's own tools runs (`FunctionToolCallEvent`, `FunctionToolResultEvent`):
+	 * the model response that called it is over, and the next Part event is of another one.
+	 */
+	| { type: 'toolRound' }
 	/** `End`, or the 2026 stream's `completed` with `status` `succeeded`. */
 	| { type: 'end'; output?: string | Record<string, unknown>; conversationId?: string }
 	| { type: 'error'; message: string }
@@ -98,6 +103,8 @@ const SILENT_EVENTS: ReadonlySet<string> = new Set([
 	...UNREAD_EVENTS,
 ]);
 
+const TOOL_ROUND: StreamEvent = { type: 'toolRound' };
+
 /** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */
 const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
 	FunctionToolCallEvent: 'part',
@@ -132,8 +139,12 @@ export function toStreamEvents(
 				partDeltaEvent(parseObject<PartDeltaEventData>(named.data))
 			);
 		case 'FunctionToolCallEvent':
-		case 'BuiltinToolCallEvent':
 		case 'FunctionToolResultEvent':
+			// A function tool runs between model responses (a builtin one, within a response).
+			return steps
+				? [TOOL_ROUND, ...toolEvent(TOOL_EVENTS[named.event], parseObject<Json>(named.data))]
+				: [TOOL_ROUND];
+		case 'BuiltinToolCallEvent':
 		case 'BuiltinToolResultEvent':
 			return steps ? toolEvent(TOOL_EVENTS[named.event], parseObject<Json>(named.data)) : [];
 		case 'End':

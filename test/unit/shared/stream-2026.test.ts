@@ -404,6 +404,24 @@ describe('a 2026 stream that ends', () => {
 		});
 	});
 
+	it('after a tool round, with a response that names the same zmid again: a new message, nothing lost', () => {
+		const start = (index: number, part: unknown) =>
+			sse('PartStartEvent', { index, part, metadata: { zmid: 'r1' } });
+		const call = { part_kind: 'tool-call', tool_name: 'bash', args: '{}', tool_call_id: 'c1' };
+		const result = { part_kind: 'tool-return', tool_name: 'bash', tool_call_id: 'c1', content: '' };
+		const events = [
+			start(0, { part_kind: 'text', content: 'Let me look that up.' }),
+			start(1, call),
+			sse('FunctionToolCallEvent', { part: call, metadata: { zmid: 'r1' } }),
+			sse('FunctionToolResultEvent', { result, metadata: { zmid: 'r1' } }),
+			start(0, { part_kind: 'text', content: 'You have one note.' }),
+			COMPLETED,
+		];
+		for (const steps of [undefined, { thinking: false }]) {
+			expect(read(events, { steps }).output).toBe('Let me look that up.\n\nYou have one note.');
+		}
+	});
+
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
