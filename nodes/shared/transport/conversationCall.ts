@@ -51,23 +51,16 @@ export async function readConversation(
 	attempt.lifetime.signal.addEventListener('abort', stopRead);
 	readTime.addEventListener('abort', stopRead);
 	if (attempt.lifetime.signal.aborted) stopRead();
-	let body: unknown;
-	stop.signal.addEventListener('abort', () => discard(body), { once: true });
-	let statusCode: number;
-	let headers: ResponseHeaders;
-	let bodyText: string;
-	try {
-		({ statusCode, headers, body } = await sendOnce<unknown>(read, 'json', stop.signal));
-		if (stop.signal.aborted) discard(body);
-		// Beyond its bound, the read fails as the item's error: a conversation is never read in part.
-		bodyText = await readJsonBody(read, statusCode, body);
-	} catch (error) {
-		if (readTime.aborted && !attempt.lifetime.reason) throw slowReadFailure(read.scope, where);
-		throw error;
-	} finally {
-		attempt.lifetime.signal.removeEventListener('abort', stopRead);
-		readTime.removeEventListener('abort', stopRead);
-	}
+	const { statusCode, headers, bodyText } = await receive(read, stop.signal)
+		.catch((error: unknown) =>
+			Promise.reject(
+				readTime.aborted && !attempt.lifetime.reason ? slowReadFailure(read.scope, where) : error,
+			),
+		)
+		.finally(() => {
+			attempt.lifetime.signal.removeEventListener('abort', stopRead);
+			readTime.removeEventListener('abort', stopRead);
+		});
 	if (statusCode < 200 || statusCode >= 300) {
 		const failure = statusFailure(read.scope, statusCode, headers, bodyText);
 		if (failure.retry) throw failure;
@@ -81,6 +74,18 @@ export async function readConversation(
 		};
 	}
 	return { kind: 'read', conversation, headers };
+}
+
+/** The read's status, headers and body, its body dropped when `signal` aborts. */
+async function receive(
+	read: Attempt,
+	signal: AbortSignal,
+): Promise<{ statusCode: number; headers: ResponseHeaders; bodyText: string }> {
+	const { statusCode, headers, body } = await sendOnce<unknown>(read, 'json', signal);
+	if (signal.aborted) discard(body);
+	else signal.addEventListener('abort', () => discard(body), { once: true });
+	// Beyond its bound, the read fails as the item's error: a conversation is never read in part.
+	return { statusCode, headers, bodyText: await readJsonBody(read, statusCode, body) };
 }
 
 /** A read that gave no whole answer within its time: read again later, as after a network failure. */
