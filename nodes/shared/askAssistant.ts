@@ -1,9 +1,15 @@
+import type { NodeApiError } from 'n8n-workflow';
+
 import type { AskRequest } from './api';
 import { attemptAsk, withFallback } from './askAttempt';
 import { LiveText } from './liveText';
 import type { TextObjectRule } from './outputFormat/structuredText';
-import { busyConversationWait, recoverAfterFailure } from './recovery/afterFailure';
-import { unsentRest } from './recovery/recoverAnswer';
+import {
+	busyConversationWait,
+	EarlierAttempts,
+	recoverAfterFailure,
+} from './recovery/afterFailure';
+import { afterBusyWait, unsentRest } from './recovery/recoverAnswer';
 import type { AskedTurns } from './runContext';
 import type { RunNotices } from './runNotices';
 import type { AssistantStep } from './stream/steps';
@@ -95,14 +101,15 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		watch: call.watch,
 	};
 	const live = new LiveText(call.onText);
+	const earlier = new EarlierAttempts();
 	const result = await runCall(
 		ctx,
 		request,
 		async (attempt) => {
 			live.redactWith(attempt.credentials.redaction);
-			return await attemptOrRecover(attempt, call, live);
+			return await attemptOrRecover(attempt, call, live, earlier);
 		},
-		busyConversationWait(call.request.conversation_id),
+		busyConversationWait(call.request.conversation_id, earlier),
 	);
 	live.finish();
 	return result;
@@ -111,23 +118,35 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 /**
  * One attempt; when it fails after the service may have accepted the ask, the answer comes from
  * the ask's conversation instead, and a streaming workflow gets the rest of it
- * (docs/api.md#recovery-after-a-failure).
+ * (docs/api.md#recovery-after-a-failure). After a 409's wait, when an earlier attempt may have
+ * reached the service and the conversation shows the ask taken, its answer there, unsent.
  */
 async function attemptOrRecover(
 	attempt: Attempt,
 	call: AskCall,
 	live: LiveText,
+	earlier: EarlierAttempts,
 ): Promise<AskResult> {
-	const outcome = await attemptAsk(attempt, call, live);
 	const continued = call.request.conversation_id;
+	const idle = earlier.takeIdle();
+	if (idle && continued) {
+		const found = afterBusyWait(
+			attempt.scope,
+			askToRecover(call, continued, idle.busy),
+			idle.messages,
+		);
+		if (found.kind === 'answered') return recovered(call, live, found.output, continued);
+	}
+	const outcome = await attemptAsk(attempt, call, live);
 	if (outcome.answered) {
 		const { output } = outcome.result;
 		// An answer that came whole (a JSON answer, or End's output with no text streamed before
 		// it): a streaming workflow gets it now, so that its response is never empty.
 		if (live.forward && typeof output === 'string' && !live.sent) live.passOn(output);
-		if (continued) call.turns?.answered(continued, call.request.input);
+		recordTurn(call, outcome.result.conversationId ?? continued);
 		return outcome.result;
 	}
+	earlier.failed(outcome.failure);
 	const { output, conversationId } = await recoverAfterFailure(
 		attempt,
 		outcome.failure,
@@ -141,9 +160,40 @@ async function attemptOrRecover(
 		},
 		outcome.heard,
 	);
-	if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
-	const result: AskResult = { output, conversationId, recovered: true };
+	const result = recovered(call, live, output, conversationId);
 	// The steps the stream told before it failed: the conversation's answer has none.
 	if (outcome.steps) result.steps = outcome.steps;
 	return withFallback(result, outcome.heard.headers);
+}
+
+/** An answer read from the conversation: a streaming workflow gets what it has not received. */
+function recovered(
+	call: AskCall,
+	live: LiveText,
+	output: string | Record<string, unknown>,
+	conversationId: string,
+): AskResult {
+	if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
+	recordTurn(call, conversationId);
+	return { output, conversationId, recovered: true };
+}
+
+/** The ask as its conversation is read for it, `failure` the response's own. */
+function askToRecover(call: AskCall, conversationId: string, failure: NodeApiError) {
+	return {
+		input: call.request.input,
+		structured: call.request.output_format !== undefined,
+		textObject: call.textObject,
+		conversationId,
+		failure,
+	};
+}
+
+/**
+ * The ask was answered in this conversation, read from its response or from the conversation
+ * itself: a later ask of the run with the same input, failing there, cannot take this answer for
+ * its own (docs/api.md#recovery-after-a-failure).
+ */
+function recordTurn(call: AskCall, conversationId: string | null | undefined): void {
+	if (conversationId) call.turns?.answered(conversationId, call.request.input);
 }

@@ -178,7 +178,7 @@ export function streamFailure(
 			return serviceFailure(scope, said, {
 				via: 'error-event',
 				headers,
-				afterText: failure.afterText,
+				turnBegan: failure.turnBegan,
 			});
 		case 'run-failed':
 			return serviceFailure(scope, said, { via: 'failed-run', run: failure.run });

@@ -78,6 +78,8 @@ async function runConcurrently(
 			const previous = conversation ? conversationTails.get(conversation) : undefined;
 			const run = (async () => {
 				if (previous) await previous.catch(() => undefined);
+				// The run failed while this item waited for its conversation: it is not sent.
+				if (failures.size > 0) return;
 				perItem[itemIndex] = await runItem(itemIndex);
 			})();
 			if (conversation) conversationTails.set(conversation, run);

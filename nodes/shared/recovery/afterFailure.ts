@@ -1,3 +1,6 @@
+import type { NodeApiError } from 'n8n-workflow';
+
+import type { ConversationMessage } from '../api';
 import { AttemptFailure } from '../transport/attemptFailure';
 import type { TextObjectRule } from '../outputFormat/structuredText';
 import type { ResponseHeaders } from '../transport/request';
@@ -106,12 +109,45 @@ export async function recoverAfterFailure(
 }
 
 /**
+ * What the attempts of one ask tell the next (docs/api.md#busy-conversation-409): whether one may
+ * have reached the service, and then the conversation a 409's wait found idle, to be looked at
+ * before the ask is sent again (the 409 may have been that attempt's own run).
+ */
+export class EarlierAttempts {
+	private mayHaveReached = false;
+	private idle: { messages: ConversationMessage[]; busy: NodeApiError } | undefined;
+
+	/** An attempt failed with `failure`, as it came, before any recovery judged it. */
+	failed(failure: AttemptFailure): void {
+		if (failure.accepted !== 'no') this.mayHaveReached = true;
+	}
+
+	/** The conversation a 409's wait found idle, when an earlier attempt may have reached it. */
+	foundIdle(messages: ConversationMessage[], busy: NodeApiError): void {
+		if (this.mayHaveReached) this.idle = { messages, busy };
+	}
+
+	/** What the last wait found, once. */
+	takeIdle(): { messages: ConversationMessage[]; busy: NodeApiError } | undefined {
+		const idle = this.idle;
+		this.idle = undefined;
+		return idle;
+	}
+}
+
+/**
  * Before the retry of a 409 on the ask's own conversation: wait until the conversation is idle
  * (docs/api.md#busy-conversation-409) instead of the policy's pause.
  */
-export function busyConversationWait(conversationId: string | undefined): WaitBeforeRetry {
+export function busyConversationWait(
+	conversationId: string | undefined,
+	earlier: EarlierAttempts,
+): WaitBeforeRetry {
 	return async (failure, attempt) => {
 		if (failure.retry !== 'busy-conversation' || !conversationId) return false;
-		return await waitUntilIdle(attempt, conversationId, failure.shown);
+		const messages = await waitUntilIdle(attempt, conversationId, failure.shown);
+		if (!messages) return false;
+		earlier.foundIdle(messages, failure.shown);
+		return true;
 	};
 }

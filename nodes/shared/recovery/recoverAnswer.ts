@@ -1,5 +1,7 @@
 import type { NodeApiError } from 'n8n-workflow';
 
+import type { ConversationMessage } from '../api';
+
 import { MESSAGE_SEPARATOR } from '../stream/assembly';
 import type { TextObjectRule } from '../outputFormat/structuredText';
 import type { Acceptance } from '../transport/attemptFailure';
@@ -12,6 +14,7 @@ import { watchConversation } from './conversationWatch';
 import {
 	busyNote,
 	noAnswerInConversation,
+	notConfirmedInTime,
 	objectNotWhole,
 	stillAnswering,
 	uncheckedNote,
@@ -69,19 +72,30 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			ask.textObject,
 		);
 		if (reading.kind === 'not-taken' && reads === 1) {
-			await pauseBeforeConfirming(attempt, watched.headers);
+			await pauseBeforeConfirming(attempt, id, watched.headers);
 			continue;
 		}
 		return answerOf(scope, id, reading, ask.failure);
 	}
 }
 
-/** The pause before the read that confirms an ask was never taken: the schedule's first. */
-async function pauseBeforeConfirming(attempt: Attempt, headers: ResponseHeaders): Promise<void> {
+/**
+ * The pause before the read that confirms an ask was never taken: the schedule's first (or the
+ * server's). When Timeout leaves no room for it, nothing can be confirmed, and the ask is not
+ * sent again: the error names the conversation.
+ */
+async function pauseBeforeConfirming(
+	attempt: Attempt,
+	conversationId: string,
+	headers: ResponseHeaders,
+): Promise<void> {
 	const { scope, lifetime } = attempt;
 	const requestedMs = serverRequestedDelayMs(headers, Date.now());
+	const wanted = nextPollPauseMs(0, Infinity, requestedMs);
 	const pause = nextPollPauseMs(0, lifetime.remainingMs(), requestedMs);
-	if (pause === undefined) return;
+	if (pause === undefined || wanted === undefined || pause < wanted) {
+		throw notConfirmedInTime(scope, conversationId, lifetime.timeoutMs);
+	}
 	try {
 		await lifetime.pause(pause);
 	} catch {
@@ -109,19 +123,33 @@ function answerOf(
 
 /**
  * A 409 on one's own conversation (docs/api.md#busy-conversation-409): waits until it is no
- * longer answering, through the same endpoint, within the deadline. True when it is idle (ask
- * again at once), false when the endpoint is not there (the usual pause then); throws `busy`,
- * with a note, when the deadline comes first.
+ * longer answering, through the same endpoint, within the deadline. Its messages when it is idle
+ * (ask again at once, unless they show the ask taken: afterBusyWait), undefined when the endpoint
+ * is not there (the usual pause then); throws `busy`, with a note, when the deadline comes first.
  */
 export async function waitUntilIdle(
 	attempt: Attempt,
 	conversationId: string,
 	busy: NodeApiError,
-): Promise<boolean> {
+): Promise<ConversationMessage[] | undefined> {
 	const watched = await watchConversation(attempt, conversationId);
-	if (watched.kind === 'settled') return true;
-	if (watched.kind === 'unavailable') return false;
+	if (watched.kind === 'settled') return watched.conversation.messages;
+	if (watched.kind === 'unavailable') return undefined;
 	throw withNote(attempt.scope, busy, busyNote(conversationId));
+}
+
+/**
+ * After a 409's wait, when an earlier attempt of the same ask may have reached the service: the
+ * conversation, idle now, may show that attempt taken (the 409 was its run). Its answer then,
+ * or its error; `not-taken` when it does not show the ask, which is then sent.
+ */
+export function afterBusyWait(
+	scope: FailureScope,
+	ask: Omit<AskToRecover, 'accepted'>,
+	messages: ConversationMessage[],
+): Recovery {
+	const reading = readTurn(messages, ask.input, ask.structured, ask.textObject);
+	return answerOf(scope, ask.conversationId, reading, ask.failure);
 }
 
 /**

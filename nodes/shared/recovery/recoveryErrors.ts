@@ -94,6 +94,22 @@ export function stillAnswering(
 	);
 }
 
+/**
+ * The conversation did not show the ask, and Timeout left no time for the later look that alone
+ * can say it was never taken (the service stores the message after it starts the run).
+ */
+export function notConfirmedInTime(
+	scope: FailureScope,
+	conversationId: string,
+	timeoutMs: number,
+): NodeApiError {
+	return error(
+		scope,
+		`The response failed, and conversation ${conversationId} did not show the ask yet when the ${seconds(timeoutMs)} Timeout ran short`,
+		`The service stores an ask in its conversation only after it starts working on it, so only a later look could tell that it was never taken. ${NOT_SENT_AGAIN} Raise Options > Timeout (Minutes) to give it that time.`,
+	);
+}
+
 /** The deadline came before any read of the conversation had answered. */
 export function unreadInTime(scope: FailureScope, conversationId: string): NodeApiError {
 	return error(

@@ -59,6 +59,8 @@ export class StreamAnswer {
 	private exceeded: number | undefined;
 	/** One of the four above has come. */
 	private done = false;
+	/** A part, a piece of text or a tool event has come: the assistant's turn had begun. */
+	private began = false;
 
 	/** The most text the answer and its steps may hold (docs/api.md#memory-bounds). */
 	private readonly limit: number;
@@ -90,6 +92,11 @@ export class StreamAnswer {
 		return this.assembler.hasText;
 	}
 
+	/** Whether the assistant's turn had visibly begun: text, a part or a tool event came. */
+	private get turnBegan(): boolean {
+		return this.began || this.hasText;
+	}
+
 	/** An end, an error event or the run's failure has come: later messages mean nothing. */
 	get finished(): boolean {
 		return this.done;
@@ -118,6 +125,7 @@ export class StreamAnswer {
 					this.noteUnknown(event.name);
 					break;
 				case 'toolRound':
+					this.began = true;
 					this.assembler.responseOver();
 					break;
 				case 'partStart':
@@ -127,6 +135,7 @@ export class StreamAnswer {
 					this.assembler.enterPartEvent(event.response);
 				// falls through: a Part event is read as every other
 				default:
+					this.began = true;
 					if (collector) this.collect(collector, event);
 					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
 						this.assembler.accept(event);
@@ -212,7 +221,7 @@ export class StreamAnswer {
 				'too-large',
 				`The answer grew past ${this.exceeded.toLocaleString('en-US')} characters; the node stopped reading it so as not to exhaust n8n's memory`,
 				undefined,
-				this.hasText,
+				this.turnBegan,
 			);
 		}
 		if (this.runFailure) {
@@ -221,7 +230,7 @@ export class StreamAnswer {
 				'run-failed',
 				`The assistant's run failed: ${message}`,
 				message,
-				this.hasText,
+				this.turnBegan,
 				{ status, errorType, failureKind },
 			);
 		}
@@ -230,7 +239,7 @@ export class StreamAnswer {
 				'error-event',
 				`The assistant reported an error: ${this.errorMessage}`,
 				this.errorMessage,
-				this.hasText,
+				this.turnBegan,
 			);
 		}
 		if (!this.end) {
@@ -241,7 +250,7 @@ export class StreamAnswer {
 				'incomplete',
 				`The stream ended before the answer was complete${unknown}`,
 				undefined,
-				this.hasText,
+				this.turnBegan,
 				undefined,
 				this.unknown,
 			);
@@ -282,7 +291,7 @@ export class StreamAnswer {
 			'not-an-object',
 			`The assistant did not return an object for the JSON Schema: its answer begins ${quotedStart(endOutput ?? text)}`,
 			undefined,
-			this.hasText,
+			this.turnBegan,
 		);
 	}
 }

@@ -28,8 +28,11 @@ export class StreamAnswerError extends Error {
 		message: string,
 		/** The server's own message, for an error event (not redacted: the caller does that). */
 		readonly serverMessage?: string,
-		/** Whether any answer text had come before the failure. */
-		readonly afterText = false,
+		/**
+		 * Whether the assistant's turn had begun before the failure: answer text, a part (thinking,
+		 * a tool call) or a tool event had come.
+		 */
+		readonly turnBegan = false,
 		/** For `run-failed`: the service's class and kind of failure, and the run's status. */
 		readonly run?: { status: string; errorType?: string; failureKind?: string },
 		/** For `incomplete`: the events the stream carried that this node does not know. */

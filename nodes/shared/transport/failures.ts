@@ -33,8 +33,11 @@ export type SaidThrough =
 	| { via: 'status'; status: number; headers: ResponseHeaders }
 	/** `{"error": "..."}` inside a 200 (docs/api.md#ask-answer). */
 	| { via: 'in-band'; status: number; headers: ResponseHeaders }
-	/** A stream's `Error` or `SSEErrorEvent`; `afterText`: answer text had come before it. */
-	| { via: 'error-event'; headers: ResponseHeaders; afterText: boolean }
+	/**
+	 * A stream's `Error` or `SSEErrorEvent`; `turnBegan`: answer text, a part or a tool event had
+	 * come before it (the assistant was at work: no full pool refused the ask).
+	 */
+	| { via: 'error-event'; headers: ResponseHeaders; turnBegan: boolean }
 	/** The 2026 stream's `failed` (or `completed` with another status): the run failed. */
 	| { via: 'failed-run'; run?: RunFailure };
 
@@ -70,7 +73,7 @@ export function serviceFailure(
 	const poolMayClear =
 		through.via === 'status' ||
 		through.via === 'in-band' ||
-		(through.via === 'error-event' && !through.afterText);
+		(through.via === 'error-event' && !through.turnBegan);
 	if (poolMayClear && isSessionPoolMessage(said)) {
 		// No session took the ask. A stream's headers may carry the server's Retry-After too.
 		return failure(sessionPoolError(scope, status, said), 'no', 'session-pool');

@@ -68,7 +68,8 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	} catch (error) {
 		discard(body);
 		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
-		throw lostOrStopped(scope, lifetime, error, false);
+		// The headers came: the conversation they name may hold the answer the body lost.
+		throw lostOrStopped(scope, lifetime, error, false).with({ headers });
 	}
 	if (jsonText !== undefined) {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).

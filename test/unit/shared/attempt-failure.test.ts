@@ -125,8 +125,8 @@ describe('words inside a 2xx: the service had accepted the ask', () => {
 	});
 
 	test('an error event before any answer text: a full pool is waited out, other words are not', () => {
-		const event = (said: string, afterText: boolean) =>
-			streamFailure(scope, new StreamAnswerError('error-event', said, said, afterText), {
+		const event = (said: string, turnBegan: boolean) =>
+			streamFailure(scope, new StreamAnswerError('error-event', said, said, turnBegan), {
 				'retry-after': '3',
 			});
 		expect(facts(event(POOL, false))).toMatchObject({ accepted: 'no', retry: 'session-pool' });

@@ -219,7 +219,7 @@ describe('a failed run', () => {
 		];
 		const error = failureOf(events);
 		expect(error.failure).toBe('run-failed');
-		expect(error.afterText).toBe(true);
+		expect(error.turnBegan).toBe(true);
 	});
 
 	it('is also a `completed` whose status is not `succeeded`', () => {

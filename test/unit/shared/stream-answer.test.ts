@@ -331,7 +331,7 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 			expect(error.failure).toBe('error-event');
 			expect(error.serverMessage).toBe('Upstream model failed');
 			expect(error.message).toBe('The assistant reported an error: Upstream model failed');
-			expect(error.afterText).toBe(true);
+			expect(error.turnBegan).toBe(true);
 		}
 		expect(failure([sse('Error', 'plain words')]).serverMessage).toBe('plain words');
 	});

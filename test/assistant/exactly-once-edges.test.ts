@@ -1,0 +1,212 @@
+/**
+ * Exactly once (docs/api.md#exactly-once) where failures meet: an ask retried into its own
+ * conversation's 409, a session-pool error after the assistant was at work, a recovered answer
+ * and a later item with the same input, Concurrency after a failure, a JSON answer cut after its
+ * headers, and "never taken" near the deadline. Each case was an ask sent again or an answer
+ * lost before its fix. Against a server the test scripts, in n8n-core's engine.
+ */
+import type * as http from 'node:http';
+
+import { emulatorCredential } from '../helpers/assistant';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { conversationJson, serveScript, sse, turn } from '../helpers/scripted-server';
+
+const TOKEN = 'tok_EXACTLY_once_edges_7c1';
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
+const credentials = (baseUrl: string) => [emulatorCredential(baseUrl, TOKEN)];
+const answered = (text: string) =>
+	sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: text } }) +
+	sse('completed', { status: 'succeeded' });
+const badGateway = (response: http.ServerResponse) => {
+	response.writeHead(502, { 'content-type': 'text/plain' });
+	response.end('Bad Gateway');
+};
+
+test('a retry meets a 409 (the first attempt was running after all): the answer is read from the conversation, not asked a third time', async () => {
+	const id = 'con_BusyAfterMaybe001';
+	const input = 'Transfer 100 EUR to Carol';
+	const before = turn('Hello', 'Hi.');
+	const server = await serveScript(
+		(response, n) => {
+			if (n === 1) return badGateway(response);
+			if (n === 2) {
+				response.writeHead(409, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ detail: 'Conversation is busy' }));
+				return;
+			}
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			response.end(answered('Transferred again.'));
+		},
+		(response, n) => {
+			// The 502's two reads do not show it yet; after the 409 it runs, then shows its answer.
+			if (n <= 2) return conversationJson(response, 'idle', before);
+			if (n === 3) return conversationJson(response, 'running', before);
+			conversationJson(response, 'idle', [...before, ...turn(input, 'Transferred 100 EUR.')]);
+		},
+	);
+	try {
+		const { json } = await assistant.run(
+			{ input, conversationId: id, options: { retries: 2 } },
+			{ credentials: credentials(server.baseUrl) },
+		);
+		expect(json).toEqual({ output: 'Transferred 100 EUR.', conversation_id: id, recovered: true });
+		expect(server.asks).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
+});
+
+test.each([false, true])(
+	'a session-pool error after the assistant ran a tool is no full pool: never sent again (Stream %s)',
+	async (stream) => {
+		const call = { part_kind: 'tool-call', tool_name: 'send_mail', args: '{}', tool_call_id: 'c1' };
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'x-conversation-id': 'con_PoolAfterTool0001',
+					'retry-after': '1',
+				});
+				response.write(sse('PartStartEvent', { index: 0, part: call }));
+				response.write(sse('FunctionToolCallEvent', { part: call }));
+				response.end(sse('Error', { message: 'All assistant sessions are busy; cannot evict' }));
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			const { failure } = await assistant.run(
+				{ input: 'Mail the report to Alice', options: { stream, retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(failure?.message).toMatch(/sessions are busy/);
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	},
+);
+
+test('an answer recovered from the conversation counts as the run’s: a later item repeating its input fails instead of taking it', async () => {
+	const id = 'con_RepeatTurn000001';
+	const input = 'Send the weekly mail to Bob';
+	const server = await serveScript(
+		(response, n) => {
+			if (n > 1) return badGateway(response);
+			// The first item's stream breaks off after the service took it.
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			response.write(': dispatched\n\n');
+			setTimeout(() => response.destroy(), 20);
+		},
+		(response) => conversationJson(response, 'idle', turn(input, 'Mail sent to Bob.')),
+	);
+	try {
+		const { failure } = await assistant.run(
+			{ input, conversationId: id, options: { retries: 2 } },
+			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
+		expect(server.asks).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
+});
+
+test.each([1, 2, 5])(
+	'Concurrency %i: once an item failed the run, the items waiting for its conversation are not sent',
+	async (concurrency) => {
+		const id = 'con_SharedConvo00001';
+		const server = await serveScript(
+			(response, _n, body) => {
+				if (body?.input === 'first') {
+					response.writeHead(400, { 'content-type': 'application/json' });
+					response.end(JSON.stringify({ detail: 'Bad request' }));
+					return;
+				}
+				response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+				response.end(answered('Paid the invoice.'));
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			const { failure } = await assistant.run(
+				{ input: '={{ $json.q }}', conversationId: id, options: { concurrency, retries: 0 } },
+				{
+					items: [{ q: 'first' }, ...[1, 2, 3, 4, 5].map((i) => ({ q: `Pay invoice ${i}` }))],
+					credentials: credentials(server.baseUrl),
+				},
+			);
+			expect(failure?.message).toMatch(/HTTP 400/);
+			expect(server.asks.map((body) => body?.input)).toEqual(['first']);
+		} finally {
+			await server.close();
+		}
+	},
+);
+
+test.each<[string, (response: http.ServerResponse, id: string) => void]>([
+	[
+		'a JSON answer cut mid-body',
+		(response, id) => {
+			response.writeHead(200, { 'content-type': 'application/json', 'x-conversation-id': id });
+			response.write('{"output": "Booked ro');
+			setTimeout(() => response.destroy(), 20);
+		},
+	],
+	[
+		'a body without a content type cut before its first byte',
+		(response, id) => {
+			response.writeHead(200, { 'x-conversation-id': id });
+			response.flushHeaders();
+			setTimeout(() => response.destroy(), 20);
+		},
+	],
+])('%s: the conversation its headers named is read for the answer', async (_what, cut) => {
+	const id = 'con_JsonCutHeader0001';
+	const input = 'Book the meeting room';
+	const server = await serveScript(
+		(response) => cut(response, id),
+		(response) => conversationJson(response, 'idle', turn(input, 'Booked room 4.')),
+	);
+	try {
+		const { json } = await assistant.run(
+			{ input, options: { retries: 2 } },
+			{ credentials: credentials(server.baseUrl) },
+		);
+		expect(json).toEqual({ output: 'Booked room 4.', conversation_id: id, recovered: true });
+		expect(server.asks).toHaveLength(1);
+	} finally {
+		await server.close();
+	}
+});
+
+test('"never taken" needs its later look: with no time left for it, the ask is not sent again', async () => {
+	const id = 'con_DeadlineConfirm01';
+	const server = await serveScript(
+		(response) => {
+			// The gateway gives up after 1.85 s of a 3 s Timeout; the service may have the ask.
+			setTimeout(() => badGateway(response), 1850);
+		},
+		(response) => {
+			// No pause asked for: the schedule's 5 s applies, and does not fit.
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(JSON.stringify({ state: 'idle', messages: [] }));
+		},
+	);
+	try {
+		const { failure } = await assistant.run(
+			{
+				input: 'Order the flowers',
+				conversationId: id,
+				options: { retries: 2, timeoutMinutes: 0.05 },
+			},
+			{ credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toBe(
+			`The response failed, and conversation ${id} did not show the ask yet when the 3 s Timeout ran short`,
+		);
+		expect(failure?.description).toMatch(/not sent again/);
+		expect(server.asks).toHaveLength(1);
+	} finally {
+		await server.close();
+	}
+});
