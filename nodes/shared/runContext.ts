@@ -14,24 +14,61 @@ import {
 } from './transport';
 
 /**
- * The message of each conversation's last answered ask in a run (docs/api.md#recovery-after-a-failure):
+ * The message of each conversation's last answered ask (docs/api.md#recovery-after-a-failure):
  * when an ask that continues a conversation with the very same message fails, the conversation
  * cannot tell whether it took this one or holds only the earlier one (an agent's tool giving the
- * same result twice, say), so its answer is not taken from there.
+ * same result twice, say), so its answer is not taken from there. Kept in the node's context of
+ * the execution, so that the node's later runs in it know them too: an AI Agent runs its tool,
+ * and asks its chat model again, in a run of their own each time. Only a fingerprint of each
+ * message is kept, for the latest MAX_TURNS_KEPT conversations.
  */
 export class AskedTurns {
-	/** Each conversation's last answered message, as the conversation is matched by it. */
-	private readonly lastMessages = new Map<string, string>();
+	constructor(private readonly lastMessages: Record<string, string> = {}) {}
 
 	answered(conversationId: string, input: string): void {
-		this.lastMessages.set(conversationId, normalized(input));
+		const kept = this.lastMessages;
+		delete kept[conversationId];
+		kept[conversationId] = fingerprint(normalized(input));
+		const conversations = Object.keys(kept);
+		for (let i = 0; i < conversations.length - MAX_TURNS_KEPT; i++) delete kept[conversations[i]];
 	}
 
-	/** Whether the conversation's last answered ask in this run had this very message. */
+	/** Whether the conversation's last answered ask had this very message. */
 	repeats(conversationId: string, input: string): boolean {
-		const last = this.lastMessages.get(conversationId);
-		return last !== undefined && last === normalized(input);
+		const last = this.lastMessages[conversationId];
+		return last !== undefined && last === fingerprint(normalized(input));
 	}
+}
+
+/** How many conversations' last messages a node keeps in an execution. */
+const MAX_TURNS_KEPT = 1000;
+
+/** Where the node's runs in this execution keep them: its context there, when n8n gives one. */
+function turnsKept(ctx: RunStart): Record<string, string> | undefined {
+	// The chat model's supplyData context has it too, though its type does not say so.
+	const withContext = ctx as Partial<Pick<IExecuteFunctions, 'getContext'>>;
+	if (typeof withContext.getContext !== 'function') return undefined;
+	const context = withContext.getContext('node') as { assistantTurns?: Record<string, string> };
+	context.assistantTurns ??= {};
+	return context.assistantTurns;
+}
+
+/**
+ * A message's fingerprint: its length and a 53-bit hash (cyrb53), so that the execution's data
+ * never holds the message itself. Two messages that share it are taken for the same: the safe
+ * side (the item fails instead of taking an answer).
+ */
+function fingerprint(text: string): string {
+	let h1 = 0xdeadbeef;
+	let h2 = 0x41c6ce57;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		h1 = Math.imul(h1 ^ code, 2654435761);
+		h2 = Math.imul(h2 ^ code, 1597334677);
+	}
+	h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+	h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+	return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
 }
 
 /** Where a run starts: the Assistant node's execute, the chat model's supplyData. */
@@ -54,7 +91,8 @@ export type ExecuteRun = RunContext<IExecuteFunctions>;
  * - what times its calls and stops them when the execution is cancelled: one timer and one
  *   listener for all of them (transport/lifetime.ts's CallWatch);
  * - the message of each conversation's last answered ask (AskedTurns): a failed ask that repeats
- *   it cannot be told apart from it in the conversation.
+ *   it cannot be told apart from it in the conversation. This alone outlives the run, in the
+ *   node's context of the execution, as a fingerprint per conversation.
  *
  * The n8n context itself is `ctx`.
  */
@@ -63,8 +101,8 @@ export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> 
 	readonly notices = new RunNotices();
 	/** What times the run's calls, and stops them when the execution is cancelled. */
 	readonly watch = new CallWatch(cancelSignalOf(this.ctx));
-	/** The message of each conversation's last answered ask in this run. */
-	readonly turns = new AskedTurns();
+	/** The message of each conversation's last answered ask, in this run and the node's earlier ones. */
+	readonly turns = new AskedTurns(turnsKept(this.ctx));
 	private readonly shared = new Map<string, Promise<unknown>>();
 	private credentialsRead?: Promise<AssistantCredentials>;
 

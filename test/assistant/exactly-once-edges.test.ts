@@ -7,9 +7,10 @@
  */
 import type * as http from 'node:http';
 
-import { emulatorCredential } from '../helpers/assistant';
+import { assistantNode, assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { conversationJson, serveScript, sse, turn } from '../helpers/scripted-server';
+import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_EXACTLY_once_edges_7c1';
 const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20, dialect: 'live' });
@@ -206,6 +207,60 @@ test('"never taken" needs its later look: with no time left for it, the ask is n
 		);
 		expect(failure?.description).toMatch(/not sent again/);
 		expect(server.asks).toHaveLength(1);
+	} finally {
+		await server.close();
+	}
+});
+
+const TOOL_CONVERSATION = 'con_ToolRepeat0000001';
+const QUESTION = 'Send Bob the daily report';
+
+test('the Assistant Tool called twice with the same question in one execution (a run each): the second, lost at a proxy, does not take the first one’s answer', async () => {
+	const server = await serveScript(
+		(response, n) => {
+			if (n === 1) {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'x-conversation-id': TOOL_CONVERSATION,
+				});
+				response.end(
+					sse('PartStartEvent', {
+						index: 0,
+						part: { part_kind: 'text', content: 'Sent the report (1).' },
+					}) + sse('completed', { status: 'succeeded' }),
+				);
+				return;
+			}
+			response.writeHead(502, { 'content-type': 'text/plain' });
+			response.end('Bad Gateway');
+		},
+		// The conversation holds the first call only.
+		(response) => conversationJson(response, 'idle', turn(QUESTION, 'Sent the report (1).')),
+	);
+	try {
+		const pkg = await assistantPackage();
+		const node = assistantNode(
+			pkg,
+			'Personal Assistant',
+			{
+				operation: 'ask',
+				input: "={{ $fromAI('question', 'q', 'string') }}",
+				conversationId: "={{ $fromAI('conversationId', 'c', 'string', '') }}",
+				options: { retries: 2 },
+			},
+			{ type: 'n8n-nodes-assistant.assistantTool' },
+		);
+		const { agent } = await runAgent(
+			pkg,
+			[node],
+			[
+				{ id: 'call_1', args: { question: QUESTION, conversationId: TOOL_CONVERSATION } },
+				{ id: 'call_2', args: { question: QUESTION, conversationId: TOOL_CONVERSATION } },
+			],
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		const observations = agent.steps.map((step) => step.observation ?? step.error);
+		expect(String(observations[1])).toMatch(/cannot tell whether it took this ask/);
 	} finally {
 		await server.close();
 	}
