@@ -134,8 +134,12 @@ export class StreamAnswer {
 				case 'toolDelta':
 					this.assembler.enterPartEvent(event.response);
 				// falls through: a Part event is read as every other
-				default:
+				case 'snapshot':
+				case 'toolEvent':
+					// The turn has begun (a content delta is text: hasText says so).
 					this.began = true;
+				// falls through
+				default:
 					if (collector) this.collect(collector, event);
 					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
 						this.assembler.accept(event);
