@@ -108,8 +108,8 @@ const SNIFF_BYTES = 64 * 1024;
 
 /**
  * A body whose headers do not say what it is, read only as far as its first character that is
- * not a space: `{` begins a JSON answer, anything else an event stream (an event-stream line
- * never begins with `{`). The bytes read to see it come again first in `read`.
+ * not a space: `{` begins a JSON answer, anything else an event stream (the service begins
+ * none of its event-stream lines with `{`). The bytes read to see it come again first in `read`.
  */
 async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }> {
 	const iterator = body[Symbol.asyncIterator]();
