@@ -20,22 +20,25 @@ import {
  * same result twice, say), so its answer is not taken from there. Kept in the node's context of
  * the execution, so that the node's later runs in it know them too: an AI Agent runs its tool,
  * and asks its chat model again, in a run of their own each time. Only a fingerprint of each
- * message is kept, for the latest MAX_TURNS_KEPT conversations.
+ * message is kept, under a fingerprint of its conversation's id (a server may echo anything as
+ * an id, the token too: the execution's data keeps neither), for the latest MAX_TURNS_KEPT
+ * conversations.
  */
 export class AskedTurns {
 	constructor(private readonly lastMessages: Record<string, string> = {}) {}
 
 	answered(conversationId: string, input: string): void {
 		const kept = this.lastMessages;
-		delete kept[conversationId];
-		kept[conversationId] = fingerprint(normalized(input));
+		const key = fingerprint(conversationId);
+		delete kept[key];
+		kept[key] = fingerprint(normalized(input));
 		const conversations = Object.keys(kept);
 		for (let i = 0; i < conversations.length - MAX_TURNS_KEPT; i++) delete kept[conversations[i]];
 	}
 
 	/** Whether the conversation's last answered ask had this very message. */
 	repeats(conversationId: string, input: string): boolean {
-		const last = this.lastMessages[conversationId];
+		const last = this.lastMessages[fingerprint(conversationId)];
 		return last !== undefined && last === fingerprint(normalized(input));
 	}
 }
@@ -54,9 +57,9 @@ function turnsKept(ctx: RunStart): Record<string, string> | undefined {
 }
 
 /**
- * A message's fingerprint: its length and a 53-bit hash (cyrb53), so that the execution's data
- * never holds the message itself. Two messages that share it are taken for the same: the safe
- * side (the item fails instead of taking an answer).
+ * A text's fingerprint: its length and a 53-bit hash (cyrb53), so that the execution's data
+ * never holds the text itself. Two messages that share it are taken for the same: the safe side
+ * (the item fails instead of taking an answer).
  */
 function fingerprint(text: string): string {
 	let h1 = 0xdeadbeef;

@@ -100,13 +100,16 @@ describe("each conversation's last answered message (docs/api.md#recovery-after-
 
 	test('kept where it is given (the node’s context of the execution), as fingerprints, for the latest 1,000 conversations', () => {
 		const kept: Record<string, string> = {};
-		new AskedTurns(kept).answered('c1', 'Send the private report to Bob');
-		expect(new AskedTurns(kept).repeats('c1', 'Send the private report to Bob')).toBe(true);
-		expect(JSON.stringify(kept)).not.toContain('report');
+		new AskedTurns(kept).answered('con_PrivateConversation', 'Send the private report to Bob');
+		expect(
+			new AskedTurns(kept).repeats('con_PrivateConversation', 'Send the private report to Bob'),
+		).toBe(true);
+		// Neither the message nor the conversation's id (a server may echo the token as one).
+		expect(JSON.stringify(kept)).not.toMatch(/report|Private/);
 		const turns = new AskedTurns(kept);
 		for (let i = 2; i <= 1001; i++) turns.answered(`c${i}`, 'ok');
 		expect(Object.keys(kept)).toHaveLength(1000);
-		expect(turns.repeats('c1', 'Send the private report to Bob')).toBe(false);
+		expect(turns.repeats('con_PrivateConversation', 'Send the private report to Bob')).toBe(false);
 		expect(turns.repeats('c1001', 'ok')).toBe(true);
 	});
 });
