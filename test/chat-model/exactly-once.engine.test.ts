@@ -10,7 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput, type ScriptMessage } from '../helpers/chat-model';
+import {
+	runChatModel,
+	type ConsumerOutput,
+	type Scenario,
+	type ScriptMessage,
+} from '../helpers/chat-model';
 import { answeredConversation, heldAnswer } from '../helpers/conversations';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
@@ -89,58 +94,64 @@ describe.each(['invoke', 'stream'] as const)(
 );
 
 describe('an ask that repeats the conversation’s last message (docs/api.md#recovery-after-a-failure)', () => {
-	test('an agent’s tool giving the same result twice, the second result’s ask failing at a proxy: neither the earlier answer taken nor the ask sent again', async () => {
-		const conversation = 'con_SameResultTwice1';
-		const callCalculator = JSON.stringify({
-			action: 'call_tool',
-			final_answer: '',
-			tool_name: 'calculator',
-			tool_arguments_json: '{"input":"6 * 7"}',
-		});
-		const inputs: string[] = [];
-		const server = http.createServer((request, response) => {
-			let body = '';
-			request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-			request.on('end', () => {
-				if (request.url === '/assistant/ask') {
-					inputs.push(String((JSON.parse(body) as IDataObject).input));
-					// The first two asks call the calculator; the third meets a proxy's 502.
-					if (inputs.length === 3) {
-						response.writeHead(502, { 'content-type': 'text/html' });
-						response.end('<html><body>Bad gateway</body></html>');
+	test.each<[string, Scenario]>([
+		['one model for every round', 'agent'],
+		['the model taken anew each round, as AI Agent v3 does', 'agentRounds'],
+	])(
+		'an agent’s tool giving the same result twice, the second result’s ask failing at a proxy: neither the earlier answer taken nor the ask sent again (%s)',
+		async (_how, scenario) => {
+			const conversation = 'con_SameResultTwice1';
+			const callCalculator = JSON.stringify({
+				action: 'call_tool',
+				final_answer: '',
+				tool_name: 'calculator',
+				tool_arguments_json: '{"input":"6 * 7"}',
+			});
+			const inputs: string[] = [];
+			const server = http.createServer((request, response) => {
+				let body = '';
+				request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+				request.on('end', () => {
+					if (request.url === '/assistant/ask') {
+						inputs.push(String((JSON.parse(body) as IDataObject).input));
+						// The first two asks call the calculator; the third meets a proxy's 502.
+						if (inputs.length === 3) {
+							response.writeHead(502, { 'content-type': 'text/html' });
+							response.end('<html><body>Bad gateway</body></html>');
+							return;
+						}
+						response.writeHead(200, { 'content-type': 'application/json' });
+						response.end(JSON.stringify({ output: callCalculator, conversation_id: conversation }));
 						return;
 					}
+					// The conversation holds the first two turns; the second's message is the third's.
+					const messages = inputs.slice(0, 2).flatMap((input) => [
+						{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: input }] },
+						{ kind: 'response', parts: [{ part_kind: 'text', content: callCalculator }] },
+					]);
 					response.writeHead(200, { 'content-type': 'application/json' });
-					response.end(JSON.stringify({ output: callCalculator, conversation_id: conversation }));
-					return;
-				}
-				// The conversation holds the first two turns; the second's message is the third's.
-				const messages = inputs.slice(0, 2).flatMap((input) => [
-					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: input }] },
-					{ kind: 'response', parts: [{ part_kind: 'text', content: callCalculator }] },
-				]);
-				response.writeHead(200, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ state: 'idle', messages }));
+					response.end(JSON.stringify({ state: 'idle', messages }));
+				});
 			});
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const { port } = server.address() as AddressInfo;
-		try {
-			const run = await runChatModel(
-				await assistantPackage(),
-				'agent',
-				[{ role: 'user', content: 'What is 6 * 7?' }],
-				{},
-				{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
-			);
-			expect(inputs).toHaveLength(3);
-			expect(inputs[2]).toBe(inputs[1]);
-			expect(run.error()?.message).toBe(
-				`The assistant service failed (HTTP 502): Bad gateway; conversation ${conversation} cannot tell whether it took this ask`,
-			);
-			expect(run.error()?.description).toMatch(/not sent again/);
-		} finally {
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		}
-	});
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			const { port } = server.address() as AddressInfo;
+			try {
+				const run = await runChatModel(
+					await assistantPackage(),
+					scenario,
+					[{ role: 'user', content: 'What is 6 * 7?' }],
+					{},
+					{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
+				);
+				expect(inputs).toHaveLength(3);
+				expect(inputs[2]).toBe(inputs[1]);
+				expect(run.error()?.message).toBe(
+					`The assistant service failed (HTTP 502): Bad gateway; conversation ${conversation} cannot tell whether it took this ask`,
+				);
+				expect(run.error()?.description).toMatch(/not sent again/);
+			} finally {
+				await new Promise<void>((resolve) => server.close(() => resolve()));
+			}
+		},
+	);
 });

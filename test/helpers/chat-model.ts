@@ -33,8 +33,19 @@ export const LLM_CONSUMER_TYPE = 'test.llmConsumer';
  * `agentMoreTools` binds a second tool beside the calculator; `sdkStructured` calls the SDK
  * model's own withStructuredOutput (the `structuredSchema` parameter) and then generate.
  */
+/**
+ * How the consumer uses its model. `agentRounds`: the agent loop taking the model from its input
+ * anew for every round, as n8n's AI Agent v3 does (each of its executes asks for it again, and
+ * the chat model's supplyData runs again).
+ */
 export type Scenario =
-	'invoke' | 'stream' | 'agent' | 'agentStream' | 'agentMoreTools' | 'sdkStructured';
+	| 'invoke'
+	| 'stream'
+	| 'agent'
+	| 'agentStream'
+	| 'agentMoreTools'
+	| 'agentRounds'
+	| 'sdkStructured';
 
 /** A message of the conversation handed to the model: role and text. */
 export interface ScriptMessage {
@@ -177,10 +188,18 @@ async function consume(
 	const tools =
 		customTools ??
 		(scenario === 'agentMoreTools' ? [calculator, wordCount] : [calculator as AgentTool]);
+	const modelOfRound =
+		scenario === 'agentRounds'
+			? async () =>
+					(await ctx.getInputConnectionData(
+						NodeConnectionTypes.AiLanguageModel,
+						0,
+					)) as LanguageModel
+			: async () => model;
 	const output =
 		scenario === 'invoke' || scenario === 'stream'
 			? await answerOnce(model, messages, scenario === 'stream')
-			: await agentLoop(model, messages, scenario === 'agentStream', tools);
+			: await agentLoop(modelOfRound, messages, scenario === 'agentStream', tools);
 	return [[{ json: output }]];
 }
 
@@ -240,17 +259,20 @@ async function sdkStructured(
 	};
 }
 
-/** An agent's loop: the model calls tools, gets their results, until it answers (at most 5 turns). */
+/**
+ * An agent's loop: the model (`modelOfRound`'s, each round) calls tools, gets their results, until
+ * it answers (at most 5 turns).
+ */
 async function agentLoop(
-	model: LanguageModel,
+	modelOfRound: () => Promise<LanguageModel>,
 	messages: BaseMessage[],
 	streamed: boolean,
 	tools: AgentTool[] = [calculator],
 ): Promise<ConsumerOutput> {
-	const bound = model.bindTools(tools);
 	const history = [...messages];
 	const toolCalls: ConsumerOutput['toolCalls'] = [];
 	for (let turn = 0; turn < 5; turn++) {
+		const bound = (await modelOfRound()).bindTools(tools);
 		const { message, chunks } = streamed
 			? await collectStream(bound, history)
 			: { message: await bound.invoke(history), chunks: [] };
