@@ -25,15 +25,29 @@ import {
  * conversations.
  */
 export class AskedTurns {
-	constructor(private readonly lastMessages: Record<string, string> = {}) {}
+	/**
+	 * The record's keys, least recently answered first: listing the record's keys at every answer
+	 * cost tens of microseconds an ask once it held hundreds, so they are listed once per run.
+	 */
+	private readonly order: Map<string, true>;
+
+	constructor(private readonly lastMessages: Record<string, string> = {}) {
+		this.order = new Map(Object.keys(lastMessages).map((key) => [key, true]));
+	}
 
 	answered(conversationId: string, input: string): void {
 		const kept = this.lastMessages;
 		const key = fingerprint(conversationId);
+		// Answered again: the latest, in the record too (a later run lists it in this order).
 		delete kept[key];
+		this.order.delete(key);
 		kept[key] = fingerprint(normalized(input));
-		const conversations = Object.keys(kept);
-		for (let i = 0; i < conversations.length - MAX_TURNS_KEPT; i++) delete kept[conversations[i]];
+		this.order.set(key, true);
+		for (const oldest of this.order.keys()) {
+			if (this.order.size <= MAX_TURNS_KEPT) break;
+			this.order.delete(oldest);
+			delete kept[oldest];
+		}
 	}
 
 	/** Whether the conversation's last answered ask had this very message. */
