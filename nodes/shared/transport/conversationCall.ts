@@ -39,7 +39,6 @@ export async function readConversation(
 		path: conversationPath(conversationId),
 		authenticated: true,
 		itemIndex: attempt.scope.request.itemIndex,
-		attemptTimeoutMs: READ_TIMEOUT_MS,
 	};
 	const read: Attempt = { ...attempt, scope: { ...attempt.scope, request } };
 	const where = `GET ${request.path}`;

@@ -30,8 +30,6 @@ export interface ApiRequest {
 	timeoutMs?: number;
 	/** For streams: the longest silence allowed between two chunks. */
 	idleTimeoutMs?: number;
-	/** The most one attempt may take before it counts as a failed attempt (within `timeoutMs`). */
-	attemptTimeoutMs?: number;
 	retries?: number;
 	itemIndex?: number;
 	/**

@@ -91,9 +91,9 @@ async function sendHop<TBody>(
 		disableFollowRedirect: true,
 		maxRedirects: 0,
 		sendCredentialsOnCrossOriginRedirect: false,
-		// The lifetime enforces the deadline; this replaces the HTTP client's 300 s default, or
-		// bounds one attempt that has its own limit.
-		timeout: Math.min(lifetime.remainingMs() + 1000, request.attemptTimeoutMs ?? Infinity),
+		// The lifetime enforces the deadline (and a conversation read its own 30 s, by `signal`);
+		// this replaces the HTTP client's 300 s default.
+		timeout: lifetime.remainingMs() + 1000,
 		abortSignal: signal,
 		json: false,
 	};
