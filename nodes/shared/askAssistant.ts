@@ -1,5 +1,3 @@
-import type { NodeApiError } from 'n8n-workflow';
-
 import type { AskRequest } from './api';
 import { attemptAsk, withFallback } from './askAttempt';
 import { LiveText } from './liveText';
@@ -132,7 +130,7 @@ async function attemptOrRecover(
 	if (idle && continued) {
 		const found = afterBusyWait(
 			attempt.scope,
-			askToRecover(call, continued, idle.busy),
+			{ ...turnOf(call), conversationId: continued, failure: idle.busy },
 			idle.messages,
 		);
 		if (found.kind === 'answered') return recovered(call, live, found.output, continued);
@@ -151,9 +149,7 @@ async function attemptOrRecover(
 		attempt,
 		outcome.failure,
 		{
-			input: call.request.input,
-			structured: call.request.output_format !== undefined,
-			textObject: call.textObject,
+			...turnOf(call),
 			repeatsLastTurn:
 				continued !== undefined && call.turns?.repeats(continued, call.request.input) === true,
 			sentText: live.sent,
@@ -178,14 +174,12 @@ function recovered(
 	return { output, conversationId, recovered: true };
 }
 
-/** The ask as its conversation is read for it, `failure` the response's own. */
-function askToRecover(call: AskCall, conversationId: string, failure: NodeApiError) {
+/** What the ask's conversation is read by for its answer (recovery/turnReading.ts). */
+function turnOf(call: AskCall) {
 	return {
 		input: call.request.input,
 		structured: call.request.output_format !== undefined,
 		textObject: call.textObject,
-		conversationId,
-		failure,
 	};
 }
 
