@@ -107,12 +107,17 @@ export async function generateWithTools(
 	// The reason goes back in the answer's conversation. Without one, it is not sent at all: a
 	// new conversation would need the whole request again, and the assistant would do its work
 	// (a mail sent, a file written) a second time.
-	const conversationId = answer.conversationId;
-	const corrected = 'problem' in outcome && Boolean(conversationId);
-	if ('problem' in outcome && conversationId) {
-		const retry = askRequest(settings, correctionRequest(outcome.problem), conversationId, tools);
+	let corrected = false;
+	if ('problem' in outcome && answer.conversationId) {
+		const retry = askRequest(
+			settings,
+			correctionRequest(outcome.problem),
+			answer.conversationId,
+			tools,
+		);
 		answer = await model.ask(retry);
 		outcome = interpreted(answer);
+		corrected = true;
 	}
 	// The call's arguments are read from the answer's text after the ask, which redacted the
 	// answer as it came (escaped in JSON, the token would not show there yet): again, as read.
