@@ -59,7 +59,7 @@ export class StreamAnswer {
 	private exceeded: number | undefined;
 	/** One of the four above has come. */
 	private done = false;
-	/** A part, a piece of text or a tool event has come: the assistant's turn had begun. */
+	/** A part, a snapshot or a tool event has come: the turn had begun (text is hasText's). */
 	private began = false;
 
 	/** The most text the answer and its steps may hold (docs/api.md#memory-bounds). */
