@@ -2,8 +2,8 @@
  * Exactly once (docs/api.md#exactly-once) where failures meet: an ask retried into its own
  * conversation's 409, a session-pool error after the assistant was at work, a recovered answer
  * and a later item with the same input, Concurrency after a failure, a JSON answer cut after its
- * headers, and "never taken" near the deadline. Each case was an ask sent again or an answer
- * lost before its fix. Against a server the test scripts, in n8n-core's engine.
+ * headers, "never taken" near the deadline, and an ask answered "303 See Other" whose answer could
+ * not be read where it pointed. Each case was an ask sent again or an answer lost before its fix. Against a server the test scripts, in n8n-core's engine.
  */
 import type * as http from 'node:http';
 
@@ -264,4 +264,85 @@ test('the Assistant Tool called twice with the same question in one execution (a
 	} finally {
 		await server.close();
 	}
+});
+
+describe('an ask answered "303 See Other" was taken: whatever fails after it, it is not sent again', () => {
+	const id = 'con_SeeOther00000001';
+	const input = 'Book the flight to Lisbon';
+	const seeOther = (response: http.ServerResponse, withConversation: boolean) => {
+		response.writeHead(303, {
+			location: '/assistant/answers/1',
+			...(withConversation ? { 'x-conversation-id': id } : {}),
+		});
+		response.end();
+	};
+
+	test.each<[string, (response: http.ServerResponse) => void]>([
+		['is refused (502)', badGateway],
+		['breaks off', (response) => response.destroy()],
+		[
+			'is pointed away from the Base URL',
+			(response) => {
+				response.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' });
+				response.end();
+			},
+		],
+	])('its answer %s: read from the conversation the 303 named', async (_, answer) => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			(response, n) => {
+				if (n === 1) return answer(response);
+				conversationJson(response, 'idle', turn(input, 'Booked: TP 1234.'));
+			},
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id, recovered: true });
+			expect(server.asks).toHaveLength(1);
+			expect(server.paths[1]).toBe('GET /assistant/answers/1');
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('its answer comes where it pointed, without the conversation: the one the 303 named', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			(response) => {
+				response.writeHead(200, { 'content-type': 'text/event-stream' });
+				response.end(answered('Booked: TP 1234.'));
+			},
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('its answer is refused and no conversation is named: an error saying it was taken', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, false),
+			(response) => badGateway(response),
+		);
+		try {
+			const { failure } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(failure?.message).toMatch(/502/);
+			expect(`${failure?.message} ${failure?.description}`).toMatch(/took|taken|accepted/i);
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
 });

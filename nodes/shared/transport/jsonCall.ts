@@ -13,7 +13,7 @@ import {
 } from './transportFailures';
 import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
-import { BodyTooLarge, readAll, readErrorBody, sendOnce, type Attempt } from './send';
+import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
 import { clippedMessage, messageFromJson } from './serverMessage';
 
@@ -32,8 +32,12 @@ export async function apiRequest<T>(ctx: AssistantContext, request: ApiRequest):
 export async function jsonAttempt<T>(attempt: Attempt): Promise<JsonAnswer<T>> {
 	const response = await sendOnce<unknown>(attempt, 'json');
 	const { statusCode, headers } = response;
-	const bodyText = await readJsonBody(attempt, statusCode, response.body);
-	return { body: parseJsonAnswer<T>(attempt.scope, statusCode, headers, bodyText), headers };
+	try {
+		const bodyText = await readJsonBody(attempt, statusCode, response.body);
+		return { body: parseJsonAnswer<T>(attempt.scope, statusCode, headers, bodyText), headers };
+	} catch (error) {
+		throw takenFailure(attempt, response.seeOther, error);
+	}
 }
 
 /**

@@ -54,6 +54,11 @@ export interface RawResponse<TBody> {
 	statusCode: number;
 	headers: ResponseHeaders;
 	body: TBody;
+	/**
+	 * Set by sendOnce when the request was answered "303 See Other" on its way here: that
+	 * answer's headers. The service took the request (transportFailures.ts's afterSeeOther).
+	 */
+	seeOther?: ResponseHeaders;
 }
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;

@@ -3,7 +3,9 @@ import { NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 import { ERROR_BODY_LIMIT_BYTES } from '../limits';
 import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentials';
 import { type FailureScope } from './failures';
+import { AttemptFailure } from './attemptFailure';
 import {
+	afterSeeOther,
 	networkFailure,
 	redirectElsewhereFailure,
 	stoppedFailure,
@@ -11,7 +13,13 @@ import {
 } from './transportFailures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, redirectOf } from './redirects';
-import { headerValue, type AssistantContext, type RawResponse } from './request';
+import {
+	conversationIdOf,
+	headerValue,
+	type AssistantContext,
+	type RawResponse,
+	type ResponseHeaders,
+} from './request';
 
 /** One attempt on the wire, through n8n's HTTP helpers. */
 export interface Attempt {
@@ -42,22 +50,58 @@ export async function sendOnce<TBody>(
 	const origin = credentials.origin;
 	let method = scope.request.method;
 	let body = scope.request.body;
+	/** The "303 See Other" that answered the request, once one has: the service took it. */
+	let seeOther: ResponseHeaders | undefined;
 	for (let redirects = 0; ; redirects++) {
-		const response = await sendHop<TBody>(attempt, { url, method, body }, accepted, signal);
+		let response: RawResponse<TBody>;
+		try {
+			response = await sendHop<TBody>(attempt, { url, method, body }, accepted, signal);
+		} catch (error) {
+			throw takenFailure(attempt, seeOther, error);
+		}
+		if (response.statusCode === 303 && method !== 'GET' && method !== 'HEAD') {
+			seeOther ??= response.headers;
+		}
 		const location = headerValue(response.headers, 'location');
 		const redirect = redirectOf(response.statusCode, location, url, method, origin);
-		if (redirect.kind === 'none') return response;
+		if (redirect.kind === 'none') return seeOther ? reachedAfter(response, seeOther) : response;
 		discard(response.body);
 		if (redirect.kind === 'elsewhere') {
-			throw redirectElsewhereFailure(scope, response.statusCode, redirect.url);
+			const failure = redirectElsewhereFailure(scope, response.statusCode, redirect.url);
+			throw takenFailure(attempt, seeOther, failure);
 		}
 		if (redirects >= MAX_REDIRECTS) {
-			throw tooManyRedirectsFailure(scope, response.statusCode, redirect.url);
+			const failure = tooManyRedirectsFailure(scope, response.statusCode, redirect.url);
+			throw takenFailure(attempt, seeOther, failure);
 		}
 		url = redirect.url;
 		method = redirect.method;
 		if (!redirect.keepsBody) body = undefined;
 	}
+}
+
+/**
+ * What a request's failure is: after a "303 See Other" (`seeOther`, RawResponse's), one of a
+ * request the service took (afterSeeOther); otherwise `error` itself. For the failures of the
+ * response sendOnce returns, which its caller maps, as well as for sendOnce's own.
+ */
+export function takenFailure(
+	{ scope, lifetime }: Attempt,
+	seeOther: ResponseHeaders | undefined,
+	error: unknown,
+): unknown {
+	if (!seeOther || !(error instanceof AttemptFailure)) return error;
+	return afterSeeOther(scope, error, seeOther, lifetime.reason !== undefined);
+}
+
+/** The response a 303 led to: it keeps the conversation the 303 named, when it names none. */
+function reachedAfter<TBody>(
+	response: RawResponse<TBody>,
+	seeOther: ResponseHeaders,
+): RawResponse<TBody> {
+	const named = conversationIdOf(response.headers) ?? conversationIdOf(seeOther);
+	const headers = named ? { ...response.headers, 'x-conversation-id': named } : response.headers;
+	return { ...response, headers, seeOther };
 }
 
 interface Hop {

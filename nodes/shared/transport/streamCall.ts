@@ -12,7 +12,15 @@ import {
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
 import { headerValue, type ResponseHeaders } from './request';
-import { BodyTooLarge, discard, readAll, readErrorBody, sendOnce, type Attempt } from './send';
+import {
+	BodyTooLarge,
+	discard,
+	readAll,
+	readErrorBody,
+	sendOnce,
+	takenFailure,
+	type Attempt,
+} from './send';
 
 type ByteStream = SseBody & { destroy?: (error?: Error) => void };
 
@@ -55,7 +63,11 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { statusCode, headers } = response;
 	if (statusCode < 200 || statusCode >= 300) {
 		const bodyText = await readErrorBody(response.body);
-		throw statusFailure(scope, statusCode, headers, bodyText);
+		throw takenFailure(
+			attempt,
+			response.seeOther,
+			statusFailure(scope, statusCode, headers, bodyText),
+		);
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));

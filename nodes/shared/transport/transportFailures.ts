@@ -7,6 +7,7 @@ import type { FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
 import { redacted, type Redaction } from './redaction';
+import { conversationIdOf, type ResponseHeaders } from './request';
 
 /**
  * Failures on the node's side of the wire, as AttemptFailures: no connection, a stream broken
@@ -158,6 +159,41 @@ export function transportDetail(error: unknown, redaction: Redaction | undefined
 		[code, message].filter((part) => typeof part === 'string' && part).join(': '),
 		redaction,
 	);
+}
+
+/**
+ * A failure after the service answered the request "303 See Other" (`seeOther`: that answer's
+ * headers): it took the request and points at its result (docs/api.md#redirects). Whatever fails
+ * on the way to that result, the ask is never sent again; its answer is looked for in the
+ * conversation the 303 (or the failed response) named, as for a response that broke off. A stop
+ * (the deadline, a cancellation) stays a stop: the service took the ask, nothing is read.
+ */
+export function afterSeeOther(
+	scope: FailureScope,
+	failure: AttemptFailure,
+	seeOther: ResponseHeaders,
+	stopped: boolean,
+): AttemptFailure {
+	const conversationId = conversationIdOf(failure.headers) ?? conversationIdOf(seeOther);
+	const shown = apiError(
+		scope.node,
+		{
+			message: failure.shown.message,
+			description:
+				'The service had taken the ask: it answered "303 See Other", and reading the answer where it pointed failed. The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.',
+			httpCode: failure.shown.httpCode ?? undefined,
+		},
+		scope.request.itemIndex,
+	);
+	return failure.with({
+		shown: stopped ? failure.shown : shown,
+		accepted: 'yes',
+		retry: undefined,
+		lost: stopped ? undefined : (failure.lost ?? 'broken'),
+		headers: conversationId
+			? { ...failure.headers, 'x-conversation-id': conversationId }
+			: failure.headers,
+	});
 }
 
 /**
