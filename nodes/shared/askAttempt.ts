@@ -14,7 +14,7 @@ import { AttemptFailure, type LostHow } from './transport/attemptFailure';
 import { apiError } from './transport/errors';
 import { RUN_AGAIN, serviceFailure, type FailureScope } from './transport/failures';
 import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
-import type { Attempt } from './transport/send';
+import { takenFailure, type Attempt } from './transport/send';
 import { openStream } from './transport/streamCall';
 import { redacted } from './transport/redaction';
 import { isObject } from './json';
@@ -45,8 +45,10 @@ export async function attemptAsk(
 ): Promise<AttemptOutcome> {
 	let heard: AttemptHeard = { conversationId: call.request.conversation_id, headers: {} };
 	let answer: StreamAnswer | undefined;
+	let seeOther: ResponseHeaders | undefined;
 	try {
 		const opened = await openStream(attempt);
+		seeOther = opened.seeOther;
 		// The service accepted the ask; its conversation is known from here on.
 		heard = {
 			headers: opened.headers,
@@ -72,7 +74,8 @@ export async function attemptAsk(
 		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
 	} catch (error) {
 		const steps = call.steps ? (answer?.steps() ?? []) : undefined;
-		return failedOutcome(error, heard, steps);
+		// Reached through a 303: whatever the answer came to, the service took the ask.
+		return failedOutcome(takenFailure(attempt, seeOther, error), heard, steps);
 	}
 }
 

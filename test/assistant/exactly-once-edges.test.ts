@@ -277,9 +277,23 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		response.end();
 	};
 
+	const pool = 'All assistant sessions are busy; cannot evict';
+	const ok = (type: string, body: string) => (response: http.ServerResponse) => {
+		response.writeHead(200, { 'content-type': type });
+		response.end(body);
+	};
+
 	test.each<[string, (response: http.ServerResponse) => void]>([
 		['is refused (502)', badGateway],
 		['breaks off', (response) => response.destroy()],
+		[
+			'is a full session pool (an Error event)',
+			ok('text/event-stream', sse('Error', { message: pool })),
+		],
+		[
+			'is a full session pool (an error in JSON)',
+			ok('application/json', JSON.stringify({ error: pool })),
+		],
 		[
 			'is pointed away from the Base URL',
 			(response) => {
@@ -338,8 +352,66 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 				{ input, options: { retries: 2 } },
 				{ credentials: credentials(server.baseUrl) },
 			);
-			expect(failure?.message).toMatch(/502/);
-			expect(`${failure?.message} ${failure?.description}`).toMatch(/took|taken|accepted/i);
+			expect(failure?.message).toMatch(
+				/^The service took the ask \(it answered "303 See Other"\), but its answer could not be read where it pointed: .*HTTP 502/,
+			);
+			expect(failure?.description).toMatch(/not sent again/);
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('where it pointed, a 200 that is not the API’s: that error, saying the ask was taken', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, false),
+			ok('application/json', '<html>Sign in</html>'),
+		);
+		try {
+			const { failure } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(failure?.message).toMatch(
+				/^The assistant sent a response that is not JSON \(HTTP 200\)/,
+			);
+			expect(failure?.description).toMatch(/had taken the ask .*not sent again/);
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('the Assistant Tool: a 404 where it pointed is no unknown conversation, and the agent is not told to ask again', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			(response, n) => {
+				response.writeHead(n === 1 ? 404 : 403, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ detail: n === 1 ? 'Not found' : 'Forbidden' }));
+			},
+		);
+		try {
+			const pkg = await assistantPackage();
+			const node = assistantNode(
+				pkg,
+				'Personal Assistant',
+				{
+					operation: 'ask',
+					input: "={{ $fromAI('question', 'q', 'string') }}",
+					conversationId: "={{ $fromAI('conversationId', 'c', 'string', '') }}",
+					options: { retries: 2 },
+				},
+				{ type: 'n8n-nodes-assistant.assistantTool' },
+			);
+			const { agent } = await runAgent(
+				pkg,
+				[node],
+				[{ id: 'call_1', args: { question: input, conversationId: id } }],
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			const observation = String(agent.steps[0].observation ?? agent.steps[0].error);
+			expect(observation).toMatch(/took the ask/);
+			expect(observation).not.toMatch(/Ask again/);
 			expect(server.asks).toHaveLength(1);
 		} finally {
 			await server.close();

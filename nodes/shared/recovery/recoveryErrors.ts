@@ -2,7 +2,7 @@ import type { NodeApiError } from 'n8n-workflow';
 
 import { apiError } from '../transport/errors';
 import { type FailureScope } from '../transport/failures';
-import { seconds } from '../transport/transportFailures';
+import { NOT_SENT_AGAIN, seconds } from '../transport/transportFailures';
 import { conversationPath } from '../transport/conversationCall';
 
 /**
@@ -10,9 +10,6 @@ import { conversationPath } from '../transport/conversationCall';
  * (docs/api.md#recovery-after-a-failure). Each names the conversation, so that the user can look
  * at it in the assistant app, and says that the ask was not sent again.
  */
-
-const NOT_SENT_AGAIN =
-	'The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.';
 
 /** `failure`: the response's own failure, whose HTTP status the error keeps. */
 function error(

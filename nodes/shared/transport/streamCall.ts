@@ -11,7 +11,7 @@ import {
 } from './transportFailures';
 import { parseJsonAnswer } from './jsonCall';
 import { StoppedError, type RequestLifetime } from './lifetime';
-import { headerValue, type ResponseHeaders } from './request';
+import { headerValue, type RawResponse, type ResponseHeaders } from './request';
 import {
 	BodyTooLarge,
 	discard,
@@ -30,8 +30,12 @@ type ByteStream = SseBody & { destroy?: (error?: Error) => void };
  */
 const AFTER_ANSWER_GRACE_MS = 250;
 
-/** What a stream request got: an event stream, or (tolerated) a whole JSON answer. */
-export type OpenedStream =
+/**
+ * What a stream request got: an event stream, or (tolerated) a whole JSON answer. `seeOther`:
+ * the "303 See Other" it came through (RawResponse's); what fails in reading it is a failure of
+ * a request the service took (send.ts's takenFailure).
+ */
+export type OpenedStream = (
 	| {
 			kind: 'events';
 			headers: ResponseHeaders;
@@ -42,7 +46,8 @@ export type OpenedStream =
 			 */
 			read(onMessage: (message: SseMessage) => boolean, names?: EventNames): Promise<void>;
 	  }
-	| { kind: 'json'; headers: ResponseHeaders; body: unknown };
+	| { kind: 'json'; headers: ResponseHeaders; body: unknown }
+) & { seeOther?: ResponseHeaders };
 
 /**
  * One attempt of a streaming request. A failed status becomes its AttemptFailure; a 2xx event
@@ -53,21 +58,32 @@ export type OpenedStream =
  */
 export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	const { scope, lifetime } = attempt;
-	const messageLimit = messageLimitBytes(scope.request.answerLimitChars);
 	const idleMs = scope.request.idleTimeoutMs;
 	// A silent stream is given up, not the call: the answer may still be read elsewhere. So this
 	// attempt's request has a signal of its own, which the call's stop aborts too.
 	const stall = idleMs ? new AbortController() : undefined;
 	if (stall) lifetime.onStop(() => stall.abort(lifetime.signal.reason));
 	const response = await sendOnce<ByteStream>(attempt, 'events', stall?.signal);
-	const { statusCode, headers } = response;
+	try {
+		return await openedBody(attempt, response, stall);
+	} catch (error) {
+		throw takenFailure(attempt, response.seeOther, error);
+	}
+}
+
+/** The response of openStream's request: its failure, a JSON answer, or its events to read. */
+async function openedBody(
+	attempt: Attempt,
+	response: RawResponse<ByteStream>,
+	stall: AbortController | undefined,
+): Promise<OpenedStream> {
+	const { scope, lifetime } = attempt;
+	const messageLimit = messageLimitBytes(scope.request.answerLimitChars);
+	const idleMs = scope.request.idleTimeoutMs;
+	const { statusCode, headers, seeOther } = response;
 	if (statusCode < 200 || statusCode >= 300) {
 		const bodyText = await readErrorBody(response.body);
-		throw takenFailure(
-			attempt,
-			response.seeOther,
-			statusFailure(scope, statusCode, headers, bodyText),
-		);
+		throw statusFailure(scope, statusCode, headers, bodyText);
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
@@ -86,7 +102,7 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	if (jsonText !== undefined) {
 		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
 		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
-		return { kind: 'json', headers, body: parsed };
+		return { kind: 'json', headers, seeOther, body: parsed };
 	}
 	if (stall && idleMs) {
 		lifetime.watchIdle(idleMs, () => {
@@ -97,6 +113,7 @@ export async function openStream(attempt: Attempt): Promise<OpenedStream> {
 	return {
 		kind: 'events',
 		headers,
+		seeOther,
 		read: (onMessage, names) =>
 			readEvents(body, read, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
 	};

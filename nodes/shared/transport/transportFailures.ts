@@ -163,10 +163,14 @@ export function transportDetail(error: unknown, redaction: Redaction | undefined
 
 /**
  * A failure after the service answered the request "303 See Other" (`seeOther`: that answer's
- * headers): it took the request and points at its result (docs/api.md#redirects). Whatever fails
- * on the way to that result, the ask is never sent again; its answer is looked for in the
- * conversation the 303 (or the failed response) named, as for a response that broke off. A stop
- * (the deadline, a cancellation) stays a stop: the service took the ask, nothing is read.
+ * headers): it took the request and points at its result (docs/api.md#redirects). The request is
+ * never sent again, whatever came after. A failure to get the result (a refusal or failure
+ * where it pointed, a connection lost, a redirect not followed, a full session pool) is a lost
+ * answer of an accepted ask: it is looked for in the conversation the 303 (or the failed
+ * response) named. Its status is not the ask's (a 404 there is no unknown conversation), so the
+ * error keeps it in its words only. What the service said of the accepted ask itself (a failed
+ * run, an answer too large, not JSON) keeps its words, with a reminder that the ask was taken;
+ * a stop stays a stop.
  */
 export function afterSeeOther(
 	scope: FailureScope,
@@ -175,26 +179,44 @@ export function afterSeeOther(
 	stopped: boolean,
 ): AttemptFailure {
 	const conversationId = conversationIdOf(failure.headers) ?? conversationIdOf(seeOther);
+	const headers = conversationId
+		? { ...failure.headers, 'x-conversation-id': conversationId }
+		: failure.headers;
+	if (stopped) return failure.with({ accepted: 'yes', retry: undefined, headers });
+	if (failure.accepted === 'yes' && !failure.lost) {
+		// The service's own word on the ask, with a reminder that it was taken.
+		const { message, description, httpCode } = failure.shown;
+		const shown = apiError(
+			scope.node,
+			{
+				message,
+				description: [
+					description,
+					`The service had taken the ask (it answered "303 See Other"). ${NOT_SENT_AGAIN}`,
+				]
+					.filter(Boolean)
+					.join(' '),
+				httpCode: httpCode ?? undefined,
+			},
+			scope.request.itemIndex,
+		);
+		return failure.with({ shown, retry: undefined, headers });
+	}
 	const shown = apiError(
 		scope.node,
 		{
-			message: failure.shown.message,
-			description:
-				'The service had taken the ask: it answered "303 See Other", and reading the answer where it pointed failed. The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.',
-			httpCode: failure.shown.httpCode ?? undefined,
+			message: `The service took the ask (it answered "303 See Other"), but its answer could not be read where it pointed: ${failure.shown.message}`,
+			description: NOT_SENT_AGAIN,
 		},
 		scope.request.itemIndex,
 	);
-	return failure.with({
-		shown: stopped ? failure.shown : shown,
-		accepted: 'yes',
-		retry: undefined,
-		lost: stopped ? undefined : (failure.lost ?? 'broken'),
-		headers: conversationId
-			? { ...failure.headers, 'x-conversation-id': conversationId }
-			: failure.headers,
-	});
+	const lost = failure.lost ?? 'broken';
+	return failure.with({ shown, accepted: 'yes', retry: undefined, lost, headers });
 }
+
+/** What an error of an ask the service took says, and what the user does before running it again. */
+export const NOT_SENT_AGAIN =
+	'The ask was not sent again, so that the assistant does not do the work twice: look at the conversation in the assistant app before you run the item again.';
 
 /**
  * The service redirected to another origin than the Base URL's: not followed, so the token
