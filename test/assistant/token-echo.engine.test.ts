@@ -160,6 +160,11 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 			}),
 		);
 	},
+	seeOther(response, origin) {
+		// Taken, then its answer not found where it points: the conversation named is read.
+		response.writeHead(303, { Location: `${origin}/api/see/${TOKEN}`, 'x-conversation-id': TOKEN });
+		response.end();
+	},
 	redirectAway(response) {
 		response.writeHead(307, { Location: `http://${TOKEN}.invalid/api/assistant/ask` });
 		response.end();
