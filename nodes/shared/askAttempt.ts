@@ -48,7 +48,9 @@ export async function attemptAsk(
 	let seeOther: ResponseHeaders | undefined;
 	try {
 		const opened = await openStream(attempt);
-		seeOther = opened.seeOther;
+		// Reached through a 303: its headers, which name the 303's conversation only where the
+		// response itself names none (send.ts's reachedAfter).
+		seeOther = opened.seeOther && opened.headers;
 		// The service accepted the ask; its conversation is known from here on.
 		heard = {
 			headers: opened.headers,
@@ -121,7 +123,8 @@ function resultOfJson(
 	}
 	const result: AskResult = {
 		output: checkedOutput(scope, call, body.output),
-		conversationId: nonEmpty(body.conversation_id) ?? null,
+		// A JSON answer that names no conversation: the one its headers name, as a stream's do.
+		conversationId: nonEmpty(body.conversation_id) ?? conversationIdOf(headers) ?? null,
 	};
 	// A whole JSON answer tells no steps.
 	if (call.steps) result.steps = [];

@@ -342,6 +342,58 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		}
 	});
 
+	test('the 303 names one conversation, the stream where it points another and breaks off: the stream’s is read', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			(response) => {
+				const url = response.req.url ?? '';
+				if (url === '/assistant/answers/1') {
+					response.writeHead(200, {
+						'content-type': 'text/event-stream',
+						'x-conversation-id': 'con_StreamOwn00000001',
+					});
+					response.end(
+						sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Booked' } }),
+					);
+					return;
+				}
+				const answer = url.endsWith('/con_StreamOwn00000001') ? 'Booked: TP 1234.' : 'Not this.';
+				conversationJson(response, 'idle', turn(input, answer));
+			},
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({
+				output: 'Booked: TP 1234.',
+				conversation_id: 'con_StreamOwn00000001',
+				recovered: true,
+			});
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a JSON answer where it points, naming no conversation: the 303’s', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			ok('application/json', JSON.stringify({ output: 'Booked: TP 1234.' })),
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
+			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('its answer is refused and no conversation is named: an error saying it was taken', async () => {
 		const server = await serveScript(
 			(response) => seeOther(response, false),
