@@ -150,8 +150,8 @@ async function attemptOrRecover(
 		outcome.failure,
 		{
 			...turnOf(call),
-			repeatsLastTurn:
-				continued !== undefined && call.turns?.repeats(continued, call.request.input) === true,
+			repeatsLastTurn: (conversationId) =>
+				call.turns?.repeats(conversationId, call.request.input) === true,
 			sentText: live.sent,
 		},
 		outcome.heard,

@@ -112,6 +112,34 @@ test('an answer recovered from the conversation counts as the run’s: a later i
 	}
 });
 
+test('a new ask whose failed response names the conversation an earlier item with the same input was answered in: that answer is not taken for its own', async () => {
+	const id = 'con_EarlierItem00001';
+	const input = 'Pay the electricity bill';
+	const server = await serveScript(
+		(response, n) => {
+			if (n === 1) {
+				response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+				response.end(answered('Paid: 42 EUR.'));
+				return;
+			}
+			// A proxy's 502 that passes on the conversation of the earlier ask.
+			response.writeHead(502, { 'content-type': 'text/plain', 'x-conversation-id': id });
+			response.end('Bad Gateway');
+		},
+		(response) => conversationJson(response, 'idle', turn(input, 'Paid: 42 EUR.')),
+	);
+	try {
+		const { failure } = await assistant.run(
+			{ input, options: { retries: 2 } },
+			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
+		expect(server.asks).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
+});
+
 test.each([1, 2, 5])(
 	'Concurrency %i: once an item failed the run, the items waiting for its conversation are not sent',
 	async (concurrency) => {

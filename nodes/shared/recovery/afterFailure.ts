@@ -35,10 +35,11 @@ export interface FailedAsk {
 	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
 	textObject?: TextObjectRule;
 	/**
-	 * The ask continues its conversation with the very message of the conversation's last ask
-	 * this run had answered: the conversation cannot tell whether it took this one.
+	 * Whether the ask has the very message of the last ask this run had answered in the
+	 * conversation about to be read (the one it continues, or the one a response named): that
+	 * conversation cannot tell whether it took this one.
 	 */
-	repeatsLastTurn?: boolean;
+	repeatsLastTurn?: (conversationId: string) => boolean;
 	/** Answer text already passed on to a streaming workflow (it must not be sent again). */
 	sentText: string;
 }
@@ -80,7 +81,8 @@ export async function recoverAfterFailure(
 	// Where no conversation is known, nothing can be checked: today's policy (docs/api.md).
 	if (!conversationId) throw failure;
 	// Its last turn may be this ask's or the earlier one's: neither taken nor sent again.
-	if (ask.repeatsLastTurn) throw repeatedTurn(scope, conversationId, failure.shown);
+	if (ask.repeatsLastTurn?.(conversationId))
+		throw repeatedTurn(scope, conversationId, failure.shown);
 	ctx.logger.debug(
 		redacted(
 			`Assistant: the response of an ask in conversation ${conversationId} failed (${failure.lost ?? failure.retry}); reading the conversation instead of asking again`,
