@@ -141,7 +141,7 @@ async function attemptOrRecover(
 		// An answer that came whole (a JSON answer, or End's output with no text streamed before
 		// it): a streaming workflow gets it now, so that its response is never empty.
 		if (live.forward && typeof output === 'string' && !live.sent) live.passOn(output);
-		recordTurn(call, outcome.result.conversationId ?? continued);
+		recordTurn(call, outcome.result.conversationId);
 		return outcome.result;
 	}
 	earlier.failed(outcome.failure);
@@ -190,4 +190,8 @@ function turnOf(call: AskCall) {
  */
 function recordTurn(call: AskCall, conversationId: string | null | undefined): void {
 	if (conversationId) call.turns?.answered(conversationId, call.request.input);
+	// The conversation the ask continues, also when the response named another.
+	const continued = call.request.conversation_id;
+	if (continued && continued !== conversationId)
+		call.turns?.answered(continued, call.request.input);
 }

@@ -48,19 +48,20 @@ export async function attemptAsk(
 	let seeOther: ResponseHeaders | undefined;
 	try {
 		const opened = await openStream(attempt);
-		// Reached through a 303: its headers, which name the 303's conversation only where the
-		// response itself names none (send.ts's reachedAfter).
-		seeOther = opened.seeOther && opened.headers;
+		// Reached through a 303: the conversation it named counts where the answer names none.
+		seeOther = opened.seeOther;
+		const seeOtherId = seeOther && conversationIdOf(seeOther);
 		// The service accepted the ask; its conversation is known from here on.
 		heard = {
 			headers: opened.headers,
-			conversationId: conversationIdOf(opened.headers) ?? heard.conversationId,
+			conversationId: conversationIdOf(opened.headers) ?? seeOtherId ?? heard.conversationId,
 		};
 		if (opened.kind === 'json') {
 			const body = (isObject(opened.body) ? opened.body : {}) as Partial<AskResponse>;
 			const named = nonEmpty(body.conversation_id);
 			heard.conversationId ||= named;
-			return { answered: true, result: resultOfJson(attempt.scope, call, body, opened.headers) };
+			const result = resultOfJson(attempt.scope, call, body, opened.headers, seeOtherId);
+			return { answered: true, result };
 		}
 		answer = new StreamAnswer({
 			structured: call.request.output_format !== undefined,
@@ -73,11 +74,13 @@ export async function attemptAsk(
 		live.reads(answer);
 		const reading = answer;
 		await opened.read((message) => reading.accept(message), STREAM_EVENT_NAMES);
-		return { answered: true, result: streamResult(attempt.scope, answer, opened.headers) };
+		const result = streamResult(attempt.scope, answer, opened.headers, seeOtherId);
+		return { answered: true, result };
 	} catch (error) {
 		const steps = call.steps ? (answer?.steps() ?? []) : undefined;
 		// Reached through a 303: whatever the answer came to, the service took the ask.
-		return failedOutcome(takenFailure(attempt, seeOther, error), heard, steps);
+		const failure = takenFailure(attempt, seeOther, error, conversationIdOf(heard.headers));
+		return failedOutcome(failure, heard, steps);
 	}
 }
 
@@ -91,8 +94,16 @@ function failedOutcome(
 	return { answered: false, failure: error, heard, steps };
 }
 
-/** The answer of a finished stream, or the failure it came to. */
-function streamResult(scope: FailureScope, answer: StreamAnswer, headers: ResponseHeaders) {
+/**
+ * The answer of a finished stream, or the failure it came to. Its conversation: the one its
+ * headers name, else its events, else `seeOtherId` (the 303 it came through, if any).
+ */
+function streamResult(
+	scope: FailureScope,
+	answer: StreamAnswer,
+	headers: ResponseHeaders,
+	seeOtherId: string | undefined,
+) {
 	let result;
 	try {
 		result = answer.result();
@@ -100,18 +111,20 @@ function streamResult(scope: FailureScope, answer: StreamAnswer, headers: Respon
 		// result() throws nothing but StreamAnswerErrors.
 		throw streamFailure(scope, error as StreamAnswerError, headers);
 	}
-	const conversationId = conversationIdOf(headers) ?? result.conversationId ?? null;
+	const conversationId = conversationIdOf(headers) ?? result.conversationId ?? seeOtherId ?? null;
 	const asked: AskResult = { output: result.output, conversationId };
 	if (result.steps) asked.steps = result.steps;
 	if (result.model) asked.streamModel = result.model;
 	return withFallback(asked, headers);
 }
 
+/** A whole JSON answer; its conversation as a stream's, its body's id first. */
 function resultOfJson(
 	scope: FailureScope,
 	call: AskCall,
 	body: Partial<AskResponse>,
 	headers: ResponseHeaders,
+	seeOtherId: string | undefined,
 ): AskResult {
 	if (
 		body.output === undefined ||
@@ -123,8 +136,8 @@ function resultOfJson(
 	}
 	const result: AskResult = {
 		output: checkedOutput(scope, call, body.output),
-		// A JSON answer that names no conversation: the one its headers name, as a stream's do.
-		conversationId: nonEmpty(body.conversation_id) ?? conversationIdOf(headers) ?? null,
+		conversationId:
+			nonEmpty(body.conversation_id) ?? conversationIdOf(headers) ?? seeOtherId ?? null,
 	};
 	// A whole JSON answer tells no steps.
 	if (call.steps) result.steps = [];

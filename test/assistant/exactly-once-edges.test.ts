@@ -140,6 +140,34 @@ test('a new ask whose failed response names the conversation an earlier item wit
 	}
 });
 
+test('an answer that names another conversation than the one the ask continues counts for the continued one too', async () => {
+	const input = 'Pay the rent';
+	const server = await serveScript(
+		(response, n) => {
+			if (n === 1) {
+				response.writeHead(200, {
+					'content-type': 'application/json',
+					'x-conversation-id': 'con_NamedOther000001',
+				});
+				response.end(JSON.stringify({ output: 'Paid: 900 EUR.' }));
+				return;
+			}
+			badGateway(response);
+		},
+		(response) => conversationJson(response, 'idle', turn(input, 'Paid: 900 EUR.')),
+	);
+	try {
+		const { failure } = await assistant.run(
+			{ input, conversationId: 'con_Continued0000001', options: { retries: 2 } },
+			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
+		expect(server.asks).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
+});
+
 test.each([1, 2, 5])(
 	'Concurrency %i: once an item failed the run, the items waiting for its conversation are not sent',
 	async (concurrency) => {
@@ -400,6 +428,26 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 				recovered: true,
 			});
 			expect(server.asks).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a stream where it points that names its conversation only in End: its own, not the 303’s', async () => {
+		const server = await serveScript(
+			(response) => seeOther(response, true),
+			ok(
+				'text/event-stream',
+				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Booked.' } }) +
+					sse('End', { data: { output: 'Booked.', conversation_id: 'con_OwnConversation01' } }),
+			),
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({ output: 'Booked.', conversation_id: 'con_OwnConversation01' });
 		} finally {
 			await server.close();
 		}

@@ -56,7 +56,8 @@ export interface RawResponse<TBody> {
 	body: TBody;
 	/**
 	 * Set by sendOnce when the request was answered "303 See Other" on its way here: that
-	 * answer's headers. The service took the request (transportFailures.ts's afterSeeOther).
+	 * answer's headers. The service took the request (transportFailures.ts's afterSeeOther), and
+	 * the conversation they name counts only where the answer names none of its own.
 	 */
 	seeOther?: ResponseHeaders;
 }

@@ -64,7 +64,7 @@ export async function sendOnce<TBody>(
 		}
 		const location = headerValue(response.headers, 'location');
 		const redirect = redirectOf(response.statusCode, location, url, method, origin);
-		if (redirect.kind === 'none') return seeOther ? reachedAfter(response, seeOther) : response;
+		if (redirect.kind === 'none') return seeOther ? { ...response, seeOther } : response;
 		discard(response.body);
 		if (redirect.kind === 'elsewhere') {
 			const failure = redirectElsewhereFailure(scope, response.statusCode, redirect.url);
@@ -83,25 +83,19 @@ export async function sendOnce<TBody>(
 /**
  * What a request's failure is: after a "303 See Other" (`seeOther`, RawResponse's), one of a
  * request the service took (afterSeeOther); otherwise `error` itself. For the failures of the
- * response sendOnce returns, which its caller maps, as well as for sendOnce's own.
+ * response sendOnce returns, which its caller maps, as well as for sendOnce's own. The failure's
+ * conversation is the one it names, else `namedByResponse` (what the response reached named),
+ * else the 303's.
  */
 export function takenFailure(
 	{ scope, lifetime }: Attempt,
 	seeOther: ResponseHeaders | undefined,
 	error: unknown,
+	namedByResponse?: string,
 ): unknown {
 	if (!seeOther || !(error instanceof AttemptFailure)) return error;
-	return afterSeeOther(scope, error, seeOther, lifetime.reason !== undefined);
-}
-
-/** The response a 303 led to: it keeps the conversation the 303 named, when it names none. */
-function reachedAfter<TBody>(
-	response: RawResponse<TBody>,
-	seeOther: ResponseHeaders,
-): RawResponse<TBody> {
-	const named = conversationIdOf(response.headers) ?? conversationIdOf(seeOther);
-	const headers = named ? { ...response.headers, 'x-conversation-id': named } : response.headers;
-	return { ...response, headers, seeOther };
+	const conversationId = namedByResponse ?? conversationIdOf(seeOther);
+	return afterSeeOther(scope, error, conversationId, lifetime.reason !== undefined);
 }
 
 interface Hop {

@@ -7,7 +7,6 @@ import type { FailureScope } from './failures';
 import type { RequestLifetime } from './lifetime';
 import { MAX_REDIRECTS, shownTarget, suggestedBaseUrl } from './redirects';
 import { redacted, type Redaction } from './redaction';
-import { conversationIdOf, type ResponseHeaders } from './request';
 
 /**
  * Failures on the node's side of the wire, as AttemptFailures: no connection, a stream broken
@@ -162,12 +161,12 @@ export function transportDetail(error: unknown, redaction: Redaction | undefined
 }
 
 /**
- * A failure after the service answered the request "303 See Other" (`seeOther`: that answer's
- * headers): it took the request and points at its result (docs/api.md#redirects). The request is
+ * A failure after the service answered the request "303 See Other": it took the request and
+ * points at its result (docs/api.md#redirects). `conversationId`: the conversation the response
+ * reached or the 303 named, for a failure that names none. The request is
  * never sent again, whatever came after. A failure to get the result (a refusal or failure
  * where it pointed, a connection lost, a redirect not followed, a full session pool) is a lost
- * answer of an accepted ask: it is looked for in the conversation the 303 (or the failed
- * response) named. Its status is not the ask's (a 404 there is no unknown conversation), so the
+ * answer of an accepted ask: it is looked for in that conversation. Its status is not the ask's (a 404 there is no unknown conversation), so the
  * error keeps it in its words only. What the service said of the accepted ask itself (a failed
  * run, an answer too large, not JSON) keeps its words, with a reminder that the ask was taken;
  * a stop stays a stop.
@@ -175,13 +174,11 @@ export function transportDetail(error: unknown, redaction: Redaction | undefined
 export function afterSeeOther(
 	scope: FailureScope,
 	failure: AttemptFailure,
-	seeOther: ResponseHeaders,
+	conversationId: string | undefined,
 	stopped: boolean,
 ): AttemptFailure {
-	const conversationId = conversationIdOf(failure.headers) ?? conversationIdOf(seeOther);
-	const headers = conversationId
-		? { ...failure.headers, 'x-conversation-id': conversationId }
-		: failure.headers;
+	const named = failure.conversationId ?? conversationId;
+	const headers = named ? { ...failure.headers, 'x-conversation-id': named } : failure.headers;
 	if (stopped) return failure.with({ accepted: 'yes', retry: undefined, headers });
 	if (failure.accepted === 'yes' && !failure.lost) {
 		// The service's own word on the ask, with a reminder that it was taken.
