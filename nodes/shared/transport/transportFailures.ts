@@ -162,14 +162,14 @@ export function transportDetail(error: unknown, redaction: Redaction | undefined
 
 /**
  * A failure after the service answered the request "303 See Other": it took the request and
- * points at its result (docs/api.md#redirects). `conversationId`: the conversation the response
- * reached or the 303 named, for a failure that names none. The request is
- * never sent again, whatever came after. A failure to get the result (a refusal or failure
- * where it pointed, a connection lost, a redirect not followed, a full session pool) is a lost
- * answer of an accepted ask: it is looked for in that conversation. Its status is not the ask's (a 404 there is no unknown conversation), so the
- * error keeps it in its words only. What the service said of the accepted ask itself (a failed
- * run, an answer too large, not JSON) keeps its words, with a reminder that the ask was taken;
- * a stop stays a stop.
+ * points at its result (docs/api.md#redirects), so the request is never sent again, whatever
+ * came after. `conversationId`: the one the response reached named, else the 303's, for a
+ * failure that names none. A failure to get the result (a refusal or failure where it pointed, a
+ * connection lost, a redirect not followed, a full session pool) is a lost answer of an accepted
+ * ask: it is looked for in that conversation. Its status is not the ask's (a 404 there is no
+ * unknown conversation), so the error keeps it in its words only. What the service said of the
+ * accepted ask itself (a failed run, an answer too large, not JSON) keeps its words, with a
+ * reminder that the ask was taken; a stop stays a stop.
  */
 export function afterSeeOther(
 	scope: FailureScope,
