@@ -18,6 +18,36 @@ const credentials = (baseUrl: string) => [emulatorCredential(baseUrl, TOKEN)];
 const answered = (text: string) =>
 	sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: text } }) +
 	sse('completed', { status: 'succeeded' });
+
+/**
+ * An AI Agent calls the Assistant Tool (retries 2) once per entry, with that question and
+ * conversation: what each call gave the agent, its observation or its error.
+ */
+async function agentCallsTool(
+	baseUrl: string,
+	calls: Array<{ question: string; conversationId: string }>,
+): Promise<unknown[]> {
+	const pkg = await assistantPackage();
+	const node = assistantNode(
+		pkg,
+		'Personal Assistant',
+		{
+			operation: 'ask',
+			input: "={{ $fromAI('question', 'q', 'string') }}",
+			conversationId: "={{ $fromAI('conversationId', 'c', 'string', '') }}",
+			options: { retries: 2 },
+		},
+		{ type: 'n8n-nodes-assistant.assistantTool' },
+	);
+	const { agent } = await runAgent(
+		pkg,
+		[node],
+		calls.map((args, n) => ({ id: `call_${n + 1}`, args })),
+		{ credentials: credentials(baseUrl) },
+	);
+	return agent.steps.map((step) => step.observation ?? step.error);
+}
+
 const badGateway = (response: http.ServerResponse) => {
 	response.writeHead(502, { 'content-type': 'text/plain' });
 	response.end('Bad Gateway');
@@ -294,28 +324,10 @@ test('the Assistant Tool called twice with the same question in one execution (a
 		(response) => conversationJson(response, 'idle', turn(QUESTION, 'Sent the report (1).')),
 	);
 	try {
-		const pkg = await assistantPackage();
-		const node = assistantNode(
-			pkg,
-			'Personal Assistant',
-			{
-				operation: 'ask',
-				input: "={{ $fromAI('question', 'q', 'string') }}",
-				conversationId: "={{ $fromAI('conversationId', 'c', 'string', '') }}",
-				options: { retries: 2 },
-			},
-			{ type: 'n8n-nodes-assistant.assistantTool' },
-		);
-		const { agent } = await runAgent(
-			pkg,
-			[node],
-			[
-				{ id: 'call_1', args: { question: QUESTION, conversationId: TOOL_CONVERSATION } },
-				{ id: 'call_2', args: { question: QUESTION, conversationId: TOOL_CONVERSATION } },
-			],
-			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-		);
-		const observations = agent.steps.map((step) => step.observation ?? step.error);
+		const observations = await agentCallsTool(server.baseUrl, [
+			{ question: QUESTION, conversationId: TOOL_CONVERSATION },
+			{ question: QUESTION, conversationId: TOOL_CONVERSATION },
+		]);
 		expect(String(observations[1])).toMatch(/cannot tell whether it took this ask/);
 	} finally {
 		await server.close();
@@ -519,25 +531,10 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 			},
 		);
 		try {
-			const pkg = await assistantPackage();
-			const node = assistantNode(
-				pkg,
-				'Personal Assistant',
-				{
-					operation: 'ask',
-					input: "={{ $fromAI('question', 'q', 'string') }}",
-					conversationId: "={{ $fromAI('conversationId', 'c', 'string', '') }}",
-					options: { retries: 2 },
-				},
-				{ type: 'n8n-nodes-assistant.assistantTool' },
-			);
-			const { agent } = await runAgent(
-				pkg,
-				[node],
-				[{ id: 'call_1', args: { question: input, conversationId: id } }],
-				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-			);
-			const observation = String(agent.steps[0].observation ?? agent.steps[0].error);
+			const [observed] = await agentCallsTool(server.baseUrl, [
+				{ question: input, conversationId: id },
+			]);
+			const observation = String(observed);
 			expect(observation).toMatch(/took the ask/);
 			expect(observation).not.toMatch(/Ask again/);
 			expect(server.asks).toHaveLength(1);
