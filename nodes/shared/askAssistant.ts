@@ -133,7 +133,12 @@ async function attemptOrRecover(
 			{ ...turnOf(call), conversationId: continued, failure: idle.busy },
 			idle.messages,
 		);
-		if (found.kind === 'answered') return recovered(call, live, found.output, continued);
+		if (found.kind === 'answered') {
+			const result = recovered(call, live, found.output, continued);
+			// Nothing of this ask was streamed: no steps, as for a whole JSON answer.
+			if (call.steps) result.steps = [];
+			return result;
+		}
 	}
 	const outcome = await attemptAsk(attempt, call, live);
 	if (outcome.answered) {
@@ -157,8 +162,10 @@ async function attemptOrRecover(
 		outcome.heard,
 	);
 	const result = recovered(call, live, output, conversationId);
-	// The steps the stream told before it failed: the conversation's answer has none.
+	// The steps the stream told before it failed (the conversation's answer has none), and the
+	// model it named.
 	if (outcome.steps) result.steps = outcome.steps;
+	if (outcome.model) result.streamModel = outcome.model;
 	return withFallback(result, outcome.heard.headers);
 }
 

@@ -30,6 +30,8 @@ export type AttemptOutcome =
 			heard: AttemptHeard;
 			/** With steps asked for: those the stream told before it failed. */
 			steps?: AssistantStep[];
+			/** With steps asked for: the model the stream named before it failed. */
+			model?: string;
 	  };
 
 /**
@@ -77,10 +79,11 @@ export async function attemptAsk(
 		const result = streamResult(attempt.scope, answer, opened.headers, seeOtherId);
 		return { answered: true, result };
 	} catch (error) {
-		const steps = call.steps ? (answer?.steps() ?? []) : undefined;
 		// Reached through a 303: whatever the answer came to, the service took the ask.
 		const failure = takenFailure(attempt, seeOther, error, conversationIdOf(heard.headers));
-		return failedOutcome(failure, heard, steps);
+		// With steps asked for: what the stream told before it failed, its model too.
+		const told = call.steps ? { steps: answer?.steps() ?? [], model: answer?.streamModel() } : {};
+		return failedOutcome(failure, heard, told);
 	}
 }
 
@@ -88,10 +91,12 @@ export async function attemptAsk(
 function failedOutcome(
 	error: unknown,
 	heard: AttemptHeard,
-	steps: AssistantStep[] | undefined,
+	told: { steps?: AssistantStep[]; model?: string },
 ): AttemptOutcome {
 	if (!(error instanceof AttemptFailure)) throw error;
-	return { answered: false, failure: error, heard, steps };
+	const outcome: AttemptOutcome = { answered: false, failure: error, heard, steps: told.steps };
+	if (told.model) outcome.model = told.model;
+	return outcome;
 }
 
 /**

@@ -2,8 +2,10 @@
  * Exactly once (docs/api.md#exactly-once) where failures meet: an ask retried into its own
  * conversation's 409, a session-pool error after the assistant was at work, a recovered answer
  * and a later item with the same input, Concurrency after a failure, a JSON answer cut after its
- * headers, "never taken" near the deadline, and an ask answered "303 See Other" whose answer could
- * not be read where it pointed. Each case was an ask sent again or an answer lost before its fix. Against a server the test scripts, in n8n-core's engine.
+ * headers, "never taken" near the deadline, an ask answered "303 See Other" whose answer could not
+ * be read where it pointed, a run that stopped inside a tool round, and Include Steps after a
+ * recovery. Each case was an ask sent again, an answer lost or a wrong one taken, or an item's
+ * fields lost, before its fix. Against a server the test scripts, in n8n-core's engine.
  */
 import type * as http from 'node:http';
 
@@ -196,6 +198,110 @@ test('an answer that names another conversation than the one the ask continues c
 	} finally {
 		await server.close();
 	}
+});
+
+test('a conversation whose run stopped inside a tool round holds no answer: the text beside the tool call is not taken', async () => {
+	const id = 'con_ToolRoundCut0001';
+	const input = 'Mail Alice the report';
+	const lookUp = { part_kind: 'tool-call', tool_name: 'search_contacts', args: '{}' };
+	const server = await serveScript(
+		(response) => {
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			response.write(': dispatched\n\n');
+			setTimeout(() => response.destroy(), 20);
+		},
+		(response) =>
+			conversationJson(response, 'idle', [
+				...turn(input),
+				{
+					kind: 'response',
+					parts: [{ part_kind: 'text', content: 'Let me look up Alice.' }, lookUp],
+				},
+				{
+					kind: 'request',
+					parts: [{ part_kind: 'tool-return', tool_name: 'search_contacts', content: 'alice@x' }],
+				},
+			]),
+	);
+	try {
+		const { failure } = await assistant.run(
+			{ input, options: { retries: 2 } },
+			{ credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toMatch(/without an answer/);
+		expect(server.asks).toHaveLength(1);
+	} finally {
+		await server.close();
+	}
+});
+
+describe('Include Steps, when the answer was read from the conversation', () => {
+	test('after a 409’s wait: steps (none) and model are still there', async () => {
+		const id = 'con_StepsBusy0000001';
+		const input = 'Transfer 100 EUR to Carol';
+		const before = turn('Hello', 'Hi.');
+		const server = await serveScript(
+			(response, n) => {
+				if (n === 1) return badGateway(response);
+				response.writeHead(409, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ detail: 'Conversation is busy' }));
+			},
+			(response, n) => {
+				if (n <= 2) return conversationJson(response, 'idle', before);
+				if (n === 3) return conversationJson(response, 'running', before);
+				conversationJson(response, 'idle', [...before, ...turn(input, 'Transferred 100 EUR.')]);
+			},
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, conversationId: id, options: { retries: 2, includeSteps: true } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json).toEqual({
+				output: 'Transferred 100 EUR.',
+				conversation_id: id,
+				recovered: true,
+				steps: [],
+				model: null,
+			});
+			expect(server.asks).toHaveLength(2);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('after a stream that broke: the model it named before', async () => {
+		const id = 'con_StepsModel000001';
+		const input = 'Find the invoice from ACME';
+		const call = {
+			part_kind: 'tool-call',
+			tool_name: 'search_mail',
+			args: { q: 'ACME' },
+			tool_call_id: 'c1',
+		};
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+				response.write(sse('PartStartEvent', { index: 0, part: call }));
+				response.write(
+					sse('FrontendModelResponse', { parts: [call], model_name: 'vendor:model-x' }),
+				);
+				setTimeout(() => response.destroy(), 30);
+			},
+			(response) => conversationJson(response, 'idle', turn(input, 'Found it: #123.')),
+		);
+		try {
+			const { json } = await assistant.run(
+				{ input, options: { retries: 2, includeSteps: true } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			expect(json?.output).toBe('Found it: #123.');
+			expect(json?.steps).toHaveLength(1);
+			expect(json?.model).toBe('vendor:model-x');
+		} finally {
+			await server.close();
+		}
+	});
 });
 
 test.each([1, 2, 5])(

@@ -13,7 +13,8 @@ import { isBlank } from '../stream/answerFailure';
  * an input's images out of its text, docs/api.md#images); the answer is then the
  * last `text` part of the last `response` after that request, as a public client reads it, or,
  * for a structured ask, the object of pydantic-ai's output tool call (`final_result…`) or that
- * text parsed as a JSON object.
+ * text parsed as a JSON object. A last response inside a tool round (it calls a tool, or a tool's
+ * return follows it) is no answer: the run stopped before the model had its say.
  */
 export type TurnReading =
 	| { kind: 'answered'; output: string | Record<string, unknown> }
@@ -39,10 +40,14 @@ export function readTurn(
 	if (asked < 0 || normalized(promptText(messages[asked]) ?? '') !== normalized(input)) {
 		return { kind: 'not-taken' };
 	}
-	const response = messages.slice(asked + 1).filter((message) => message.kind === 'response');
-	const last = response[response.length - 1];
-	if (!last) return { kind: 'no-answer' };
-	const parts = Array.isArray(last.parts) ? last.parts.filter(isObject) : [];
+	const after = messages.slice(asked + 1);
+	const lastAt = after.map((message) => message.kind).lastIndexOf('response');
+	if (lastAt < 0) return { kind: 'no-answer' };
+	const parts = partsOf(after[lastAt]);
+	// A run that stopped inside a tool round: the text beside its tool call is no answer.
+	if (inToolRound(parts, after.slice(lastAt + 1))) {
+		return structured ? { kind: 'object-not-whole' } : { kind: 'no-answer' };
+	}
 	const text = lastText(parts);
 	if (!structured) {
 		return text === undefined || isBlank(text)
@@ -55,6 +60,32 @@ export function readTurn(
 }
 
 type Part = Unchecked<ConversationMessage['parts'][number]>;
+
+function partsOf(message: ConversationMessage): Part[] {
+	return Array.isArray(message.parts) ? message.parts.filter(isObject) : [];
+}
+
+/**
+ * The turn's last response (`parts`) left a tool round open: it calls a tool, or a tool's return
+ * comes after it (`later`), so the model had more to say. Not when it calls the output tool: that
+ * call is the answer, and the tools called beside it return "not executed" after it.
+ */
+function inToolRound(parts: Part[], later: ConversationMessage[]): boolean {
+	if (parts.some((part) => part.part_kind === 'tool-call' && isOutputTool(part.tool_name))) {
+		return false;
+	}
+	if (parts.some((part) => part.part_kind === 'tool-call')) return true;
+	return later.some((message) =>
+		partsOf(message).some(
+			(part) => part.part_kind === 'tool-return' && !isOutputTool(part.tool_name),
+		),
+	);
+}
+
+/** pydantic-ai's output tool: `final_result`, or `final_result_<Name>`. */
+function isOutputTool(name: unknown): boolean {
+	return typeof name === 'string' && name.startsWith('final_result');
+}
 
 /** The last request that carries a prompt (tool returns are requests too, without one). */
 function lastPromptIndex(messages: ConversationMessage[]): number {
@@ -91,9 +122,7 @@ function lastText(parts: Part[]): string | undefined {
 function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 	for (let index = parts.length - 1; index >= 0; index--) {
 		const { part_kind: kind, tool_name: name, args } = parts[index];
-		if (kind !== 'tool-call' || typeof name !== 'string' || !name.startsWith('final_result')) {
-			continue;
-		}
+		if (kind !== 'tool-call' || !isOutputTool(name)) continue;
 		if (isObject(args)) return args;
 		if (typeof args === 'string') return objectFromText(args);
 	}

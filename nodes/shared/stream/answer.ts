@@ -82,6 +82,11 @@ export class StreamAnswer {
 		return this.collector?.steps();
 	}
 
+	/** The model the stream named so far, when steps are collected (docs/api.md#steps). */
+	streamModel(): string | undefined {
+		return this.collector?.model;
+	}
+
 	/** The text given to `onText` so far (none for a structured ask). */
 	passedOn(): string {
 		return this.options.onText && !this.options.structured ? this.assembler.text() : '';

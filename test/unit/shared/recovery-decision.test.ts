@@ -99,6 +99,49 @@ describe('readTurn: was the ask taken, and what is its answer', () => {
 		});
 	});
 
+	it('taken without an answer: the run stopped inside a tool round (a call, or a tool’s return, after the last text)', () => {
+		const lookUp = { part_kind: 'tool-call', tool_name: 'search_contacts', args: '{}' };
+		const looked: ConversationMessage = {
+			kind: 'request',
+			parts: [{ part_kind: 'tool-return', tool_name: 'search_contacts', content: 'alice@x' }],
+		};
+		const started = response(text('Let me look up Alice first.'), lookUp);
+		expect(readTurn([prompt('Mail Alice'), started], 'Mail Alice', false)).toEqual({
+			kind: 'no-answer',
+		});
+		expect(readTurn([prompt('Mail Alice'), started, looked], 'Mail Alice', false)).toEqual({
+			kind: 'no-answer',
+		});
+		expect(readTurn([prompt('Mail Alice'), started, looked], 'Mail Alice', true)).toEqual({
+			kind: 'object-not-whole',
+		});
+		// The round ended in a response: that one is the answer.
+		const done = response(text('Mailed Alice.'));
+		expect(readTurn([prompt('Mail Alice'), started, looked, done], 'Mail Alice', false)).toEqual({
+			kind: 'answered',
+			output: 'Mailed Alice.',
+		});
+	});
+
+	it('the output tool called beside another tool (which then returns "not executed") is the answer', () => {
+		const object = { summary: 'Fine' };
+		const both = response(
+			{ part_kind: 'tool-call', tool_name: 'final_result', args: object },
+			{ part_kind: 'tool-call', tool_name: 'search', args: {} },
+		);
+		const returns: ConversationMessage = {
+			kind: 'request',
+			parts: [
+				{ part_kind: 'tool-return', tool_name: 'final_result', content: 'Final result processed.' },
+				{ part_kind: 'tool-return', tool_name: 'search', content: 'Tool not executed' },
+			],
+		};
+		expect(readTurn([prompt('Rate'), both, returns], 'Rate', true)).toEqual({
+			kind: 'answered',
+			output: object,
+		});
+	});
+
 	it('structured: the output tool call’s object, as an object or as JSON text, or the text as JSON', () => {
 		const call = (args: unknown, name = 'final_result') =>
 			response({ part_kind: 'tool-call', tool_name: name, args });
