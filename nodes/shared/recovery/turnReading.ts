@@ -3,6 +3,7 @@ import { withoutImages } from '../images';
 import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
 import { isObject } from '../json';
 import { isBlank } from '../stream/answerFailure';
+import { isOutputTool } from '../stream/outputTool';
 
 /**
  * What a conversation says about one ask, once it is no longer running
@@ -71,20 +72,20 @@ function partsOf(message: ConversationMessage): Part[] {
  * call is the answer, and the tools called beside it return "not executed" after it.
  */
 function inToolRound(parts: Part[], later: ConversationMessage[]): boolean {
-	if (parts.some((part) => part.part_kind === 'tool-call' && isOutputTool(part.tool_name))) {
+	if (parts.some((part) => part.part_kind === 'tool-call' && callsOutputTool(part.tool_name))) {
 		return false;
 	}
 	if (parts.some((part) => part.part_kind === 'tool-call')) return true;
 	return later.some((message) =>
 		partsOf(message).some(
-			(part) => part.part_kind === 'tool-return' && !isOutputTool(part.tool_name),
+			(part) => part.part_kind === 'tool-return' && !callsOutputTool(part.tool_name),
 		),
 	);
 }
 
-/** pydantic-ai's output tool: `final_result`, or `final_result_<Name>`. */
-function isOutputTool(name: unknown): boolean {
-	return typeof name === 'string' && name.startsWith('final_result');
+/** pydantic-ai's output tool, by its name (stream/outputTool.ts decides it for the stream too). */
+function callsOutputTool(name: unknown): boolean {
+	return typeof name === 'string' && isOutputTool(name);
 }
 
 /** The last request that carries a prompt (tool returns are requests too, without one). */
@@ -122,7 +123,7 @@ function lastText(parts: Part[]): string | undefined {
 function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 	for (let index = parts.length - 1; index >= 0; index--) {
 		const { part_kind: kind, tool_name: name, args } = parts[index];
-		if (kind !== 'tool-call' || !isOutputTool(name)) continue;
+		if (kind !== 'tool-call' || !callsOutputTool(name)) continue;
 		if (isObject(args)) return args;
 		if (typeof args === 'string') return objectFromText(args);
 	}
