@@ -451,6 +451,27 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		response.end();
 	};
 
+	/**
+	 * The ask (Retries 2) against a server that answers it "303 See Other", naming the
+	 * conversation or not, and answers every other request with `read`: what the run gave, and
+	 * the asks and paths the server saw.
+	 */
+	async function askSeeOther(
+		withConversation: boolean,
+		read: (response: http.ServerResponse, n: number) => void,
+	) {
+		const server = await serveScript((response) => seeOther(response, withConversation), read);
+		try {
+			const run = await assistant.run(
+				{ input, options: { retries: 2 } },
+				{ credentials: credentials(server.baseUrl) },
+			);
+			return { ...run, asks: server.asks, paths: server.paths };
+		} finally {
+			await server.close();
+		}
+	}
+
 	const pool = 'All assistant sessions are busy; cannot evict';
 	const ok = (type: string, body: string) => (response: http.ServerResponse) => {
 		response.writeHead(200, { 'content-type': type });
@@ -476,156 +497,88 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 			},
 		],
 	])('its answer %s: read from the conversation the 303 named', async (_, answer) => {
-		const server = await serveScript(
-			(response) => seeOther(response, true),
-			(response, n) => {
-				if (n === 1) return answer(response);
-				conversationJson(response, 'idle', turn(input, 'Booked: TP 1234.'));
-			},
-		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id, recovered: true });
-			expect(server.asks).toHaveLength(1);
-			expect(server.paths[1]).toBe('GET /assistant/answers/1');
-		} finally {
-			await server.close();
-		}
+		const { json, asks, paths } = await askSeeOther(true, (response, n) => {
+			if (n === 1) return answer(response);
+			conversationJson(response, 'idle', turn(input, 'Booked: TP 1234.'));
+		});
+		expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id, recovered: true });
+		expect(asks).toHaveLength(1);
+		expect(paths[1]).toBe('GET /assistant/answers/1');
 	});
 
 	test('its answer comes where it pointed, without the conversation: the one the 303 named', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, true),
-			(response) => {
-				response.writeHead(200, { 'content-type': 'text/event-stream' });
-				response.end(answered('Booked: TP 1234.'));
-			},
-		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		const { json, asks } = await askSeeOther(true, (response) => {
+			response.writeHead(200, { 'content-type': 'text/event-stream' });
+			response.end(answered('Booked: TP 1234.'));
+		});
+		expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
+		expect(asks).toHaveLength(1);
 	});
 
 	test('the 303 names one conversation, the stream where it points another and breaks off: the stream’s is read', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, true),
-			(response) => {
-				const url = response.req.url ?? '';
-				if (url === '/assistant/answers/1') {
-					response.writeHead(200, {
-						'content-type': 'text/event-stream',
-						'x-conversation-id': 'con_StreamOwn00000001',
-					});
-					response.end(
-						sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Booked' } }),
-					);
-					return;
-				}
-				const answer = url.endsWith('/con_StreamOwn00000001') ? 'Booked: TP 1234.' : 'Not this.';
-				conversationJson(response, 'idle', turn(input, answer));
-			},
-		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({
-				output: 'Booked: TP 1234.',
-				conversation_id: 'con_StreamOwn00000001',
-				recovered: true,
-			});
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		const { json, asks } = await askSeeOther(true, (response) => {
+			const url = response.req.url ?? '';
+			if (url === '/assistant/answers/1') {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'x-conversation-id': 'con_StreamOwn00000001',
+				});
+				response.end(
+					sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Booked' } }),
+				);
+				return;
+			}
+			const answer = url.endsWith('/con_StreamOwn00000001') ? 'Booked: TP 1234.' : 'Not this.';
+			conversationJson(response, 'idle', turn(input, answer));
+		});
+		expect(json).toEqual({
+			output: 'Booked: TP 1234.',
+			conversation_id: 'con_StreamOwn00000001',
+			recovered: true,
+		});
+		expect(asks).toHaveLength(1);
 	});
 
 	test('a stream where it points that names its conversation only in End: its own, not the 303’s', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, true),
+		const { json } = await askSeeOther(
+			true,
 			ok(
 				'text/event-stream',
 				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Booked.' } }) +
 					sse('End', { data: { output: 'Booked.', conversation_id: 'con_OwnConversation01' } }),
 			),
 		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({ output: 'Booked.', conversation_id: 'con_OwnConversation01' });
-		} finally {
-			await server.close();
-		}
+		expect(json).toEqual({ output: 'Booked.', conversation_id: 'con_OwnConversation01' });
 	});
 
 	test('a JSON answer where it points, naming no conversation: the 303’s', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, true),
+		const { json, asks } = await askSeeOther(
+			true,
 			ok('application/json', JSON.stringify({ output: 'Booked: TP 1234.' })),
 		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: id });
+		expect(asks).toHaveLength(1);
 	});
 
 	test('its answer is refused and no conversation is named: an error saying it was taken', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, false),
-			(response) => badGateway(response),
+		const { failure, asks } = await askSeeOther(false, (response) => badGateway(response));
+		expect(failure?.message).toMatch(
+			/^The service took the ask \(it answered "303 See Other"\), but its answer could not be read where it pointed: .*HTTP 502/,
 		);
-		try {
-			const { failure } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(failure?.message).toMatch(
-				/^The service took the ask \(it answered "303 See Other"\), but its answer could not be read where it pointed: .*HTTP 502/,
-			);
-			expect(failure?.description).toMatch(/not sent again/);
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		expect(failure?.description).toMatch(/not sent again/);
+		expect(asks).toHaveLength(1);
 	});
 
 	test('where it pointed, a 200 that is not the API’s: that error, saying the ask was taken', async () => {
-		const server = await serveScript(
-			(response) => seeOther(response, false),
+		const { failure, asks } = await askSeeOther(
+			false,
 			ok('application/json', '<html>Sign in</html>'),
 		);
-		try {
-			const { failure } = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(failure?.message).toMatch(
-				/^The assistant sent a response that is not JSON \(HTTP 200\)/,
-			);
-			expect(failure?.description).toMatch(/had taken the ask .*not sent again/);
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		expect(failure?.message).toMatch(
+			/^The assistant sent a response that is not JSON \(HTTP 200\)/,
+		);
+		expect(failure?.description).toMatch(/had taken the ask .*not sent again/);
+		expect(asks).toHaveLength(1);
 	});
 
 	test('the Assistant Tool: a 404 where it pointed is no unknown conversation, and the agent is not told to ask again', async () => {
