@@ -11,7 +11,13 @@ import type * as http from 'node:http';
 
 import { assistantNode, assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse, turn } from '../helpers/scripted-server';
+import {
+	conversationJson,
+	serveScript,
+	sse,
+	turn,
+	type ScriptedServer,
+} from '../helpers/scripted-server';
 import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_EXACTLY_once_edges_7c1';
@@ -48,6 +54,26 @@ async function agentCallsTool(
 		{ credentials: credentials(baseUrl) },
 	);
 	return agent.steps.map((step) => step.observation ?? step.error);
+}
+
+/**
+ * Two items with the same input (Retries 2), each sent once, the second failing: the
+ * conversation's answer may be the first item's, so the second does not take it.
+ */
+async function expectSecondRefused(
+	server: ScriptedServer,
+	parameters: { input: string; conversationId?: string },
+): Promise<void> {
+	try {
+		const { failure } = await assistant.run(
+			{ ...parameters, options: { retries: 2 } },
+			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
+		);
+		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
+		expect(server.asks).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
 }
 
 const badGateway = (response: http.ServerResponse) => {
@@ -132,16 +158,7 @@ test('an answer recovered from the conversation counts as the run’s: a later i
 		},
 		(response) => conversationJson(response, 'idle', turn(input, 'Mail sent to Bob.')),
 	);
-	try {
-		const { failure } = await assistant.run(
-			{ input, conversationId: id, options: { retries: 2 } },
-			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
-		expect(server.asks).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
+	await expectSecondRefused(server, { input, conversationId: id });
 });
 
 test('a new ask whose failed response names the conversation an earlier item with the same input was answered in: that answer is not taken for its own', async () => {
@@ -160,16 +177,7 @@ test('a new ask whose failed response names the conversation an earlier item wit
 		},
 		(response) => conversationJson(response, 'idle', turn(input, 'Paid: 42 EUR.')),
 	);
-	try {
-		const { failure } = await assistant.run(
-			{ input, options: { retries: 2 } },
-			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
-		expect(server.asks).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
+	await expectSecondRefused(server, { input });
 });
 
 test('an answer that names another conversation than the one the ask continues counts for the continued one too', async () => {
@@ -188,16 +196,7 @@ test('an answer that names another conversation than the one the ask continues c
 		},
 		(response) => conversationJson(response, 'idle', turn(input, 'Paid: 900 EUR.')),
 	);
-	try {
-		const { failure } = await assistant.run(
-			{ input, conversationId: 'con_Continued0000001', options: { retries: 2 } },
-			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
-		expect(server.asks).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
+	await expectSecondRefused(server, { input, conversationId: 'con_Continued0000001' });
 });
 
 test('a conversation whose run stopped inside a tool round holds no answer: the text beside the tool call is not taken', async () => {
