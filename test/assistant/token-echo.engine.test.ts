@@ -165,6 +165,11 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 		response.writeHead(303, { Location: `${origin}/api/see/${TOKEN}`, 'x-conversation-id': TOKEN });
 		response.end();
 	},
+	redirectQuery(response, origin) {
+		// Its target breaks off: the address shown has no query, whatever it holds.
+		response.writeHead(307, { Location: `${origin}/api/query/broken?next=${TOKEN}#${TOKEN}` });
+		response.end();
+	},
 	redirectAway(response) {
 		response.writeHead(307, { Location: `http://${TOKEN}.invalid/api/assistant/ask` });
 		response.end();
@@ -180,7 +185,7 @@ beforeAll(async () => {
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
 			const url = request.url ?? '';
-			if (url.endsWith('/broken')) {
+			if (url.split('?')[0].endsWith('/broken')) {
 				request.socket.destroy();
 				return;
 			}
@@ -288,6 +293,13 @@ describe('Ask', () => {
 			expectNoToken(everything(run));
 		},
 	);
+
+	test('a redirect target that breaks off is shown without its query and fragment', async () => {
+		const [item] = (await ask('#redirectQuery#')).outputs('Assistant');
+		expect(String(item.json.error)).toMatch(
+			/^Could not reach the assistant at http:\/\/127\.0\.0\.1:\d+\/api\/query\/broken: /,
+		);
+	});
 
 	test.each(['json', 'splitDelta'])(
 		'%s in a streaming workflow (Stream on): no token in the chunks, the rest of the answer whole',

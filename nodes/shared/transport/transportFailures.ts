@@ -21,10 +21,12 @@ import { redacted, type Redaction } from './redaction';
 export function networkFailure(scope: FailureScope, url: string, error: unknown): AttemptFailure {
 	const detail = transportDetail(error, scope.redaction);
 	const code = transportCode(error);
+	// Shown as a redirect's target is: a hop's address is the server's to choose.
+	const where = redacted(shownTarget(url), scope.redaction);
 	const shown = apiError(
 		scope.node,
 		{
-			message: headline(`Could not reach the assistant at ${url}`, undefined, detail),
+			message: headline(`Could not reach the assistant at ${where}`, undefined, detail),
 			description: "Check the credential's base URL and that the service is reachable from n8n.",
 		},
 		scope.request.itemIndex,

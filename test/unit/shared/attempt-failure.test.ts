@@ -186,6 +186,17 @@ describe("the node's side of the wire", () => {
 		expect(network('ECONNREFUSED').code).toBe('ECONNREFUSED');
 	});
 
+	test('the address shown as a redirect target is: no user info, query or fragment (a server may put the token there)', () => {
+		const failure = networkFailure(
+			scope,
+			`http://me:pw@service/ask?next=${TOKEN}&x=1#${TOKEN}`,
+			Object.assign(new Error('socket'), { code: 'ECONNRESET' }),
+		);
+		expect(failure.shown.message).toBe(
+			'Could not reach the assistant at http://service/ask: ECONNRESET: socket',
+		);
+	});
+
 	test('a connection reset after sending: maybe accepted, retried (after the conversation is read)', () => {
 		expect(facts(network('ECONNRESET'))).toMatchObject({ accepted: 'maybe', retry: 'network' });
 	});
