@@ -48,20 +48,24 @@ export async function attemptAsk(
 	let heard: AttemptHeard = { conversationId: call.request.conversation_id, headers: {} };
 	let answer: StreamAnswer | undefined;
 	let seeOther: ResponseHeaders | undefined;
+	/** The conversation the response itself named, as its answer is read: before a 303's. */
+	let named: string | undefined;
 	try {
 		const opened = await openStream(attempt);
 		// Reached through a 303: the conversation it named counts where the answer names none.
 		seeOther = opened.seeOther;
 		const seeOtherId = seeOther && conversationIdOf(seeOther);
+		named = conversationIdOf(opened.headers);
 		// The service accepted the ask; its conversation is known from here on.
 		heard = {
 			headers: opened.headers,
-			conversationId: conversationIdOf(opened.headers) ?? seeOtherId ?? heard.conversationId,
+			conversationId: named ?? seeOtherId ?? heard.conversationId,
 		};
 		if (opened.kind === 'json') {
 			const body = (isObject(opened.body) ? opened.body : {}) as Partial<AskResponse>;
-			const named = nonEmpty(body.conversation_id);
-			heard.conversationId ||= named;
+			// A JSON answer's own id first, as resultOfJson reads it.
+			const own = nonEmpty(body.conversation_id);
+			if (own) heard.conversationId = named = own;
 			const result = resultOfJson(attempt.scope, call, body, opened.headers, seeOtherId);
 			return { answered: true, result };
 		}
@@ -80,7 +84,7 @@ export async function attemptAsk(
 		return { answered: true, result };
 	} catch (error) {
 		// Reached through a 303: whatever the answer came to, the service took the ask.
-		const failure = takenFailure(attempt, seeOther, error, conversationIdOf(heard.headers));
+		const failure = takenFailure(attempt, seeOther, error, named);
 		// With steps asked for: what the stream told before it failed, its model too.
 		const told = call.steps ? { steps: answer?.steps() ?? [], model: answer?.streamModel() } : {};
 		return failedOutcome(failure, heard, told);
