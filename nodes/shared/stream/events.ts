@@ -273,8 +273,9 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 
 /**
  * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
- * `succeeded` (or none) ends the answer; `failed`, or `completed` with another status, is the
- * run's failure with the service's `error`. Their fields may also sit under `data` (flat form).
+ * `succeeded` ends the answer, and so does one with no status and no `error`; `failed`, or
+ * `completed` with another status or with an `error`, is the run's failure with the service's
+ * `error`. Their fields may also sit under `data` (flat form).
  */
 function runEndEvent(
 	name: 'completed' | 'failed',
@@ -286,17 +287,16 @@ function runEndEvent(
 	};
 	const text = (value: unknown) =>
 		typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
-	const status = text(fields.status) ?? (name === 'failed' ? 'failed' : 'succeeded');
+	// `error` is text in every capture; an object's words are read as in other error bodies.
+	const error = text(fields.error) ?? text(messageFromJson(fields.error));
+	// Without a status, an error says the run did not succeed: its text is no whole answer.
+	const status =
+		text(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');
 	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
 	const failure: StreamEvent = {
 		type: 'runFailed',
 		status,
-		// `error` is text in every capture; an object's words are read as in other error bodies.
-		message:
-			text(fields.error) ??
-			text(messageFromJson(fields.error)) ??
-			text(fields.message) ??
-			`The run ended with status "${status}"`,
+		message: error ?? text(fields.message) ?? `The run ended with status "${status}"`,
 	};
 	const errorType = text(fields.error_type);
 	const failureKind = text(fields.failure_kind);

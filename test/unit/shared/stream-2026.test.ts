@@ -230,6 +230,28 @@ describe('a failed run', () => {
 		expect(error.message).toBe(`The assistant's run failed: The run ended with status "cancelled"`);
 	});
 
+	it.each([
+		['null', { status: null, error: 'Run crashed', error_type: 'InternalError' }],
+		['absent', { error: 'Run crashed' }],
+		['blank', { status: ' ', error: { message: 'Run crashed' } }],
+	])(
+		'is also a `completed` whose status is %s and that carries an error: the text before it is no answer',
+		(_, completed) => {
+			const error = failureOf([
+				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Half an ans' } }),
+				sse('completed', completed),
+			]);
+			expect(error.failure).toBe('run-failed');
+			expect(error.message).toBe("The assistant's run failed: Run crashed");
+		},
+	);
+
+	it('a `completed` with no status and no error ends the answer', () => {
+		const text = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
+		expect(read([text, sse('completed', { status: null, error: null })]).output).toBe('Hi');
+		expect(read([text, sse('completed', {})]).output).toBe('Hi');
+	});
+
 	it("reads the words of an `error` that is an object, as in the service's other error bodies", () => {
 		const error = failureOf([
 			sse('failed', {
