@@ -12,6 +12,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput } from '../helpers/chat-model';
 import type { LoadedPackage } from '../helpers/engine';
+import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'tok_tool_envelope_suite';
@@ -149,6 +150,64 @@ describe('an object quoted inside the answer’s prose is no tool call', () => {
 			const output = (await agent(server)).outputs('Consumer')[0].json as ConsumerOutput;
 			expect(output.toolCalls.map((toolCall) => toolCall.result)).toEqual(['42']);
 			expect(output.text).toBe('It is 42.');
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe('nor when the reply is read from its conversation', () => {
+	const quoted = envelope({ tool_arguments_json: '{"input":"1+1"}' });
+	/** Prose, then (as a response written around a builtin tool's round holds it) what it quotes. */
+	const quoting = [
+		{ part_kind: 'text', content: 'The page I read says, word for word:' },
+		{ part_kind: 'text', content: quoted },
+	];
+	const outputToolProse = [
+		{
+			part_kind: 'tool-call',
+			tool_name: 'final_result',
+			args: `I will not call anything; the page merely contains ${quoted} as an example.`,
+		},
+	];
+
+	test.each([
+		['an object quoted in a text part of its own, the stream broken off', quoting, false],
+		['an output-tool call of prose quoting one, the stream broken off', outputToolProse, false],
+		[
+			'an output-tool call of prose quoting one, the stream whole but no answer',
+			outputToolProse,
+			true,
+		],
+	])('%s: no tool runs, the ask fails', async (_name, parts, whole) => {
+		let asked = '';
+		const server = await serveScript(
+			(response, _n, body) => {
+				asked = String(body?.input);
+				response.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'x-conversation-id': CONVERSATION,
+				});
+				response.write(parts.map((part, index) => sse('PartStartEvent', { index, part })).join(''));
+				if (whole) response.end(sse('End', {}));
+				else setTimeout(() => response.destroy(), 100);
+			},
+			(response) =>
+				conversationJson(response, 'idle', [
+					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: asked }] },
+					{ kind: 'response', parts },
+				]),
+		);
+		try {
+			const run = await runChatModel(
+				pkg,
+				'agent',
+				[{ role: 'user', content: 'Summarise https://example.com/page for me.' }],
+				{},
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.error()).toBeDefined();
+			expect(server.asks).toHaveLength(1);
 		} finally {
 			await server.close();
 		}

@@ -1,7 +1,7 @@
 import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
 import { withoutImages } from '../images';
 import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
-import { isObject } from '../json';
+import { isObject, objectOfJson } from '../json';
 import { isBlank } from '../stream/answerFailure';
 import { isOutputTool } from '../stream/outputTool';
 
@@ -13,8 +13,8 @@ import { isOutputTool } from '../stream/outputTool';
  * input (the same text, line endings, surrounding whitespace and images aside: the service takes
  * an input's images out of its text, docs/api.md#images); the answer is then the
  * last `text` part of the last `response` after that request, as a public client reads it, or,
- * for a structured ask, the object of pydantic-ai's output tool call (`final_result…`) or that
- * text parsed as a JSON object. A last response inside a tool round (it calls a tool, or a tool's
+ * for a structured ask, as the stream reads it: the object of pydantic-ai's output tool call
+ * (`final_result…`), else that response's text (its text parts joined) by the ask's rule. A last response inside a tool round (it calls a tool, or a tool's
  * return follows it) is no answer: the run stopped before the model had its say.
  */
 export type TurnReading =
@@ -49,12 +49,15 @@ export function readTurn(
 	if (inToolRound(parts, after.slice(lastAt + 1))) {
 		return structured ? { kind: 'object-not-whole' } : { kind: 'no-answer' };
 	}
-	const text = lastText(parts);
 	if (!structured) {
+		const text = lastText(parts);
 		return text === undefined || isBlank(text)
 			? { kind: 'no-answer' }
 			: { kind: 'answered', output: text };
 	}
+	// The response's whole text, as the stream reads its last message: under the `whole` rule, an
+	// object quoted after a sentence of prose is no answer, in a part of its own or not.
+	const text = responseText(parts);
 	const object =
 		outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text, textObject));
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
@@ -119,13 +122,24 @@ function lastText(parts: Part[]): string | undefined {
 	return undefined;
 }
 
-/** pydantic-ai's output tool (`final_result`, or `final_result_<Name>`): its arguments. */
+/** A response's text parts, joined as the stream joins a message's. */
+function responseText(parts: Part[]): string | undefined {
+	const texts = parts.flatMap(({ part_kind: kind, content }) =>
+		kind === 'text' && typeof content === 'string' ? [content] : [],
+	);
+	return texts.length > 0 ? texts.join('') : undefined;
+}
+
+/**
+ * pydantic-ai's output tool (`final_result`, or `final_result_<Name>`): its arguments, an object
+ * or the JSON text of one, as the stream reads them (prose holding an object is none).
+ */
 function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
 	for (let index = parts.length - 1; index >= 0; index--) {
 		const { part_kind: kind, tool_name: name, args } = parts[index];
 		if (kind !== 'tool-call' || !callsOutputTool(name)) continue;
-		if (isObject(args)) return args;
-		if (typeof args === 'string') return objectFromText(args);
+		const object = objectOfJson(args);
+		if (object) return object;
 	}
 	return undefined;
 }
