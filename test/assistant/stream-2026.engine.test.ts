@@ -9,7 +9,9 @@ import path from 'node:path';
 
 import { parseEvents } from '../../scripts/live-check/signatures';
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
+import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
+import { conversationJson, serveScript } from '../helpers/scripted-server';
 
 const assistant = useEmulator({ token: 'tok_stream_2026_suite' });
 
@@ -133,4 +135,37 @@ test('a JSON Schema answer as the output tool’s arguments (the 2026 dialect’
 	expect(run.failure).toBeUndefined();
 	expect(run.json.output).toEqual({ summary: 'Count the apples', count: 42 });
 	expectNoEcho(run);
+});
+
+describe('a stream sent under an error status or as another type: its events named, their data never shown', () => {
+	const body =
+		`event: FrontendModelRequest\ndata: {"workspace_file": "${ECHO_PRIVATE_MARKER}"}\n\n` +
+		'event: PartStartEvent\ndata: {"index": 0, "part": {"part_kind": "text", "content": "Hi"}}\n\n' +
+		'event: completed\ndata: {"status": "succeeded"}\n\n';
+
+	test.each([
+		[500, 'text/event-stream'],
+		[200, 'application/json'],
+		[400, 'text/plain'],
+	])('HTTP %s as %s', async (status, type) => {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(status, { 'content-type': type });
+				response.end(body);
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			const run = await assistant.run(
+				{ input: 'Hi', options: { retries: 0 } },
+				{ credentials: [emulatorCredential(server.baseUrl, 'tok_stream_2026_suite')] },
+			);
+			expect(run.failure?.message).toContain(
+				'an event stream (its events: FrontendModelRequest, PartStartEvent, completed; their data is not shown)',
+			);
+			expectNoEcho(run);
+		} finally {
+			await server.close();
+		}
+	});
 });

@@ -13,7 +13,7 @@ import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
-import { clippedMessage, messageFromJson } from '../transport/serverMessage';
+import { clippedMessage, messageFromJson, printableEventName } from '../transport/serverMessage';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -160,7 +160,7 @@ export function toStreamEvents(
 		default:
 			return SILENT_EVENTS.has(named.event)
 				? []
-				: [{ type: 'unknown', name: printable(named.event) }];
+				: [{ type: 'unknown', name: printableEventName(named.event) }];
 	}
 }
 
@@ -304,16 +304,6 @@ function runEndEvent(
 	if (failureKind) failure.failureKind = failureKind;
 	return failure;
 }
-
-/** An event name as it may be shown: printable characters only, cut when long. */
-function printable(name: string): string {
-	// eslint-disable-next-line no-control-regex
-	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
-	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
-}
-
-/** An event name longer than this is cut where it is shown. */
-const MAX_EVENT_NAME = 80;
 
 function errorMessage(dataText: string): string {
 	const data = parseObject<ErrorEventData & { data: unknown }>(dataText);

@@ -15,7 +15,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
-import { clippedMessage, messageFromJson } from './serverMessage';
+import { clippedMessage, eventStreamSummary, messageFromJson } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -97,8 +97,8 @@ function notJsonFailure(
 	headers: ResponseHeaders,
 	bodyText: string,
 ): AttemptFailure {
-	const received =
-		redacted(bodyText.slice(0, 1000), scope.redaction).slice(0, 200).trim() || '(empty body)';
+	const start = redacted(bodyText.slice(0, 1000), scope.redaction);
+	const received = eventStreamSummary(start) ?? (start.slice(0, 200).trim() || '(empty body)');
 	const shown = apiError(
 		scope.node,
 		{

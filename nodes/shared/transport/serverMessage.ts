@@ -14,10 +14,46 @@ export function serverMessage(bodyText: string): string {
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return clippedMessage(stripHtml(trimmed));
+		return eventStreamSummary(trimmed) ?? clippedMessage(stripHtml(trimmed));
 	}
 	return clippedMessage(messageFromJson(parsed) ?? trimmed);
 }
+
+/**
+ * A body that is an event stream (a stream under an error status, or under another type), as an
+ * error may show it: its events' names, never its data, which may be the service's echo of the
+ * request with the user's files (docs/api.md#memory-bounds). Undefined for any other text.
+ */
+export function eventStreamSummary(text: string): string | undefined {
+	const start = text.replace(/^\uFEFF/, '').trimStart();
+	// Its first line one of the format's, and an event or data line in it: not just "id: …".
+	const firstLine = /^(?::|(?:event|data|id|retry)[ \t]*(?::|\r|\n|$))/;
+	if (!firstLine.test(start) || !/^(?:event|data)[ \t]*:/m.test(start)) return undefined;
+	const names = new Set<string>();
+	for (const [, name] of start
+		.slice(0, MAX_SUMMARIZED_LENGTH)
+		.matchAll(/^event:[ ]?([^\r\n]*)/gm)) {
+		names.add(printableEventName(name));
+		if (names.size === MAX_SUMMARIZED_NAMES) break;
+	}
+	return names.size > 0
+		? `an event stream (its events: ${[...names].join(', ')}; their data is not shown)`
+		: 'an event stream (its data is not shown)';
+}
+
+/** How much of a body, and how many event names, a summary looks at. */
+const MAX_SUMMARIZED_LENGTH = 64 * 1024;
+const MAX_SUMMARIZED_NAMES = 10;
+
+/** An event name as it may be shown: printable characters only, cut when long. */
+export function printableEventName(name: string): string {
+	// eslint-disable-next-line no-control-regex
+	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
+}
+
+/** An event name longer than this is cut where it is shown. */
+const MAX_EVENT_NAME = 80;
 
 /** The words of a JSON error body, or undefined when it has none (exported for in-band errors). */
 export function messageFromJson(body: unknown, depth = 0): string | undefined {

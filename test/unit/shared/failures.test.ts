@@ -107,6 +107,20 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		);
 		expect(serverMessage('  ')).toBe('');
 	});
+
+	test('a body that is an event stream is named by its events, its data never shown', () => {
+		const stream =
+			': hi\r\nid: 1\r\nevent: FrontendModelRequest\r\ndata: {"files": "private"}\r\n\r\n';
+		expect(serverMessage(`\uFEFF${stream}event: Bad\u0007Name\ndata: x\n\n`)).toBe(
+			'an event stream (its events: FrontendModelRequest, Bad?Name; their data is not shown)',
+		);
+		expect(serverMessage('data: {"files": "private"}\n\n')).toBe(
+			'an event stream (its data is not shown)',
+		);
+		// Text that only starts like a field is the server's words.
+		expect(serverMessage('id: must be a string')).toBe('id: must be a string');
+		expect(serverMessage('data is not valid')).toBe('data is not valid');
+	});
 });
 
 describe("the server's words where public clients find them (docs/api.md#errors)", () => {
