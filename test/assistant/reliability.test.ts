@@ -6,8 +6,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { prng } from '../fuzz/prng';
+import { emulatorCredential } from '../helpers/assistant';
 import { answeredConversation } from '../helpers/conversations';
 import { useEmulator, type RunFailure } from '../helpers/emulatorFixture';
+import { serveScript } from '../helpers/scripted-server';
 
 const TOKEN = 'tok_RELIABILITY_secret_9f8e7d6c5b4a';
 
@@ -232,6 +234,40 @@ describe('network failures and deadlines fail in bounded time, with the document
 		expect(error?.message).toBe('The stream stalled: no data for 0.4 s');
 		expect(ms).toBeLessThan(2500);
 	});
+
+	test.each(['', 'text/plain'])(
+		'a response that does not say it is a stream (%j) and then stays silent fails at the idle timeout',
+		async (type) => {
+			const server = await serveScript(
+				(response) => {
+					response.writeHead(200, {
+						...(type ? { 'content-type': type } : {}),
+						'x-conversation-id': 'con_SilentBody000001',
+					});
+					response.flushHeaders();
+					// Nothing more: only the idle limit ends the wait.
+				},
+				(response) => {
+					response.writeHead(404, { 'content-type': 'application/json' });
+					response.end('{"detail": "Conversation not found"}');
+				},
+			);
+			try {
+				const { failure: error, ms } = await assistant.run(
+					{
+						input: 'silent',
+						options: { stream: true, idleTimeoutSeconds: 0.4, timeoutMinutes: 0.1 },
+					},
+					{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+				);
+				expect(error?.message).toBe('The stream stalled: no data for 0.4 s');
+				expect(ms).toBeLessThan(2500);
+				expect(server.asks).toHaveLength(1);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 
 	test('the timeout bounds the retries as well', async () => {
 		assistant.emulator.queueFault({ name: 'status', status: 503, path: '/assistant/ask' }, 50);

@@ -87,28 +87,35 @@ async function openedBody(
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
-	let read: SseBody = body;
-	let jsonText: string | undefined;
-	try {
-		let json = isJsonType(headerValue(headers, 'content-type'));
-		if (json === undefined) ({ json, read } = await sniffed(body));
-		if (json) jsonText = await readAll(read, messageLimit);
-	} catch (error) {
-		discard(body);
-		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
-		// The headers came: the conversation they name may hold the answer the body lost.
-		throw lostOrStopped(scope, lifetime, error, false).with({ headers });
-	}
-	if (jsonText !== undefined) {
-		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
-		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
-		return { kind: 'json', headers, seeOther, body: parsed };
-	}
+	// From the headers on, also while an undeclared body is looked at: a body silent from its
+	// start is as stalled as one silent mid-way.
 	if (stall && idleMs) {
 		lifetime.watchIdle(idleMs, () => {
 			stall.abort(new StoppedError('idle'));
 			body.destroy?.(new StoppedError('idle'));
 		});
+	}
+	let read: SseBody = body;
+	let jsonText: string | undefined;
+	try {
+		let json = isJsonType(headerValue(headers, 'content-type'));
+		if (json === undefined) ({ json, read } = await sniffed(body, () => lifetime.touch()));
+		if (json) {
+			// A whole JSON answer is read under the Timeout alone, as a JSON call's body is.
+			lifetime.unwatchIdle();
+			jsonText = await readAll(read, messageLimit);
+		}
+	} catch (error) {
+		lifetime.unwatchIdle();
+		discard(body);
+		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
+		// The headers came: the conversation they name may hold the answer the body lost.
+		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false).with({ headers });
+	}
+	if (jsonText !== undefined) {
+		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
+		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
+		return { kind: 'json', headers, seeOther, body: parsed };
 	}
 	return {
 		kind: 'events',
@@ -138,9 +145,13 @@ const SNIFF_BYTES = 64 * 1024;
 /**
  * A body whose headers do not say what it is, read only as far as its first character that is
  * not a space: `{` begins a JSON answer, anything else an event stream (the service begins
- * none of its event-stream lines with `{`). The bytes read to see it come again first in `read`.
+ * none of its event-stream lines with `{`). The bytes read to see it come again first in `read`;
+ * `onChunk` is told of each piece, as a stream's reader is.
  */
-async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }> {
+async function sniffed(
+	body: SseBody,
+	onChunk: () => void,
+): Promise<{ json: boolean; read: SseBody }> {
 	const iterator = body[Symbol.asyncIterator]();
 	const seen: Array<Uint8Array | string> = [];
 	let first: number | undefined;
@@ -152,6 +163,7 @@ async function sniffed(body: SseBody): Promise<{ json: boolean; read: SseBody }>
 			ended = true;
 			break;
 		}
+		onChunk();
 		const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
 		seen.push(bytes);
 		first = bytes.find((byte) => !LEADING_BYTES.has(byte));
