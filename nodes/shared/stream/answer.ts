@@ -1,11 +1,11 @@
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart, type TextObjectRule } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
-import { NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
+import { answerTooLarge, NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
 import { KnownLayout } from './knownLayout';
-import { OutputToolCalls } from './outputTool';
+import { OutputToolCalls, sizeOf } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
 
 /**
@@ -117,6 +117,8 @@ export class StreamAnswer {
 					this.assembler.finish();
 					this.end = event;
 					this.done = true;
+					// End's output is the answer: held to the bound as the streamed text is.
+					this.withinBound(sizeOf(event.output));
 					return false;
 				case 'error':
 					this.errorMessage = event.message;
@@ -159,12 +161,13 @@ export class StreamAnswer {
 	 * Past the bound the stream is finished, as a failure (result()): the answer is never held in
 	 * full, and never cut silently.
 	 */
-	private withinBound(): boolean {
+	private withinBound(endOutputLength = 0): boolean {
 		const limit = this.limit;
 		const held = Math.max(
 			this.assembler.heldLength,
 			this.collector ? this.collector.heldLength : 0,
 			this.outputTool ? this.outputTool.heldLength : 0,
+			endOutputLength,
 		);
 		if (held <= limit) return true;
 		this.exceeded = limit;
@@ -225,14 +228,7 @@ export class StreamAnswer {
 
 	/** The answer of a finished stream; a StreamAnswerError when it has none. */
 	result(): StreamAnswerResult {
-		if (this.exceeded !== undefined) {
-			throw new StreamAnswerError(
-				'too-large',
-				`The answer grew past ${this.exceeded.toLocaleString('en-US')} characters; the node stopped reading it so as not to exhaust n8n's memory`,
-				undefined,
-				this.turnBegan,
-			);
-		}
+		if (this.exceeded !== undefined) throw answerTooLarge(this.exceeded, this.turnBegan);
 		if (this.runFailure) {
 			const { message, status, errorType, failureKind } = this.runFailure;
 			throw new StreamAnswerError(

@@ -43,6 +43,19 @@ export class StreamAnswerError extends Error {
 	}
 }
 
+/**
+ * An answer past Max Answer Length (docs/api.md#memory-bounds), however it came: streamed, whole
+ * in `End`, as a JSON answer or read from the conversation. Never returned, never cut.
+ */
+export function answerTooLarge(limitChars: number, turnBegan = false): StreamAnswerError {
+	return new StreamAnswerError(
+		'too-large',
+		`The answer grew past ${limitChars.toLocaleString('en-US')} characters; the node stopped reading it so as not to exhaust n8n's memory`,
+		undefined,
+		turnBegan,
+	);
+}
+
 export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
 /**

@@ -42,24 +42,26 @@ describe('JSON of many values', () => {
 	});
 });
 
-describe('streams of many entries', () => {
-	const LIMIT = 64_000;
-	const limitEntries = LIMIT / HELD_ENTRY_CHARS;
+const LIMIT = 64_000;
 
-	function failure(events: string[], steps = false): StreamAnswerError {
-		let caught: unknown;
-		try {
-			readAnswerFromChunks([events.join('')], {
-				structured: false,
-				answerLimitChars: LIMIT,
-				steps: steps ? { thinking: false } : undefined,
-			});
-		} catch (error) {
-			caught = error;
-		}
-		expect(caught).toBeInstanceOf(StreamAnswerError);
-		return caught as StreamAnswerError;
+/** The error a stream read with an answer bound of LIMIT characters fails with. */
+function failure(events: string[], steps = false, structured = false): StreamAnswerError {
+	let caught: unknown;
+	try {
+		readAnswerFromChunks([events.join('')], {
+			structured,
+			answerLimitChars: LIMIT,
+			steps: steps ? { thinking: false } : undefined,
+		});
+	} catch (error) {
+		caught = error;
 	}
+	expect(caught).toBeInstanceOf(StreamAnswerError);
+	return caught as StreamAnswerError;
+}
+
+describe('streams of many entries', () => {
+	const limitEntries = LIMIT / HELD_ENTRY_CHARS;
 
 	test('empty parts at ever new indexes count toward the answer bound', () => {
 		const events = Array.from({ length: limitEntries + 10 }, (_, index) =>
@@ -92,6 +94,22 @@ describe('streams of many entries', () => {
 		// Wide: before, each call was compared with every earlier one (about 7 s for 56,000).
 		expect(performance.now() - started).toBeLessThan(1500);
 	});
+});
+
+describe('all an answer holds counts toward the answer bound', () => {
+	const succeeded = sse('completed', { status: 'succeeded' });
+	const tooLarge = /The answer grew past 64,000 characters/;
+
+	test.each([
+		['text', 'x'.repeat(LIMIT + 1), false],
+		['an object', { text: 'x'.repeat(LIMIT) }, true],
+	])(
+		"End's output as %s past the bound fails as the streamed text does",
+		(_, output, structured) => {
+			expect(failure([sse('End', { output })], false, structured).message).toMatch(tooLarge);
+		},
+	);
+
 });
 
 describe('a thinking step of millions of characters (Include Steps with thinking)', () => {
