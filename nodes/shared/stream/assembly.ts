@@ -58,12 +58,13 @@ export class AnswerAssembler {
 	constructor(private readonly onText?: (delta: string) => void) {}
 
 	/**
-	 * The bound's measure: the longest text held, the answer or a source's copy beside it (the
-	 * Part events' texts, content deltas ahead). An honest answer is held about twice.
+	 * The bound's measure: the longest text held, the answer (as text() gives it, separators
+	 * included) or a source's copy beside it (the Part events' texts, content deltas ahead). An
+	 * honest answer is held about twice.
 	 */
 	get heldLength(): number {
 		return Math.max(
-			this.turn.length,
+			this.turn.length + this.separators.length * MESSAGE_SEPARATOR.length,
 			this.partsLength + this.parts.size * HELD_ENTRY_CHARS,
 			this.contentAhead.length,
 		);

@@ -110,6 +110,14 @@ describe('all an answer holds counts toward the answer bound', () => {
 		},
 	);
 
+	test('the blank lines between messages count, not only their text', () => {
+		// Each part at index 0 begins a new message: a third of the bound in text, the rest blank lines.
+		const messages = Array.from({ length: LIMIT / 3 + 10 }, () =>
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'x' } }),
+		);
+		expect(failure([...messages, succeeded]).message).toMatch(tooLarge);
+	});
+
 });
 
 describe('a thinking step of millions of characters (Include Steps with thinking)', () => {
