@@ -85,9 +85,18 @@ export class StepCollector {
 		this.measure(entry);
 	}
 
-	/** The entry's size from the sizes its views keep (measuring them whole at every delta was quadratic). */
+	/**
+	 * The entry's size from the sizes its views keep (measuring them whole at every delta was
+	 * quadratic), with all else it holds and shows: its call id (held twice, the entry's and the
+	 * `byId` key) and its outcome.
+	 */
 	private measure(entry: Entry): void {
-		const size = entry.toolName.length + entry.grownSize + entry.wholeSize;
+		const size =
+			entry.toolName.length +
+			2 * entry.callId.length +
+			(entry.outcome?.length ?? 0) +
+			entry.grownSize +
+			entry.wholeSize;
 		this.heldLength += size - entry.size;
 		entry.size = size;
 	}
@@ -240,14 +249,14 @@ export class StepCollector {
 		// The call did not succeed: the model is asked to try again.
 		else if (part.part_kind === 'retry-prompt') entry.outcome ??= 'error';
 		const value = entry.kind === 'call' ? part.args : part.content;
-		if (value === undefined) return;
-		if (whole) {
+		if (value !== undefined && whole) {
 			entry.whole = value;
 			entry.wholeSize = sizeOf(value);
 			entry.hasWhole = true;
-		} else {
+		} else if (value !== undefined) {
 			setArgs(entry, value);
 		}
+		// Without a value too: its name, id or outcome may have grown.
 		this.measure(entry);
 	}
 }

@@ -118,6 +118,37 @@ describe('all an answer holds counts toward the answer bound', () => {
 		expect(failure([...messages, succeeded]).message).toMatch(tooLarge);
 	});
 
+	test.each([
+		[
+			'tool call ids',
+			(i: number) =>
+				sse('FunctionToolCallEvent', {
+					part: {
+						part_kind: 'tool-call',
+						tool_name: 't',
+						args: {},
+						tool_call_id: `${i}${'i'.repeat(LIMIT / 4)}`,
+					},
+				}),
+		],
+		[
+			"tool results' outcomes",
+			(i: number) =>
+				sse('FunctionToolResultEvent', {
+					result: {
+						part_kind: 'tool-return',
+						tool_name: 't',
+						content: null,
+						tool_call_id: `c${i}`,
+						outcome: 'o'.repeat(LIMIT / 4),
+					},
+				}),
+		],
+	])('with Include Steps, %s count', (_, step) => {
+		const steps = Array.from({ length: 8 }, (__, i) => step(i));
+		const answer = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'ok' } });
+		expect(failure([...steps, answer, succeeded], true).message).toMatch(tooLarge);
+	});
 });
 
 describe('a thinking step of millions of characters (Include Steps with thinking)', () => {
