@@ -1,3 +1,4 @@
+import { HeldBytes } from '../heldBytes';
 import { messageLimitBytes } from '../limits';
 import { parseJson } from '../json';
 
@@ -105,9 +106,8 @@ export function createSseDecoder(
 }
 
 class EventStreamDecoder implements SseDecoder {
-	/** The line not ended yet, in the pieces it came in (joined once it ends). */
-	private held: Buffer[] = [];
-	private heldBytes = 0;
+	/** The line not ended yet, copied out of the chunks it came in. */
+	private readonly held: HeldBytes;
 	/** The line not ended yet is a data line of an event not passed on: its bytes are skipped. */
 	private skipping = false;
 	/** The last chunk ended in a CR: an LF first in the next one ends no line of its own. */
@@ -131,7 +131,9 @@ class EventStreamDecoder implements SseDecoder {
 		private readonly onMessage: (message: SseMessage) => void,
 		private readonly limitBytes: number,
 		private readonly names: EventNames,
-	) {}
+	) {
+		this.held = new HeldBytes(limitBytes);
+	}
 
 	push(chunk: Uint8Array | string): void {
 		const bytes = asBuffer(chunk);
@@ -163,31 +165,35 @@ class EventStreamDecoder implements SseDecoder {
 		this.ended = true;
 		// A last line without its end, and a last event without its blank line, are incomplete
 		// by the format's rules; they are read only when their data is whole JSON.
-		if (this.skipping || this.heldBytes > 0) this.lineEnds(Buffer.alloc(0), 0, 0);
+		if (this.skipping || this.held.length > 0) this.lineEnds(Buffer.alloc(0), 0, 0);
 		this.dispatch();
 	}
 
 	/** The part of a line that is not ended yet: held, or skipped when it is unread data. */
 	private hold(bytes: Buffer, from: number, to: number): void {
 		if (this.skipping) return;
-		const piece = bytes.subarray(from, to);
-		if (this.unread && this.heldBytes < DATA_FIELD.length) {
-			const start = this.heldBytes === 0 ? piece : Buffer.concat([...this.held, piece]);
-			const shown = Math.min(start.length, DATA_FIELD.length);
-			if (start.subarray(0, shown).equals(DATA_FIELD.subarray(0, shown))) {
-				if (shown === DATA_FIELD.length) {
-					// Unread data (the echo's above all): skipped to its end, never held.
-					this.skipping = true;
-					this.held = [];
-					this.heldBytes = 0;
-					return;
-				}
-				// Too short to tell yet: held (a few bytes) until the next chunk shows it.
-			}
+		if (this.unread && this.opensDataField(bytes, from, to)) {
+			// Unread data (the echo's above all): skipped to its end, never held.
+			this.skipping = true;
+			this.held.clear();
+			return;
 		}
-		this.held.push(piece);
-		this.heldBytes += piece.length;
-		this.checkBounds(this.heldBytes);
+		// A line too short to tell yet is held (a few bytes) until the next chunk shows it.
+		this.checkBounds(this.held.length + to - from);
+		this.held.append(bytes, from, to);
+	}
+
+	/** The line held so far, then `bytes` from `from` to `to`, shows a whole `data:` opening it. */
+	private opensDataField(bytes: Buffer, from: number, to: number): boolean {
+		const held = this.held.bytes();
+		if (held.length >= DATA_FIELD.length || held.length + to - from < DATA_FIELD.length) {
+			return false;
+		}
+		for (let i = 0; i < DATA_FIELD.length; i++) {
+			const byte = i < held.length ? held[i] : bytes[from + i - held.length];
+			if (byte !== DATA_FIELD[i]) return false;
+		}
+		return true;
 	}
 
 	/** A line has ended at `to`: what was held of it, then `bytes` from `from`. */
@@ -199,12 +205,13 @@ class EventStreamDecoder implements SseDecoder {
 		let line = bytes;
 		let start = from;
 		let end = to;
-		if (this.heldBytes > 0) {
-			line = Buffer.concat([...this.held, bytes.subarray(from, to)]);
+		if (this.held.length > 0) {
+			this.held.append(bytes, from, to);
+			line = this.held.bytes();
 			start = 0;
 			end = line.length;
-			this.held = [];
-			this.heldBytes = 0;
+			// The view stays valid until the next append: this line is read before any.
+			this.held.clear();
 		}
 		if (this.atStart) {
 			this.atStart = false;

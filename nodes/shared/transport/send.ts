@@ -1,5 +1,6 @@
 import { NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 
+import { HeldBytes } from '../heldBytes';
 import { ERROR_BODY_LIMIT_BYTES } from '../limits';
 import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentials';
 import { type FailureScope } from './failures';
@@ -188,18 +189,16 @@ export async function readAll(body: unknown, limitBytes: number): Promise<string
 	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
 		return String(body ?? '');
 	}
-	const parts: Buffer[] = [];
-	let size = 0;
+	const held = new HeldBytes(limitBytes);
 	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-		const part = Buffer.from(chunk);
-		size += part.length;
-		if (size > limitBytes) {
+		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		if (held.length + bytes.length > limitBytes) {
 			discard(body);
 			throw new BodyTooLarge(limitBytes);
 		}
-		parts.push(part);
+		held.append(bytes);
 	}
-	return Buffer.concat(parts).toString('utf8');
+	return held.bytes().toString('utf8');
 }
 
 /** The start of an error response's body, for its message; the rest is dropped. */
@@ -208,19 +207,17 @@ export async function readErrorBody(body: unknown): Promise<string> {
 	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
 		return String(body ?? '');
 	}
-	const parts: Buffer[] = [];
-	let size = 0;
+	const held = new HeldBytes(ERROR_BODY_LIMIT_BYTES);
 	try {
 		for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-			const part = Buffer.from(chunk);
-			parts.push(part);
-			size += part.length;
-			if (size >= ERROR_BODY_LIMIT_BYTES) break;
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			held.append(bytes, 0, Math.min(bytes.length, ERROR_BODY_LIMIT_BYTES - held.length));
+			if (held.length >= ERROR_BODY_LIMIT_BYTES) break;
 		}
 	} catch {
 		// What came before the failure is the message, if anything.
 	} finally {
 		discard(body);
 	}
-	return Buffer.concat(parts).subarray(0, ERROR_BODY_LIMIT_BYTES).toString('utf8');
+	return held.bytes().toString('utf8');
 }

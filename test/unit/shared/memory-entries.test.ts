@@ -1,12 +1,14 @@
 /**
  * Bounds on what a response holds besides its characters (docs/api.md#memory-bounds), on the
  * sources: JSON texts of countless tiny values, streams of countless empty parts or tool calls,
- * and error words of megabytes, which an item's error shows cut.
+ * error words of megabytes, which an item's error shows cut, and bodies in countless tiny chunks.
  */
 import { parseJson, parseJsonObject, TooManyJsonValues } from '../../../nodes/shared/json';
 import { HELD_ENTRY_CHARS, MAX_JSON_VALUES } from '../../../nodes/shared/limits';
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
+import { readAll, readErrorBody } from '../../../nodes/shared/transport/send';
+import { bytesInUse } from '../../helpers/heap';
 
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -285,5 +287,33 @@ describe('a stream whose events grow what is held', () => {
 			{ structured: false },
 		);
 		expect(result.output).toBe(answer);
+	});
+});
+
+describe('a body read whole in one-byte chunks holds about its bytes, not an object per chunk', () => {
+	/** What reading `bytes` one-byte chunks with `read` holds once they are in, per byte. */
+	async function heldPerByte(
+		read: (body: AsyncIterable<Buffer>) => Promise<string>,
+		bytes: number,
+	) {
+		let held = 0;
+		async function* body() {
+			const before = bytesInUse();
+			for (let i = 1; i < bytes; i++) yield Buffer.from('x');
+			// Before the last: readErrorBody reads no further than its bound.
+			held = bytesInUse() - before;
+			yield Buffer.from('x');
+		}
+		expect(await read(body())).toBe('x'.repeat(bytes));
+		return held / bytes;
+	}
+
+	// Generous: the held buffer doubles as it fills; a Buffer per chunk cost about 100 a byte.
+	test('a JSON body (readAll)', async () => {
+		expect(await heldPerByte((body) => readAll(body, 64 * 1024 * 1024), 300_000)).toBeLessThan(5);
+	});
+
+	test("an error body's first 64 KiB (readErrorBody)", async () => {
+		expect(await heldPerByte(readErrorBody, 64 * 1024)).toBeLessThan(5);
 	});
 });

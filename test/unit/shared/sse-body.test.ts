@@ -4,10 +4,13 @@
  * `failureOf`, what the reader throws passed on as it is, the listeners gone afterwards; for
  * Node's Readable (read by its events) and any other byte iterable alike.
  */
+import http from 'node:http';
+import net from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 
 import type { SseMessage } from '../../../nodes/shared/stream/decode';
 import { readSseBody } from '../../../nodes/shared/stream/sseBody';
+import { bytesInUse } from '../../helpers/heap';
 
 const event = (name: string, data: string) => `event: ${name}\ndata: ${data}\n\n`;
 
@@ -169,5 +172,48 @@ describe('readSseBody', () => {
 		}
 		const failed = reading(broken());
 		await expect(failed.done).rejects.toBeInstanceOf(Failure);
+	});
+});
+
+describe('over a real socket', () => {
+	test('a line in one-byte chunked-encoding chunks, a data event each: held at about its bytes', async () => {
+		const BYTES = 300_000;
+		const server = net.createServer((socket) => {
+			socket.once('data', () => {
+				const head =
+					'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
+				// The line never ends: within its bound, it is held.
+				socket.write(`${head}6\r\ndata: \r\n${'1\r\nx\r\n'.repeat(BYTES)}`);
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+		const { port } = server.address() as net.AddressInfo;
+		const response = await new Promise<http.IncomingMessage>((resolve) =>
+			http.get({ port, host: '127.0.0.1' }, resolve),
+		);
+		const before = bytesInUse();
+		let chunks = 0;
+		let bytes = 0;
+		const arrived = new Promise<void>((resolve) =>
+			response.on('data', (chunk: Buffer) => {
+				chunks += 1;
+				bytes += chunk.length;
+				if (bytes === 'data: '.length + BYTES) resolve();
+			}),
+		);
+		const done = readSseBody(response, undefined, {
+			onMessage: () => true,
+			failureOf: (error) => error,
+		}).catch(() => undefined);
+		await arrived;
+		await new Promise((resolve) => setImmediate(resolve));
+		const held = bytesInUse() - before;
+		response.destroy();
+		server.close();
+		await done;
+		// Node hands on each chunked-encoding chunk as it came.
+		expect(chunks).toBeGreaterThan(BYTES);
+		// Generous: before, each chunk was kept as a Buffer with its socket's read buffer.
+		expect(held).toBeLessThan(5 * BYTES);
 	});
 });

@@ -4,6 +4,7 @@ import {
 	SseLimitError,
 	type SseMessage,
 } from '../../../nodes/shared/stream/decode';
+import { bytesInUse, stillAlive } from '../../helpers/heap';
 
 const LIMIT = 1024;
 
@@ -102,4 +103,32 @@ test('the events around many echoes, in one text or byte by byte, are read whole
 
 test('a byte order mark at the start is dropped', () => {
 	expect(decode(['\ufeffdata: bom\n\n'])).toEqual([{ event: 'message', data: 'bom' }]);
+});
+
+describe('a line held across chunks costs its bytes, not the chunks it came in', () => {
+	test('one byte per chunk: about a byte held per byte (a Buffer per chunk cost some 25)', () => {
+		const BYTES = 300_000;
+		const decoder = createSseDecoder(() => undefined, LIMIT * LIMIT);
+		const one = Buffer.from('x');
+		const before = bytesInUse();
+		decoder.push('data: ');
+		for (let i = 0; i < BYTES; i++) decoder.push(one);
+		// Generous: the held buffer doubles as it fills.
+		expect(bytesInUse() - before).toBeLessThan(5 * BYTES);
+		decoder.push('\n\n');
+	});
+
+	test('a held piece keeps none of the chunks (socket read buffers) it was cut from alive', async () => {
+		const decoder = createSseDecoder(() => undefined, LIMIT * LIMIT);
+		decoder.push('data: ');
+		// Pushed by a function of its own: the awaiting test would keep its last values alive.
+		const pushTenBytesOfEach = (count: number) =>
+			Array.from({ length: count }, () => {
+				const readBuffer = Buffer.alloc(64 * 1024, 'x');
+				decoder.push(readBuffer.subarray(0, 10));
+				return new WeakRef(readBuffer.buffer);
+			});
+		expect(await stillAlive(pushTenBytesOfEach(50))).toBe(0);
+		decoder.push('\n\n');
+	});
 });
