@@ -1,5 +1,5 @@
 import type { AskRequest } from './api';
-import { attemptAsk, withFallback } from './askAttempt';
+import { attemptAsk, checkWholeAnswer, withFallback } from './askAttempt';
 import { LiveText } from './liveText';
 import type { TextObjectRule } from './outputFormat/structuredText';
 import {
@@ -134,7 +134,7 @@ async function attemptOrRecover(
 			idle.messages,
 		);
 		if (found.kind === 'answered') {
-			const result = recovered(call, live, found.output, continued);
+			const result = recovered(attempt, call, live, found.output, continued);
 			// Nothing of this ask was streamed: no steps, as for a whole JSON answer.
 			if (call.steps) result.steps = [];
 			return result;
@@ -161,7 +161,7 @@ async function attemptOrRecover(
 		},
 		outcome.heard,
 	);
-	const result = recovered(call, live, output, conversationId);
+	const result = recovered(attempt, call, live, output, conversationId);
 	// The steps the stream told before it failed (the conversation's answer has none), and the
 	// model it named.
 	if (outcome.steps) result.steps = outcome.steps;
@@ -169,13 +169,18 @@ async function attemptOrRecover(
 	return withFallback(result, outcome.heard.headers);
 }
 
-/** An answer read from the conversation: a streaming workflow gets what it has not received. */
+/**
+ * An answer read from the conversation, held to Max Answer Length as the stream's would have
+ * been: a streaming workflow gets what it has not received.
+ */
 function recovered(
+	attempt: Attempt,
 	call: AskCall,
 	live: LiveText,
 	output: string | Record<string, unknown>,
 	conversationId: string,
 ): AskResult {
+	checkWholeAnswer(attempt.scope, output);
 	if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
 	recordTurn(call, conversationId);
 	return { output, conversationId, recovered: true };

@@ -6,7 +6,7 @@ import type { LiveText } from './liveText';
 import { objectFromText, quotedStart } from './outputFormat/structuredText';
 import type { AttemptHeard } from './recovery/afterFailure';
 import type { RunNotices } from './runNotices';
-import { StreamAnswer } from './stream/answer';
+import { StreamAnswer, wholeAnswerTooLarge } from './stream/answer';
 import { STREAM_EVENT_NAMES } from './stream/events';
 import { isBlank, NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
@@ -143,6 +143,7 @@ function resultOfJson(
 		// A 200 with an empty answer: the conversation may hold it a moment later.
 		throw new AttemptFailure({ shown: noAnswerError(scope), accepted: 'yes', lost: 'empty' });
 	}
+	checkWholeAnswer(scope, body.output, headers);
 	const result: AskResult = {
 		output: checkedOutput(scope, call, body.output),
 		conversationId:
@@ -151,6 +152,19 @@ function resultOfJson(
 	// A whole JSON answer tells no steps.
 	if (call.steps) result.steps = [];
 	return withFallback(result, headers);
+}
+
+/**
+ * An answer that came whole (a JSON answer, one read from the conversation) is held to Max Answer
+ * Length as a streamed one is, and fails as it does past it.
+ */
+export function checkWholeAnswer(
+	scope: FailureScope,
+	output: unknown,
+	headers: ResponseHeaders = {},
+): void {
+	const tooLarge = wholeAnswerTooLarge(output, scope.request.answerLimitChars);
+	if (tooLarge) throw streamFailure(scope, tooLarge, headers);
 }
 
 /** Text or an object; for a structured ask, an object (sent as JSON text, tolerated). */

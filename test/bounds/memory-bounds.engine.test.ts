@@ -9,13 +9,20 @@
  * is the kernel's peak for that process (`maxRSS`) above what it held before the run. Runs against
  * n8n 1.x too (`npm run test:n8n1`). Lists are bounded by their own measure: a list of models
  * made of millions of tiny entries, within the bytes a JSON answer may hold, fails List Models
- * instead of becoming millions of items.
+ * instead of becoming millions of items. Max Answer Length holds an answer that came whole (a
+ * JSON answer, one read from the conversation) as it holds a streamed one.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { peakGrowth, runInChild } from '../helpers/engine-child';
 import { askAgainstStream, type StreamKind } from '../helpers/hostile-stream';
+import {
+	conversationJson,
+	serveScript,
+	turn,
+	type ScriptedServer,
+} from '../helpers/scripted-server';
 
 const MiB = 1024 * 1024;
 /**
@@ -93,3 +100,51 @@ test('a list of more than 10,000 models fails List Models, saying so', async () 
 	const result = await listModelsAgainst(models(10_001, '{"id": "openai:gpt"}'));
 	expect(result.error?.message).toMatch(/"models" list has 10,001 entries, more than the 10,000/);
 }, 120_000);
+
+describe('Max Answer Length holds an answer that came whole as it holds a streamed one', () => {
+	const input = 'Mail the report';
+	// Max Answer Length 1 (million characters); the answer is ten times that.
+	const long = 'y'.repeat(10_000_000);
+
+	async function askAgainst(server: ScriptedServer) {
+		try {
+			const [result] = await runInChild([
+				{
+					baseUrl: server.baseUrl,
+					token: 'zo_sk_bounds-token',
+					parameters: { input, options: { maxAnswerMillionChars: 1, retries: 0 } },
+				},
+			]);
+			return result;
+		} finally {
+			await server.close();
+		}
+	}
+
+	const expectTooLarge = (result: { error?: { message: string; description?: string } }) => {
+		expect(result.error?.message).toMatch(/answer grew past 1,000,000 characters/);
+		expect(result.error?.description).toMatch(/No partial answer/);
+	};
+
+	test('a JSON answer past it fails the item', async () => {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ output: long, conversation_id: 'con_Long1' }));
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		expectTooLarge(await askAgainst(server));
+	}, 120_000);
+
+	test('an answer read from the conversation after a failed response, past it, fails the item', async () => {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(502, { 'content-type': 'text/plain', 'x-conversation-id': 'con_Long2' });
+				response.end('Bad Gateway');
+			},
+			(response) => conversationJson(response, 'idle', turn(input, long)),
+		);
+		expectTooLarge(await askAgainst(server));
+	}, 120_000);
+});

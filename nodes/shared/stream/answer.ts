@@ -301,6 +301,17 @@ export class StreamAnswer {
 	}
 }
 
+/**
+ * An answer that came whole, not streamed (a JSON answer, one read from the conversation): the
+ * error a streamed answer as long fails with, when it is past the bound (docs/api.md#memory-bounds).
+ */
+export function wholeAnswerTooLarge(
+	output: unknown,
+	answerLimitChars = DEFAULT_ANSWER_LIMIT_CHARS,
+): StreamAnswerError | undefined {
+	return sizeOf(output) > answerLimitChars ? answerTooLarge(answerLimitChars) : undefined;
+}
+
 /** The whole stream at once: the bytes as they came, however they were split. */
 export function readAnswerFromChunks(
 	chunks: Iterable<Uint8Array | string>,
