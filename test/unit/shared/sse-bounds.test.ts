@@ -106,7 +106,7 @@ test('a byte order mark at the start is dropped', () => {
 });
 
 describe('a line held across chunks costs its bytes, not the chunks it came in', () => {
-	test('one byte per chunk: about a byte held per byte (a Buffer per chunk cost some 25)', () => {
+	test('one byte per chunk: about a byte held per byte, not a Buffer per chunk', () => {
 		const BYTES = 300_000;
 		const decoder = createSseDecoder(() => undefined, LIMIT * LIMIT);
 		const one = Buffer.from('x');
