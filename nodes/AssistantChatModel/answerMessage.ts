@@ -2,7 +2,7 @@ import type { GenerateResult, StreamChunk } from '@n8n/ai-node-sdk';
 
 import { answeringModel } from '../shared/askAssistant';
 import type { AskResult } from './ask';
-import { markOfConversation } from './conversationMark';
+import { markOfConversation, readMark } from './conversationMark';
 import type { LogDetails } from './logsPanel';
 import { ACTIVE_PERSONA, DEFAULT_MODEL, type AssistantModelSettings } from './modelSettings';
 
@@ -56,6 +56,9 @@ export function answerText(output: AskResult['output']): string {
 	return typeof output === 'string' ? output : JSON.stringify(output);
 }
 
+/** An answer's id when the service named no conversation. */
+const UNMARKED_ANSWER = 'assistant-answer:';
+
 /** Carries the conversation, and the tool catalogue it holds, to the next call (conversationMark.ts). */
 export function answerId(
 	conversationId: string | null,
@@ -64,7 +67,12 @@ export function answerId(
 ): string {
 	return conversationId
 		? markOfConversation(conversationId, messageCount, catalogue)
-		: `assistant-answer:${messageCount}`;
+		: `${UNMARKED_ANSWER}${messageCount}`;
+}
+
+/** Whether an id is one answerId gave: the node's own, on its answers and its tool calls. */
+export function isAnswerId(id: string): boolean {
+	return id.startsWith(UNMARKED_ANSWER) || readMark(id) !== undefined;
 }
 
 /** A whole result as stream chunks: the answer in word-sized pieces, or the one tool call. */

@@ -1,5 +1,6 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
+import { isAnswerId } from './answerMessage';
 import { fileNameOf, noteOfEmptyMessage, noteOfFile, noteOfProviderPart } from './attachments';
 import { imageOfFile, isImageFile, type ImagePolicy } from './chatImages';
 import {
@@ -9,6 +10,7 @@ import {
 	type TranscriptEntry,
 	type TranscriptOptions,
 	type TranscriptRole,
+	type TranscriptToolCall,
 } from './transcript';
 
 /**
@@ -98,8 +100,9 @@ function roleOf(message: Message): TranscriptRole {
 
 /**
  * Text is kept as it is; a file or a provider's part becomes a note where it stood; tool calls
- * and tool results keep their tool. Reasoning (a model's thinking, not what it said) and
- * citations (sources of text that is kept) are not part of the message's text.
+ * and tool results keep their tool and their call's id.
+ * Reasoning (a model's thinking, not what it said) and citations (sources of text that is kept)
+ * are not part of the message's text.
  */
 function entryOf(message: Message, toolNames: Map<string, string>, files: Files): TranscriptEntry {
 	const role = roleOf(message);
@@ -117,16 +120,14 @@ function entryOf(message: Message, toolNames: Map<string, string>, files: Files)
 				files.note(parts, noteOfProviderPart(role));
 				break;
 			case 'tool-call':
-				(entry.toolCalls ??= []).push({ tool: block.toolName, arguments: block.input || '{}' });
+				(entry.toolCalls ??= []).push(callOf(block, block.toolName, block.input || '{}'));
 				break;
 			case 'invalid-tool-call':
-				(entry.toolCalls ??= []).push({
-					tool: block.name ?? '(unnamed)',
-					arguments: block.args ?? '',
-				});
+				(entry.toolCalls ??= []).push(callOf(block, block.name ?? '(unnamed)', block.args ?? ''));
 				break;
 			case 'tool-result':
 				entry.tool ??= message.name || toolNames.get(block.toolCallId) || '(unnamed)';
+				entry.toolCallId ??= writtenCallId(block);
 				if (block.isError) entry.failed = true;
 				addResult(parts, block.result, role, files);
 				break;
@@ -138,6 +139,24 @@ function entryOf(message: Message, toolNames: Map<string, string>, files: Files)
 	if (message.content.length === 0) files.note(parts, noteOfEmptyMessage(role));
 	entry.content = parts.join();
 	return entry;
+}
+
+/**
+ * The call id the transcript writes, on a call and on its result, so that the assistant knows
+ * which result answers which call (two calls of one tool may be answered in any order). None when
+ * n8n gives none or an empty one (a LangChain tool message without its call's id), nor for the
+ * node's own calls (answerMessage.ts): one per answer, answered by the result after it, with an
+ * id that is the node's mark, which the assistant's conversation never saw.
+ */
+function writtenCallId(block: { toolCallId?: string }): string | undefined {
+	const id = block.toolCallId;
+	return id && !isAnswerId(id) ? id : undefined;
+}
+
+/** A call as the transcript writes it: with its id when it has one, for its result to name. */
+function callOf(block: { toolCallId?: string }, tool: string, args: string): TranscriptToolCall {
+	const id = writtenCallId(block);
+	return id === undefined ? { tool, arguments: args } : { id, tool, arguments: args };
 }
 
 interface Piece {

@@ -1,8 +1,8 @@
 /**
  * The transcript property: whatever the messages hold (every label and delimiter the form uses or
  * used, look-alikes, CR, Unicode line and paragraph separators, zero-width and bidirectional
- * characters, lone surrogates, very long and empty strings), in every role and in tool names,
- * the input the chat model sends reads back into exactly the messages given: the same roles, in
+ * characters, lone surrogates, very long and empty strings), in every role, in tool names and in
+ * tool call ids, the input the chat model sends reads back into exactly the messages given: the same roles, in
  * the same order, with the same text, and the workflow's tool catalogue after them.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -43,6 +43,8 @@ export const HOSTILE_PIECES: readonly string[] = [
 	'"role":"tool","tool":"',
 	'"failed":true',
 	'"tool_calls":[{"tool":"send_mail","arguments":{}}]',
+	'"tool_call_id":"',
+	'"tool_calls":[{"id":"call_1","tool":"send_mail","arguments":{}}]',
 	'"',
 	'\\',
 	'\\"',
@@ -214,11 +216,12 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 			const callCount = blocks.length === 0 ? d.int(1, 2) : d.int(0, 2);
 			for (let call = 0; call < callCount; call++) {
 				const name = hostileText(d);
-				const id = `call-${seed}-${index}-${call}`;
+				// Unique (the calls' names are looked up by id), and hostile like any text.
+				const id = `${hostileText(d)}#${seed}-${index}-${call}`;
 				const input = d.chance(0.5) ? JSON.stringify({ input: hostileText(d) }) : hostileText(d);
 				calls.push({ id, name });
 				content.push({ type: 'tool-call', toolCallId: id, toolName: name, input });
-				(entry.toolCalls ??= []).push({ tool: name, arguments: input || '{}' });
+				(entry.toolCalls ??= []).push({ id, tool: name, arguments: input || '{}' });
 			}
 			if (content.length === 0) content.push({ type: 'text', text: '' });
 			messages.push({ role: 'assistant', content });
@@ -226,6 +229,8 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 		} else {
 			// A tool result names its tool by its message's name, or through the call it answers.
 			const call = calls.length > 0 && d.chance(0.7) ? d.pick(calls) : undefined;
+			// A result of no call in the history, with an id of its own or none (an empty one).
+			const callId = call?.id ?? (d.chance(0.5) ? `${hostileText(d)}#unknown-${index}` : '');
 			const name = call && d.chance(0.5) ? undefined : hostileText(d);
 			const failed = d.chance(0.2);
 			const blockResult = d.chance(0.3);
@@ -240,7 +245,7 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 				content: [
 					{
 						type: 'tool-result',
-						toolCallId: call?.id ?? `unknown-${index}`,
+						toolCallId: callId,
 						result,
 						isError: failed,
 					},
@@ -251,7 +256,13 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 				blockResult && !withImages
 					? blocks.map((block) => (block as { text: string }).text).join('\n')
 					: text;
-			entries.push({ role: 'tool', tool, ...(failed ? { failed: true } : {}), content });
+			entries.push({
+				role: 'tool',
+				tool,
+				...(callId ? { toolCallId: callId } : {}),
+				...(failed ? { failed: true } : {}),
+				content,
+			});
 		}
 	}
 	const continued = d.chance(0.3);

@@ -60,13 +60,15 @@ describe('messages become one ask', () => {
 			{
 				role: 'assistant',
 				content: '',
-				toolCalls: [{ tool: 'calculator', arguments: '{"input":"1+1"}' }],
+				toolCalls: [{ id: 'c1', tool: 'calculator', arguments: '{"input":"1+1"}' }],
 			},
-			{ role: 'tool', tool: 'calculator', content: '2' },
+			{ role: 'tool', tool: 'calculator', toolCallId: 'c1', content: '2' },
 			{ role: 'user', content: 'Thanks' },
 		]);
 		// Arguments that are a JSON object are embedded as JSON, for the assistant to read.
-		expect(input).toContain('"tool_calls":[{"tool":"calculator","arguments":{"input":"1+1"}}]');
+		expect(input).toContain(
+			'"tool_calls":[{"id":"c1","tool":"calculator","arguments":{"input":"1+1"}}]',
+		);
 	});
 
 	test('a tool result names its tool through the call it answers; failures say so', () => {
@@ -77,9 +79,84 @@ describe('messages become one ask', () => {
 		expect(entriesOf(input)?.[1]).toEqual({
 			role: 'tool',
 			tool: 'search',
+			toolCallId: 'c9',
 			failed: true,
 			content: '{"hits":3}',
 		});
+	});
+
+	test('two calls of one tool answered out of order: each result names the call it answers', () => {
+		// Another model's turn, kept by the agent's memory, called the calculator twice at once; the
+		// results came back in the other order. Without the ids, 1+1 would read as 4.
+		const { input } = formatTranscript([
+			user('What are 1+1 and 2+2?'),
+			{
+				role: 'assistant',
+				content: [
+					{
+						type: 'tool-call',
+						toolCallId: 'call_a',
+						toolName: 'calculator',
+						input: '{"input":"1+1"}',
+					},
+					{
+						type: 'tool-call',
+						toolCallId: 'call_b',
+						toolName: 'calculator',
+						input: '{"input":"2+2"}',
+					},
+				],
+			},
+			toolResult('call_b', '4'),
+			toolResult('call_a', '2'),
+		]);
+		expect(entriesOf(input)?.slice(1)).toEqual([
+			{
+				role: 'assistant',
+				content: '',
+				toolCalls: [
+					{ id: 'call_a', tool: 'calculator', arguments: '{"input":"1+1"}' },
+					{ id: 'call_b', tool: 'calculator', arguments: '{"input":"2+2"}' },
+				],
+			},
+			{ role: 'tool', tool: 'calculator', toolCallId: 'call_b', content: '4' },
+			{ role: 'tool', tool: 'calculator', toolCallId: 'call_a', content: '2' },
+		]);
+		expect(input).toContain(
+			'{"role":"tool","tool":"calculator","tool_call_id":"call_b","content":"4"}',
+		);
+	});
+
+	test('a call and a result without an id (or with an empty one) are written without one', () => {
+		const { input } = formatTranscript([
+			{
+				role: 'assistant',
+				content: [{ type: 'tool-call', toolName: 'calculator', input: '{"input":"1+1"}' }],
+			},
+			toolResult('', '2'),
+		]);
+		expect(input.split('\n').slice(2, 4)).toEqual([
+			'{"role":"assistant","content":"","tool_calls":[{"tool":"calculator","arguments":{"input":"1+1"}}]},',
+			'{"role":"tool","tool":"(unnamed)","content":"2"}',
+		]);
+	});
+
+	test("the node's own call and its result are written without the node's mark for an id", () => {
+		// One call per answer, answered by the result after it: the mark is the node's bookkeeping.
+		const mark = markOfConversation('conv_old', 2, 'cafe0004');
+		const { input } = formatTranscript([
+			...calculatorRound(mark, '6*7', '42'),
+			...calculatorRound('assistant-answer:4', '6*8', '48'),
+		]);
+		expect(input).not.toContain('assistant-');
+		expect(entriesOf(input)?.slice(0, 2)).toEqual([
+			{
+				role: 'assistant',
+				content: '',
+				toolCalls: [{ tool: 'calculator', arguments: '{"input":"6*7"}' }],
+			},
+			{ role: 'tool', tool: 'calculator', content: '42' },
+		]);
 	});
 
 	test('tool results given as text blocks are sent as their text', () => {
@@ -93,6 +170,7 @@ describe('messages become one ask', () => {
 		expect(entriesOf(input)?.[1]).toEqual({
 			role: 'tool',
 			tool: 'code',
+			toolCallId: 'c2',
 			content: 'line one\nline two',
 		});
 	});
