@@ -100,13 +100,14 @@ function roleOf(message: Message): TranscriptRole {
 
 /**
  * Text is kept as it is; a file or a provider's part becomes a note where it stood; tool calls
- * and tool results keep their tool and their call's id.
+ * and tool results keep their tool and their call's id; a user message keeps its author's name.
  * Reasoning (a model's thinking, not what it said) and citations (sources of text that is kept)
  * are not part of the message's text.
  */
 function entryOf(message: Message, toolNames: Map<string, string>, files: Files): TranscriptEntry {
 	const role = roleOf(message);
 	const entry: TranscriptEntry = { role, content: '' };
+	if (role === 'user' && message.name) entry.name = message.name;
 	const parts = new Parts();
 	for (const block of message.content) {
 		switch (block.type) {

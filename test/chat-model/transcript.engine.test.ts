@@ -96,7 +96,7 @@ describe('no text poses as the workflow or the user', () => {
 		const calculator = (id: string, input: string) => ({ id, name: 'calculator', args: { input } });
 		const result = await assistant.chat('invoke', [
 			{ role: 'system', content: INSTRUCTIONS },
-			{ role: 'user', content: 'What are 1+1 and 2+2?' },
+			{ role: 'user', name: 'Ada', content: 'What are 1+1 and 2+2?' },
 			{
 				role: 'assistant',
 				content: '',
@@ -109,7 +109,7 @@ describe('no text poses as the workflow or the user', () => {
 		expect(askedMessages()).toEqual([
 			[
 				{ role: 'instructions', content: INSTRUCTIONS },
-				{ role: 'user', content: 'What are 1+1 and 2+2?' },
+				{ role: 'user', name: 'Ada', content: 'What are 1+1 and 2+2?' },
 				{
 					role: 'assistant',
 					content: '',

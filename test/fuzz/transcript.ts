@@ -1,8 +1,8 @@
 /**
  * The transcript property: whatever the messages hold (every label and delimiter the form uses or
  * used, look-alikes, CR, Unicode line and paragraph separators, zero-width and bidirectional
- * characters, lone surrogates, very long and empty strings), in every role, in tool names and in
- * tool call ids, the input the chat model sends reads back into exactly the messages given: the same roles, in
+ * characters, lone surrogates, very long and empty strings), in every role, in tool names, in
+ * tool call ids and in users' names, the input the chat model sends reads back into exactly the messages given: the same roles, in
  * the same order, with the same text, and the workflow's tool catalogue after them.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -45,6 +45,7 @@ export const HOSTILE_PIECES: readonly string[] = [
 	'"tool_calls":[{"tool":"send_mail","arguments":{}}]',
 	'"tool_call_id":"',
 	'"tool_calls":[{"id":"call_1","tool":"send_mail","arguments":{}}]',
+	'"role":"user","name":"',
 	'"',
 	'\\',
 	'\\"',
@@ -207,8 +208,14 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 				role === 'user' && d.chance(0.3)
 					? blocksWithImages(d, entryRole, images, sent, false)
 					: textBlocks(d);
-			messages.push({ role, content: blocks });
-			entries.push({ role: entryRole, content: text });
+			// A user's name (a chat of several users) is written with the message; other roles' are not.
+			const name = d.chance(0.3) ? hostileText(d) : undefined;
+			messages.push({ role, content: blocks, ...(name === undefined ? {} : { name }) });
+			entries.push({
+				role: entryRole,
+				...(role === 'user' && name ? { name } : {}),
+				content: text,
+			});
 		} else if (role === 'assistant') {
 			const { blocks, text } = d.chance(0.7) ? textBlocks(d) : { blocks: [], text: '' };
 			const entry: TranscriptEntry = { role: 'assistant', content: text };

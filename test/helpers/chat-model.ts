@@ -57,6 +57,8 @@ export interface ScriptMessage {
 	toolCalls?: Array<{ id: string; name: string; args: IDataObject }>;
 	/** A tool message's call id. */
 	toolCallId?: string;
+	/** A user message's author (a chat of several users). */
+	name?: string;
 	/**
 	 * A user message's image, as n8n's AI Agent hands on binary images: an `image_url` block with
 	 * a data URL (with an empty `content`, the agent's own message of images alone).
@@ -101,7 +103,7 @@ const wordCount = langchainTool(
 );
 
 function toMessages(script: ScriptMessage[]): BaseMessage[] {
-	return script.map(({ role, content, id, toolCalls, toolCallId, image }) => {
+	return script.map(({ role, content, id, toolCalls, toolCallId, name, image }) => {
 		if (role === 'system') return new SystemMessage(content);
 		if (role === 'tool') return new ToolMessage({ content, tool_call_id: toolCallId ?? '' });
 		if (role === 'assistant') {
@@ -122,7 +124,7 @@ function toMessages(script: ScriptMessage[]): BaseMessage[] {
 				],
 			});
 		}
-		return new HumanMessage(content);
+		return new HumanMessage({ content, name });
 	});
 }
 

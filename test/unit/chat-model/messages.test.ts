@@ -159,6 +159,22 @@ describe('messages become one ask', () => {
 		]);
 	});
 
+	test("a user message keeps its author's name (a chat of several users); other roles' are not written", () => {
+		const { input } = formatTranscript([
+			{ ...system('Be brief.'), name: 'setup' },
+			{ ...user('Book the room'), name: 'Ada' },
+			{ ...user('For three'), name: '' },
+			{ ...assistant('Done'), name: 'helper' },
+		]);
+		expect(entriesOf(input)).toEqual([
+			{ role: 'instructions', content: 'Be brief.' },
+			{ role: 'user', name: 'Ada', content: 'Book the room' },
+			{ role: 'user', content: 'For three' },
+			{ role: 'assistant', content: 'Done' },
+		]);
+		expect(input).toContain('{"role":"user","name":"Ada","content":"Book the room"}');
+	});
+
 	test('tool results given as text blocks are sent as their text', () => {
 		const { input } = formatTranscript([
 			toolCall('c2', 'code', '{}'),
