@@ -287,8 +287,14 @@ function runEndEvent(
 	};
 	const text = (value: unknown) =>
 		typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
-	// `error` is text in every capture; an object's words are read as in other error bodies.
-	const error = text(fields.error) ?? text(messageFromJson(fields.error));
+	// `error` is text in every capture; an object's words are read as in other error bodies, and
+	// one without words is shown as it is.
+	const error =
+		text(fields.error) ??
+		text(messageFromJson(fields.error)) ??
+		(isObject(fields.error) && Object.keys(fields.error).length > 0
+			? clippedMessage(JSON.stringify(fields.error))
+			: undefined);
 	// Without a status, an error says the run did not succeed: its text is no whole answer.
 	const status =
 		text(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');

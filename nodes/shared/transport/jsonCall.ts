@@ -15,7 +15,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
-import { clippedMessage, eventStreamSummary, messageFromJson } from './serverMessage';
+import { clippedMessage, eventStreamMessage, messageFromJson } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -98,7 +98,7 @@ function notJsonFailure(
 	bodyText: string,
 ): AttemptFailure {
 	const start = redacted(bodyText.slice(0, 1000), scope.redaction);
-	const received = eventStreamSummary(start) ?? (start.slice(0, 200).trim() || '(empty body)');
+	const received = eventStreamMessage(start) ?? (start.slice(0, 200).trim() || '(empty body)');
 	const shown = apiError(
 		scope.node,
 		{

@@ -14,34 +14,61 @@ export function serverMessage(bodyText: string): string {
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return eventStreamSummary(trimmed) ?? clippedMessage(stripHtml(trimmed));
+		return eventStreamMessage(trimmed) ?? clippedMessage(stripHtml(trimmed));
 	}
 	return clippedMessage(messageFromJson(parsed) ?? trimmed);
 }
 
 /**
  * A body that is an event stream (a stream under an error status, or under another type), as an
- * error may show it: its events' names, never its data, which may be the service's echo of the
- * request with the user's files (docs/api.md#memory-bounds). Undefined for any other text.
+ * error may show it: the words of its error event (`error`, `Error`, `SSEErrorEvent`, `failed`),
+ * which say what failed (a full session pool, no credit), else its events' names. The data of
+ * any other event is never shown: it may be the service's echo of the request, with the user's
+ * files (docs/api.md#memory-bounds). Undefined for a body with no `event:` or `data:` line.
  */
-export function eventStreamSummary(text: string): string | undefined {
-	const start = text.replace(/^\uFEFF/, '').trimStart();
-	// Its first line one of the format's, and an event or data line in it: not just "id: …".
-	const firstLine = /^(?::|(?:event|data|id|retry)[ \t]*(?::|\r|\n|$))/;
-	if (!firstLine.test(start) || !/^(?:event|data)[ \t]*:/m.test(start)) return undefined;
+export function eventStreamMessage(text: string): string | undefined {
+	if (!/^(?:event|data)[ \t]*:/m.test(text)) return undefined;
 	const names = new Set<string>();
-	for (const [, name] of start
+	let words: string | undefined;
+	let name = '';
+	let data: string[] = [];
+	const dispatch = () => {
+		if (data.length > 0 || name) names.add(printableEventName(name || 'message'));
+		if (words === undefined && data.length > 0 && ERROR_EVENTS.has(name)) {
+			words = wordsOfEventData(data.join('\n'));
+		}
+		name = '';
+		data = [];
+	};
+	const lines = text
 		.slice(0, MAX_SUMMARIZED_LENGTH)
-		.matchAll(/^event:[ ]?([^\r\n]*)/gm)) {
-		names.add(printableEventName(name));
-		if (names.size === MAX_SUMMARIZED_NAMES) break;
+		.replace(/^\uFEFF/, '')
+		.split(/\r\n|\r|\n/);
+	for (const line of lines) {
+		if (line === '') dispatch();
+		else if (/^event[ \t]*:/.test(line)) name = line.replace(/^event[ \t]*: ?/, '');
+		else if (/^data[ \t]*:/.test(line)) data.push(line.replace(/^data[ \t]*: ?/, ''));
 	}
-	return names.size > 0
-		? `an event stream (its events: ${[...names].join(', ')}; their data is not shown)`
+	dispatch();
+	if (words) return clippedMessage(words);
+	const shown = [...names].slice(0, MAX_SUMMARIZED_NAMES);
+	return shown.length > 0
+		? `an event stream (its events: ${shown.join(', ')}; their data is not shown)`
 		: 'an event stream (its data is not shown)';
 }
 
-/** How much of a body, and how many event names, a summary looks at. */
+/** The events whose data is the server's words on a failure. */
+const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEvent', 'failed']);
+
+function wordsOfEventData(data: string): string | undefined {
+	try {
+		return messageFromJson(JSON.parse(data) as unknown)?.trim() || undefined;
+	} catch {
+		return data.trim() || undefined;
+	}
+}
+
+/** How much of a body, and how many event names, an error looks at. */
 const MAX_SUMMARIZED_LENGTH = 64 * 1024;
 const MAX_SUMMARIZED_NAMES = 10;
 

@@ -115,11 +115,36 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 			'an event stream (its events: FrontendModelRequest, Bad?Name; their data is not shown)',
 		);
 		expect(serverMessage('data: {"files": "private"}\n\n')).toBe(
-			'an event stream (its data is not shown)',
+			'an event stream (its events: message; their data is not shown)',
 		);
+		// A first line of a field the format ignores, and the echo still hidden.
+		expect(
+			serverMessage('x-trace: 1\nevent: FrontendModelRequest\ndata: {"f": "private"}\n\n'),
+		).toBe('an event stream (its events: FrontendModelRequest; their data is not shown)');
 		// Text that only starts like a field is the server's words.
 		expect(serverMessage('id: must be a string')).toBe('id: must be a string');
 		expect(serverMessage('data is not valid')).toBe('data is not valid');
+	});
+
+	test("an event stream's error event is the server's words, which still classify the failure", () => {
+		const stream = (event: string, message: string) =>
+			`event: FrontendModelRequest\ndata: {"f": "private"}\n\nevent: ${event}\ndata: ${JSON.stringify({ message })}\n\n`;
+		const pool = stream('error', 'All assistant sessions are busy for this account');
+		expect(serverMessage(pool)).toBe('All assistant sessions are busy for this account');
+		expect(statusFailure(scope, 503, { 'content-type': 'text/event-stream' }, pool).retry).toBe(
+			'session-pool',
+		);
+		const credit = statusFailure(
+			scope,
+			400,
+			{},
+			stream('SSEErrorEvent', 'This request requires more credits'),
+		);
+		expect(credit.shown.message).toMatch(/out of credit/i);
+		expect(credit.shown.message).toContain('requires more credits');
+		expect(serverMessage('event: error\ndata: Overloaded, try later\n\n')).toBe(
+			'Overloaded, try later',
+		);
 	});
 });
 

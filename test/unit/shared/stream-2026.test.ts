@@ -234,15 +234,17 @@ describe('a failed run', () => {
 		['null', { status: null, error: 'Run crashed', error_type: 'InternalError' }],
 		['absent', { error: 'Run crashed' }],
 		['blank', { status: ' ', error: { message: 'Run crashed' } }],
+		['absent', { error: { type: 'overloaded_error' } }, '{"type":"overloaded_error"}'],
+		['null', { status: null, error: { code: 500 } }, '{"code":500}'],
 	])(
 		'is also a `completed` whose status is %s and that carries an error: the text before it is no answer',
-		(_, completed) => {
+		(_, completed, shown = 'Run crashed') => {
 			const error = failureOf([
 				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Half an ans' } }),
 				sse('completed', completed),
 			]);
 			expect(error.failure).toBe('run-failed');
-			expect(error.message).toBe("The assistant's run failed: Run crashed");
+			expect(error.message).toBe(`The assistant's run failed: ${shown}`);
 		},
 	);
 
