@@ -83,6 +83,9 @@ export async function attemptAsk(
 		const result = streamResult(attempt.scope, answer, opened.headers, seeOtherId);
 		return { answered: true, result };
 	} catch (error) {
+		// A stream that named its conversation in its End alone: that one, as its answer would.
+		const inEnd = named === undefined ? answer?.endConversationId : undefined;
+		if (inEnd) heard.conversationId = named = inEnd;
 		// Reached through a 303: whatever the answer came to, the service took the ask.
 		const failure = takenFailure(attempt, seeOther, error, named);
 		// With steps asked for: what the stream told before it failed, its model too.

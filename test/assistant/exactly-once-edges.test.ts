@@ -559,22 +559,31 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		expect(asks).toHaveLength(1);
 	});
 
-	test('an empty JSON answer where it points, naming its own conversation: that one is read, not the 303’s', async () => {
-		const own = 'con_JsonOwn000000001';
-		const { json, asks } = await askSeeOther(true, (response) => {
-			const url = response.req.url ?? '';
-			if (url === '/assistant/answers/1') {
-				return ok(
-					'application/json',
-					JSON.stringify({ output: '', conversation_id: own }),
-				)(response);
-			}
-			const answer = url.endsWith(`/${own}`) ? 'Booked: TP 1234.' : 'Not this.';
-			conversationJson(response, 'idle', turn(input, answer));
-		});
-		expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: own, recovered: true });
-		expect(asks).toHaveLength(1);
-	});
+	test.each([
+		[
+			'a JSON answer',
+			'application/json',
+			(own: string) => JSON.stringify({ output: '', conversation_id: own }),
+		],
+		[
+			'a stream',
+			'text/event-stream',
+			(own: string) => sse('End', { data: { output: '', conversation_id: own } }),
+		],
+	])(
+		'%s where it points, empty, naming its own conversation: that one is read, not the 303’s',
+		async (_, type, body) => {
+			const own = 'con_AnswerOwn0000001';
+			const { json, asks } = await askSeeOther(true, (response) => {
+				const url = response.req.url ?? '';
+				if (url === '/assistant/answers/1') return ok(type, body(own))(response);
+				const answer = url.endsWith(`/${own}`) ? 'Booked: TP 1234.' : 'Not this.';
+				conversationJson(response, 'idle', turn(input, answer));
+			});
+			expect(json).toEqual({ output: 'Booked: TP 1234.', conversation_id: own, recovered: true });
+			expect(asks).toHaveLength(1);
+		},
+	);
 
 	test('its answer is refused and no conversation is named: an error saying it was taken', async () => {
 		const { failure, asks } = await askSeeOther(false, (response) => badGateway(response));

@@ -92,6 +92,11 @@ export class StreamAnswer {
 		return this.options.onText && !this.options.structured ? this.assembler.text() : '';
 	}
 
+	/** The conversation the stream's `End` named, if it came (read also when it has no answer). */
+	get endConversationId(): string | undefined {
+		return this.end?.conversationId;
+	}
+
 	/** Whether any answer text has been taken. */
 	get hasText(): boolean {
 		return this.assembler.hasText;
