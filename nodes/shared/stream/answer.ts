@@ -282,7 +282,7 @@ export class StreamAnswer {
 	 */
 	private output(endOutput: string | Record<string, unknown> | undefined) {
 		const text = this.assembler.text();
-		const toolObject = this.outputTool?.object();
+		const toolObject = this.outputTool?.object(this.assembler.messageNumber);
 		// The answer's text is not joined into one string to be looked at (it may be long).
 		if (endOutput === undefined && !this.assembler.hasVisibleText && !toolObject) {
 			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
@@ -293,9 +293,8 @@ export class StreamAnswer {
 		const object =
 			(endOutput === undefined ? undefined : objectFromText(endOutput, rule)) ??
 			toolObject ??
-			// The last message's text first: a sentence written before a tool round is no part of it.
-			objectFromText(this.assembler.lastMessageText(), rule) ??
-			objectFromText(text, rule);
+			// The last message's text alone: what was written before a tool round is no answer.
+			objectFromText(this.assembler.lastMessageText(), rule);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',

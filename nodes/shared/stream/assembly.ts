@@ -91,11 +91,12 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * The text of the last model message that added text: what a framework's text output is (the
-	 * final response's text), without what earlier messages wrote before their tool calls.
+	 * The text of the last model message: what a framework's text output is (the final response's
+	 * text), without what earlier messages wrote before their tool calls; empty when the last
+	 * message wrote none (text beside a tool call is no answer, docs/api.md#how-a-stream-ends).
 	 */
 	lastMessageText(): string {
-		return this.turn.slice(this.separators[this.separators.length - 1] ?? 0);
+		return this.turn.slice(this.messageStart);
 	}
 
 	accept(event: TextEvent): void {

@@ -69,6 +69,8 @@ export function isOutputTool(name: string): boolean {
 
 interface Call extends GrowingArgs {
 	name: string;
+	/** The model message it was called in. */
+	message: number;
 }
 
 /** The output tool's calls of one stream, by the position of their parts. */
@@ -107,10 +109,14 @@ export class OutputToolCalls {
 		return this.held + this.calls.length * HELD_ENTRY_CHARS;
 	}
 
-	/** The object of the last output-tool call whose arguments are one, if any. */
-	object(): Json | undefined {
+	/**
+	 * The object of the last output-tool call of model message `message` whose arguments are one,
+	 * if any: a call in an earlier message, before a tool round, was not the run's answer.
+	 */
+	object(message: number): Json | undefined {
 		for (let i = this.calls.length - 1; i >= 0; i--) {
 			const { name, grown } = this.calls[i];
+			if (this.calls[i].message !== message) break;
 			if (!isOutputTool(name)) continue;
 			const object = objectOfJson(grown);
 			if (object) return object;
@@ -125,7 +131,7 @@ export class OutputToolCalls {
 		}
 		let call = this.byIndex.get(index);
 		if (!call) {
-			call = { name: '', grown: undefined, grownSize: 0, grownOwned: false };
+			call = { name: '', grown: undefined, grownSize: 0, grownOwned: false, message };
 			this.byIndex.set(index, call);
 			this.calls.push(call);
 		}

@@ -4,6 +4,7 @@
  * after the service accepted the ask; what of a recovered answer a streaming workflow still needs.
  */
 import type { ConversationMessage } from '../../../nodes/shared/api';
+import type { TextObjectRule } from '../../../nodes/shared/outputFormat/structuredText';
 import { unsentRest } from '../../../nodes/shared/recovery/recoverAnswer';
 import {
 	LAST_READ_MS,
@@ -11,6 +12,7 @@ import {
 	nextPollPauseMs,
 } from '../../../nodes/shared/recovery/pollSchedule';
 import { isAnswering, readTurn } from '../../../nodes/shared/recovery/turnReading';
+import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { answerMayBeInConversation } from '../../../nodes/shared/recovery/afterFailure';
 import { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
 import { apiError } from '../../../nodes/shared/transport/errors';
@@ -294,5 +296,101 @@ describe('unsentRest: what of a recovered answer a streaming workflow has not re
 		);
 		// Wide: trying every place took about 95 s for the first.
 		expect(Date.now() - started).toBeLessThan(2000);
+	});
+});
+
+describe('a structured answer around a tool round: the stream and the conversation read the same', () => {
+	type Part = Record<string, unknown>;
+	const event = (name: string, data: unknown) =>
+		`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+	const text = (content: string): Part => ({ part_kind: 'text', content });
+	const search: Part = {
+		part_kind: 'tool-call',
+		tool_name: 'web_search',
+		args: '{}',
+		tool_call_id: 's1',
+	};
+	const searchReturn: Part = {
+		part_kind: 'tool-return',
+		tool_name: 'web_search',
+		content: 'results',
+		tool_call_id: 's1',
+	};
+	const finalResult = (args: unknown): Part => ({
+		part_kind: 'tool-call',
+		tool_name: 'final_result',
+		args,
+		tool_call_id: 'f1',
+	});
+
+	/** Two model responses around one of the assistant's own tool rounds, read both ways. */
+	function bothReadings(first: Part[], last: Part[], rule: TextObjectRule) {
+		const parts = (response: Part[]) =>
+			response.flatMap((part, index) => [
+				event('PartStartEvent', { index, part }),
+				event('PartEndEvent', { index, part }),
+			]);
+		const stream = [
+			...parts([...first, search]),
+			event('FunctionToolCallEvent', { part: search }),
+			event('FunctionToolResultEvent', { result: searchReturn }),
+			...parts(last),
+			event('End', {}),
+		].join('');
+		let streamed: unknown;
+		try {
+			streamed = readAnswerFromChunks([stream], { structured: true, textObject: rule }).output;
+		} catch {
+			streamed = 'no answer';
+		}
+		const reading = readTurn(
+			[
+				{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'Q' }] },
+				{ kind: 'response', parts: [...first, search] },
+				{ kind: 'request', parts: [searchReturn] },
+				{ kind: 'response', parts: last },
+			] as ConversationMessage[],
+			'Q',
+			true,
+			rule,
+		);
+		return { streamed, read: reading.kind === 'answered' ? reading.output : 'no answer' };
+	}
+
+	const call = { action: 'call_tool', tool: 'send_mail', arguments: { to: 'x@example.com' } };
+
+	test.each<[string, Part[], Part[], TextObjectRule, unknown]>([
+		[
+			'an envelope written beside the tool call, the last response only thinking',
+			[text(JSON.stringify(call))],
+			[{ part_kind: 'thinking', content: 'Nothing to add.' }],
+			'whole',
+			'no answer',
+		],
+		[
+			'an object written beside the tool call, the last response prose',
+			[text('Draft: {"rating": 1}')],
+			[text('I could not verify the rating.')],
+			'last',
+			'no answer',
+		],
+		[
+			'the output tool called beside the tool call, the last response an object of its own',
+			[finalResult(JSON.stringify({ answer: 'first' }))],
+			[text(JSON.stringify({ answer: 'second' }))],
+			'whole',
+			{ answer: 'second' },
+		],
+		[
+			'a sentence beside the tool call, the last response the object',
+			[text('Let me search first.')],
+			[text('{"rating": 4}')],
+			'whole',
+			{ rating: 4 },
+		],
+	])('%s', (_name, first, last, rule, answer) => {
+		const { streamed, read } = bothReadings(first, last, rule);
+		expect(streamed).toEqual(answer);
+		expect(read).toEqual(answer);
 	});
 });
