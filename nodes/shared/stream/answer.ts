@@ -290,11 +290,14 @@ export class StreamAnswer {
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
 		const rule = this.options.textObject;
+		// The last message's text alone, and only when no tool round came after it: what was
+		// written before a tool round is no answer (the output tool's call, before the "not
+		// executed" returns of the tools called beside it, is).
+		const lastText = this.assembler.toolRoundLast ? '' : this.assembler.lastMessageText();
 		const object =
 			(endOutput === undefined ? undefined : objectFromText(endOutput, rule)) ??
 			toolObject ??
-			// The last message's text alone: what was written before a tool round is no answer.
-			objectFromText(this.assembler.lastMessageText(), rule);
+			objectFromText(lastText, rule);
 		if (object) return object;
 		throw new StreamAnswerError(
 			'not-an-object',

@@ -99,6 +99,15 @@ export class AnswerAssembler {
 		return this.turn.slice(this.messageStart);
 	}
 
+	/**
+	 * One of the assistant's own tools ran after the last model message, and no message came
+	 * after it: that message's text was written before a tool round (the run stopped, or its
+	 * next response was empty).
+	 */
+	get toolRoundLast(): boolean {
+		return this.toolRoundSince;
+	}
+
 	accept(event: TextEvent): void {
 		switch (event.type) {
 			case 'content':

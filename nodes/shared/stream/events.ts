@@ -288,13 +288,11 @@ function runEndEvent(
 	const text = (value: unknown) =>
 		typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
 	// `error` is text in every capture; an object's words are read as in other error bodies, and
-	// one without words is shown as it is.
+	// any other error (an object without words, a list, a number, true) is shown as it is.
 	const error =
 		text(fields.error) ??
 		text(messageFromJson(fields.error)) ??
-		(isObject(fields.error) && Object.keys(fields.error).length > 0
-			? clippedMessage(JSON.stringify(fields.error))
-			: undefined);
+		(isError(fields.error) ? clippedMessage(JSON.stringify(fields.error)) : undefined);
 	// Without a status, an error says the run did not succeed: its text is no whole answer.
 	const status =
 		text(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');
@@ -309,6 +307,13 @@ function runEndEvent(
 	if (errorType) failure.errorType = errorType;
 	if (failureKind) failure.failureKind = failureKind;
 	return failure;
+}
+
+/** An `error` field that says something went wrong: anything but nothing, false, '', {} or []. */
+function isError(value: unknown): boolean {
+	if (value === undefined || value === null || value === false || value === '') return false;
+	if (Array.isArray(value)) return value.length > 0;
+	return !isObject(value) || Object.keys(value).length > 0;
 }
 
 function errorMessage(dataText: string): string {

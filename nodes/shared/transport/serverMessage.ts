@@ -21,33 +21,39 @@ export function serverMessage(bodyText: string): string {
 
 /**
  * A body that is an event stream (a stream under an error status, or under another type), as an
- * error may show it: the words of its error event (`error`, `Error`, `SSEErrorEvent`, `failed`),
- * which say what failed (a full session pool, no credit), else its events' names. The data of
- * any other event is never shown: it may be the service's echo of the request, with the user's
- * files (docs/api.md#memory-bounds). Undefined for a body with no `event:` or `data:` line.
+ * error may show it: the words of its error event (`error`, `Error`, `SSEErrorEvent`, `failed`,
+ * or the flat form's `{"type": "Error", …}`), which say what failed (a full session pool, no
+ * credit), else its events' names. The data of any other event is never shown: it may be the
+ * service's echo of the request, with the user's files (docs/api.md#memory-bounds). So words are
+ * taken only from an event whose lines name it an error event first and nothing else after: an
+ * echo renamed, or run into the next event without its blank line, is not one. Undefined for a
+ * body that is not an event stream: its first line not one of the format's, or no `event:` or
+ * `data:` line in it.
  */
 export function eventStreamMessage(text: string): string | undefined {
-	if (!/^(?:event|data)[ \t]*:/m.test(text)) return undefined;
-	const names = new Set<string>();
-	let words: string | undefined;
-	let name = '';
-	let data: string[] = [];
-	const dispatch = () => {
-		if (data.length > 0 || name) names.add(printableEventName(name || 'message'));
-		if (words === undefined && data.length > 0 && ERROR_EVENTS.has(name)) {
-			words = wordsOfEventData(data.join('\n'));
-		}
-		name = '';
-		data = [];
-	};
 	const lines = text
 		.slice(0, MAX_SUMMARIZED_LENGTH)
 		.replace(/^\uFEFF/, '')
 		.split(/\r\n|\r|\n/);
+	const first = lines.find((line) => line.trim() !== '') ?? '';
+	if (!/^(?::|[A-Za-z][\w-]*[ \t]*(?::|$))/.test(first)) return undefined;
+	if (!lines.some((line) => /^(?:event|data)[ \t]*:/.test(line))) return undefined;
+	const names = new Set<string>();
+	let words: string | undefined;
+	let event: { names: string[]; data: string[]; dataFirst: boolean } = fresh();
+	const dispatch = () => {
+		const name = event.names[event.names.length - 1] ?? 'message';
+		if (event.data.length > 0 || event.names.length > 0) names.add(printableEventName(name));
+		words ??= errorWords(event);
+		event = fresh();
+	};
 	for (const line of lines) {
 		if (line === '') dispatch();
-		else if (/^event[ \t]*:/.test(line)) name = line.replace(/^event[ \t]*: ?/, '');
-		else if (/^data[ \t]*:/.test(line)) data.push(line.replace(/^data[ \t]*: ?/, ''));
+		else if (/^event[ \t]*:/.test(line)) event.names.push(line.replace(/^event[ \t]*: ?/, ''));
+		else if (/^data[ \t]*:/.test(line)) {
+			if (event.names.length === 0) event.dataFirst = true;
+			event.data.push(line.replace(/^data[ \t]*: ?/, ''));
+		}
 	}
 	dispatch();
 	if (words) return clippedMessage(words);
@@ -57,15 +63,43 @@ export function eventStreamMessage(text: string): string | undefined {
 		: 'an event stream (its data is not shown)';
 }
 
+function fresh() {
+	return { names: [] as string[], data: [] as string[], dataFirst: false };
+}
+
 /** The events whose data is the server's words on a failure. */
 const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEvent', 'failed']);
 
-function wordsOfEventData(data: string): string | undefined {
-	try {
-		return messageFromJson(JSON.parse(data) as unknown)?.trim() || undefined;
-	} catch {
-		return data.trim() || undefined;
+/** An error event's words: named so alone, before its data; or unnamed, its data an error's. */
+function errorWords(event: { names: string[]; data: string[]; dataFirst: boolean }) {
+	if (event.data.length === 0) return undefined;
+	const data = event.data.join('\n');
+	if (event.names.length === 0) {
+		const flat = parseOrUndefined(data);
+		const type = isObjectValue(flat) ? flat.type : undefined;
+		return typeof type === 'string' && ERROR_EVENTS.has(type)
+			? nonBlank(messageFromJson(flat))
+			: undefined;
 	}
+	if (event.dataFirst || !event.names.every((name) => ERROR_EVENTS.has(name))) return undefined;
+	const parsed = parseOrUndefined(data);
+	return parsed === undefined ? nonBlank(data) : nonBlank(messageFromJson(parsed));
+}
+
+function parseOrUndefined(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+function isObjectValue(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonBlank(text: string | undefined): string | undefined {
+	return text?.trim() || undefined;
 }
 
 /** How much of a body, and how many event names, an error looks at. */

@@ -126,6 +126,29 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		expect(serverMessage('data is not valid')).toBe('data is not valid');
 	});
 
+	test('only an event named an error event alone gives its words: never an echo renamed or run into it', () => {
+		const echo = JSON.stringify({ message: 'Summarize PRIVATE-FILE', files: ['PRIVATE-FILE'] });
+		const pool = '{"message": "All assistant sessions are busy for this account"}';
+		for (const body of [
+			`event: FrontendModelRequest\ndata: ${echo}\nevent: error\n\n`,
+			`event: FrontendModelRequest\ndata: ${echo}\nevent: error\ndata: ${pool}\n\n`,
+			`data: ${echo}\nevent: error\n\n`,
+			`data: {"type": "FrontendModelRequest", "message": "PRIVATE-FILE"}\n\n`,
+		]) {
+			expect(serverMessage(body)).toMatch(
+				/^an event stream \(its events: [^)]*; their data is not shown\)$/,
+			);
+			expect(statusFailure(scope, 503, {}, body).shown.message).not.toContain('PRIVATE-FILE');
+		}
+		// The flat form's error event, its name inside its data.
+		const flat = `data: {"type": "FrontendModelRequest", "files": "x"}\n\ndata: {"type": "Error", ${pool.slice(1)}\n\n`;
+		expect(serverMessage(flat)).toBe('All assistant sessions are busy for this account');
+		// Plain text with a line that only looks like a field further down is the server's words.
+		expect(serverMessage('Invalid request body.\ndata: Input should be a valid dictionary')).toBe(
+			'Invalid request body.\ndata: Input should be a valid dictionary',
+		);
+	});
+
 	test("an event stream's error event is the server's words, which still classify the failure", () => {
 		const stream = (event: string, message: string) =>
 			`event: FrontendModelRequest\ndata: {"f": "private"}\n\nevent: ${event}\ndata: ${JSON.stringify({ message })}\n\n`;

@@ -368,6 +368,13 @@ describe('a structured answer around a tool round: the stream and the conversati
 			'no answer',
 		],
 		[
+			'an object written beside the tool call, the next response empty (no Part event)',
+			[text('{"rating": 1}')],
+			[],
+			'whole',
+			'no answer',
+		],
+		[
 			'an object written beside the tool call, the last response prose',
 			[text('Draft: {"rating": 1}')],
 			[text('I could not verify the rating.')],

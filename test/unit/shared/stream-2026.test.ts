@@ -236,6 +236,9 @@ describe('a failed run', () => {
 		['blank', { status: ' ', error: { message: 'Run crashed' } }],
 		['absent', { error: { type: 'overloaded_error' } }, '{"type":"overloaded_error"}'],
 		['null', { status: null, error: { code: 500 } }, '{"code":500}'],
+		['absent', { error: ['Run crashed'] }, '["Run crashed"]'],
+		['absent', { error: true }, 'true'],
+		['absent', { error: 500 }, '500'],
 	])(
 		'is also a `completed` whose status is %s and that carries an error: the text before it is no answer',
 		(_, completed, shown = 'Run crashed') => {
@@ -250,7 +253,9 @@ describe('a failed run', () => {
 
 	it('a `completed` with no status and no error ends the answer', () => {
 		const text = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
-		expect(read([text, sse('completed', { status: null, error: null })]).output).toBe('Hi');
+		for (const error of [null, false, '', {}, []]) {
+			expect(read([text, sse('completed', { status: null, error })]).output).toBe('Hi');
+		}
 		expect(read([text, sse('completed', {})]).output).toBe('Hi');
 	});
 
