@@ -100,9 +100,9 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * One of the assistant's own tools ran after the last model message, and no message came
-	 * after it: that message's text was written before a tool round (the run stopped, or its
-	 * next response was empty).
+	 * One of the assistant's own tools ran after the last model message, and neither a message
+	 * nor text came after it: that message's text was written before a tool round (the run
+	 * stopped, or its next response was empty).
 	 */
 	get toolRoundLast(): boolean {
 		return this.toolRoundSince;
@@ -349,6 +349,9 @@ export class AnswerAssembler {
 		}
 		this.turn.append(piece);
 		this.onText?.(piece);
+		// Text after a tool round (content deltas, which begin no message of their own): the last
+		// message goes on past the round.
+		this.toolRoundSince = false;
 	}
 
 	/** Another source took `piece`: the content deltas that were ahead must begin with it. */
@@ -365,6 +368,8 @@ export class AnswerAssembler {
 	/** Part indexes start again at 0 in each model message: every message view starts afresh. */
 	private beginMessage(): void {
 		this.messageNumber++;
+		// The round, if any, came before this message.
+		this.toolRoundSince = false;
 		this.messageStart = this.turn.length;
 		this.parts = new Map();
 		this.partsLength = 0;

@@ -24,35 +24,41 @@ export function serverMessage(bodyText: string): string {
  * error may show it: the words of its error event (`error`, `Error`, `SSEErrorEvent`, `failed`,
  * or the flat form's `{"type": "Error", …}`), which say what failed (a full session pool, no
  * credit), else its events' names. The data of any other event is never shown: it may be the
- * service's echo of the request, with the user's files (docs/api.md#memory-bounds). So words are
- * taken only from an event whose lines name it an error event first and nothing else after: an
- * echo renamed, or run into the next event without its blank line, is not one. Undefined for a
- * body that is not an event stream: its first line not one of the format's, or no `event:` or
- * `data:` line in it.
+ * service's echo of the request, with the user's files (docs/api.md#memory-bounds). Its lines
+ * are read by the format's rules, as stream/decode.ts reads them; words are taken only from an
+ * event that its `event:` lines name an error event alone, before its data (an echo renamed, or
+ * run into the next event without its blank line, is none), or from an unnamed one whose data
+ * is a flat error, and never from data cut short (JSON that does not parse). A body is an event
+ * stream when its first line is one of the format's fields or a comment and it has an `event:`
+ * or `data:` line; or, whatever its first line, when it names the echo.
  */
 export function eventStreamMessage(text: string): string | undefined {
 	const lines = text
 		.slice(0, MAX_SUMMARIZED_LENGTH)
 		.replace(/^\uFEFF/, '')
 		.split(/\r\n|\r|\n/);
-	const first = lines.find((line) => line.trim() !== '') ?? '';
-	if (!/^(?::|[A-Za-z][\w-]*[ \t]*(?::|$))/.test(first)) return undefined;
-	if (!lines.some((line) => /^(?:event|data)[ \t]*:/.test(line))) return undefined;
+	const fields = lines.map(fieldOf);
+	const first = fields.find((field) => field.name !== '' || field.value !== '');
+	const streamed =
+		first !== undefined &&
+		(first.comment || SSE_FIELDS.has(first.name) || text.includes(ECHO_EVENT)) &&
+		fields.some((field) => field.name === 'event' || field.name === 'data');
+	if (!streamed) return undefined;
 	const names = new Set<string>();
 	let words: string | undefined;
-	let event: { names: string[]; data: string[]; dataFirst: boolean } = fresh();
+	let event: EventLines = { names: [], data: [], dataFirst: false };
 	const dispatch = () => {
-		const name = event.names[event.names.length - 1] ?? 'message';
+		const name = event.names[event.names.length - 1] || 'message';
 		if (event.data.length > 0 || event.names.length > 0) names.add(printableEventName(name));
 		words ??= errorWords(event);
-		event = fresh();
+		event = { names: [], data: [], dataFirst: false };
 	};
-	for (const line of lines) {
-		if (line === '') dispatch();
-		else if (/^event[ \t]*:/.test(line)) event.names.push(line.replace(/^event[ \t]*: ?/, ''));
-		else if (/^data[ \t]*:/.test(line)) {
+	for (const field of fields) {
+		if (field.blank) dispatch();
+		else if (field.name === 'event') event.names.push(field.value);
+		else if (field.name === 'data') {
 			if (event.names.length === 0) event.dataFirst = true;
-			event.data.push(line.replace(/^data[ \t]*: ?/, ''));
+			event.data.push(field.value);
 		}
 	}
 	dispatch();
@@ -63,26 +69,48 @@ export function eventStreamMessage(text: string): string | undefined {
 		: 'an event stream (its data is not shown)';
 }
 
-function fresh() {
-	return { names: [] as string[], data: [] as string[], dataFirst: false };
+/** The fields of the event-stream format; a line of another name is ignored by it. */
+const SSE_FIELDS: ReadonlySet<string> = new Set(['event', 'data', 'id', 'retry']);
+const ECHO_EVENT = 'FrontendModelRequest';
+
+interface EventLines {
+	names: string[];
+	data: string[];
+	/** A data line came before the event's first name. */
+	dataFirst: boolean;
+}
+
+/** A line by the format's rules: `name: value` (one space after the colon dropped), `name`, `:…`. */
+function fieldOf(line: string) {
+	const colon = line.indexOf(':');
+	const name = colon < 0 ? line : line.slice(0, colon);
+	const raw = colon < 0 ? '' : line.slice(colon + 1);
+	return {
+		blank: line === '',
+		comment: colon === 0,
+		name,
+		value: raw.startsWith(' ') ? raw.slice(1) : raw,
+	};
 }
 
 /** The events whose data is the server's words on a failure. */
 const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEvent', 'failed']);
 
-/** An error event's words: named so alone, before its data; or unnamed, its data an error's. */
-function errorWords(event: { names: string[]; data: string[]; dataFirst: boolean }) {
+/** An error event's words: named so alone, before its data; or unnamed, its data a flat error. */
+function errorWords(event: EventLines): string | undefined {
 	if (event.data.length === 0) return undefined;
 	const data = event.data.join('\n');
-	if (event.names.length === 0) {
-		const flat = parseOrUndefined(data);
-		const type = isObjectValue(flat) ? flat.type : undefined;
+	const parsed = parseOrUndefined(data);
+	// Cut short (the body is read within a bound): what is left of it may be anything's.
+	if (parsed === undefined && /^\s*[[{]/.test(data)) return undefined;
+	// `message` and no name are the same to the format: the flat form names it in its data.
+	if (event.names.every((name) => name === '' || name === 'message')) {
+		const type = isObjectValue(parsed) ? parsed.type : undefined;
 		return typeof type === 'string' && ERROR_EVENTS.has(type)
-			? nonBlank(messageFromJson(flat))
+			? nonBlank(messageFromJson(parsed))
 			: undefined;
 	}
 	if (event.dataFirst || !event.names.every((name) => ERROR_EVENTS.has(name))) return undefined;
-	const parsed = parseOrUndefined(data);
 	return parsed === undefined ? nonBlank(data) : nonBlank(messageFromJson(parsed));
 }
 

@@ -384,3 +384,43 @@ describe('bytes split anywhere (docs/api.md#streams)', () => {
 		);
 	});
 });
+
+describe('a structured answer after a tool round, in content deltas (which begin no message)', () => {
+	const sseOf = (event: string, data: unknown) =>
+		`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+	const toolCall = sseOf('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { part_kind: 'tool-call', tool_name: 'bash', args: '{"cmd": "ls"}', tool_call_id: 'c0' },
+	});
+	const round = [
+		sseOf('FunctionToolCallEvent', {
+			part: { part_kind: 'tool-call', tool_name: 'bash', args: '{}', tool_call_id: 'c0' },
+		}),
+		sseOf('FunctionToolResultEvent', {
+			result: { part_kind: 'tool-return', tool_name: 'bash', content: 'ok', tool_call_id: 'c0' },
+		}),
+	];
+	const content = (text: string) => sseOf('FrontendModelResponse', { content: text });
+	const end = sseOf('End', {});
+
+	test("the next message's object sent as `content` deltas after a tool round is the answer", () => {
+		// A text ask reads the same stream's last message as the object's text.
+		expect(
+			readAnswerFromChunks([toolCall, ...round, content('{"rating": 1}'), end], {
+				structured: false,
+			}).output,
+		).toBe('{"rating": 1}');
+		expect(
+			readAnswerFromChunks([toolCall, ...round, content('{"rating": 1}'), end], {
+				structured: true,
+			}).output,
+		).toEqual({ rating: 1 });
+		// Documented dialect alone (content only) around the tool round.
+		expect(
+			readAnswerFromChunks([content('Let me look. '), ...round, content('{"rating": 2}'), end], {
+				structured: true,
+			}).output,
+		).toEqual({ rating: 2 });
+	});
+});
