@@ -161,7 +161,7 @@ describe('a stream sent under an error status or as another type: its events nam
 				{ credentials: [emulatorCredential(server.baseUrl, 'tok_stream_2026_suite')] },
 			);
 			expect(run.failure?.message).toContain(
-				'an event stream (its events: FrontendModelRequest, PartStartEvent, completed; their data is not shown)',
+				'an event stream (its events: PartStartEvent, completed; their data is not shown)',
 			);
 			expectNoEcho(run);
 		} finally {

@@ -1,3 +1,5 @@
+import { createSseDecoder } from '../stream/decode';
+
 /**
  * The server's own words in a failed response, from whichever shape it used
  * (docs/api.md#errors): `detail` (a string, or FastAPI's list of validation errors), `error`,
@@ -14,7 +16,7 @@ export function serverMessage(bodyText: string): string {
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return eventStreamMessage(trimmed) ?? clippedMessage(stripHtml(trimmed));
+		return eventStreamMessage(bodyText) ?? clippedMessage(stripHtml(trimmed));
 	}
 	return clippedMessage(messageFromJson(parsed) ?? trimmed);
 }
@@ -23,94 +25,53 @@ export function serverMessage(bodyText: string): string {
  * A body that is an event stream (a stream under an error status, or under another type), as an
  * error may show it: the words of its error event (`error`, `Error`, `SSEErrorEvent`, `failed`,
  * or the flat form's `{"type": "Error", …}`), which say what failed (a full session pool, no
- * credit), else its events' names. The data of any other event is never shown: it may be the
- * service's echo of the request, with the user's files (docs/api.md#memory-bounds). Its lines
- * are read by the format's rules, as stream/decode.ts reads them; words are taken only from an
- * event that its `event:` lines name an error event alone, before its data (an echo renamed, or
- * run into the next event without its blank line, is none), or from an unnamed one whose data
- * is a flat error, and never from data cut short (JSON that does not parse). A body is an event
- * stream when its first line is one of the format's fields or a comment and it has an `event:`
- * or `data:` line; or, whatever its first line, when it names the echo.
+ * credit), else its events' names. It is read by the stream's own decoder (stream/decode.ts),
+ * which never passes on the service's echo of the request (`FrontendModelRequest`, the user's
+ * files; docs/api.md#memory-bounds), however it is renamed, nor a last event cut short; the data
+ * of any event that is not an error's is never shown, nor a flat echo's under any name. A body is
+ * an event stream when its first line is one of the format's fields or a comment, or when it
+ * names the echo, and it has an `event` or `data` line.
  */
 export function eventStreamMessage(text: string): string | undefined {
-	const lines = text
-		.slice(0, MAX_SUMMARIZED_LENGTH)
-		.replace(/^\uFEFF/, '')
-		.split(/\r\n|\r|\n/);
-	const fields = lines.map(fieldOf);
-	const first = fields.find((field) => field.name !== '' || field.value !== '');
-	const streamed =
-		first !== undefined &&
-		(first.comment || SSE_FIELDS.has(first.name) || text.includes(ECHO_EVENT)) &&
-		fields.some((field) => field.name === 'event' || field.name === 'data');
-	if (!streamed) return undefined;
+	const start = text.slice(0, MAX_SUMMARIZED_LENGTH);
+	const firstLine = /^\s*(?::|(?:event|data|id|retry)(?::|\r|\n|$))/;
+	if (!firstLine.test(start.replace(/^\uFEFF/, '')) && !start.includes(ECHO_EVENT))
+		return undefined;
+	if (!/^(?:event|data)(?::|\r|\n|$)/m.test(start)) return undefined;
 	const names = new Set<string>();
 	let words: string | undefined;
-	let event: EventLines = { names: [], data: [], dataFirst: false };
-	const dispatch = () => {
-		const name = event.names[event.names.length - 1] || 'message';
-		if (event.data.length > 0 || event.names.length > 0) names.add(printableEventName(name));
-		words ??= errorWords(event);
-		event = { names: [], data: [], dataFirst: false };
-	};
-	for (const field of fields) {
-		if (field.blank) dispatch();
-		else if (field.name === 'event') event.names.push(field.value);
-		else if (field.name === 'data') {
-			if (event.names.length === 0) event.dataFirst = true;
-			event.data.push(field.value);
-		}
+	const decoder = createSseDecoder(({ event, data }) => {
+		if (names.size < MAX_SUMMARIZED_NAMES) names.add(printableEventName(event));
+		words ??= errorWords(event, data);
+	}, MAX_SUMMARIZED_LENGTH);
+	try {
+		decoder.push(start);
+		decoder.finish();
+	} catch {
+		// A line past the bound: what was read before it is what there is.
 	}
-	dispatch();
 	if (words) return clippedMessage(words);
-	const shown = [...names].slice(0, MAX_SUMMARIZED_NAMES);
-	return shown.length > 0
-		? `an event stream (its events: ${shown.join(', ')}; their data is not shown)`
+	return names.size > 0
+		? `an event stream (its events: ${[...names].join(', ')}; their data is not shown)`
 		: 'an event stream (its data is not shown)';
 }
 
-/** The fields of the event-stream format; a line of another name is ignored by it. */
-const SSE_FIELDS: ReadonlySet<string> = new Set(['event', 'data', 'id', 'retry']);
 const ECHO_EVENT = 'FrontendModelRequest';
-
-interface EventLines {
-	names: string[];
-	data: string[];
-	/** A data line came before the event's first name. */
-	dataFirst: boolean;
-}
-
-/** A line by the format's rules: `name: value` (one space after the colon dropped), `name`, `:…`. */
-function fieldOf(line: string) {
-	const colon = line.indexOf(':');
-	const name = colon < 0 ? line : line.slice(0, colon);
-	const raw = colon < 0 ? '' : line.slice(colon + 1);
-	return {
-		blank: line === '',
-		comment: colon === 0,
-		name,
-		value: raw.startsWith(' ') ? raw.slice(1) : raw,
-	};
-}
 
 /** The events whose data is the server's words on a failure. */
 const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEvent', 'failed']);
 
-/** An error event's words: named so alone, before its data; or unnamed, its data a flat error. */
-function errorWords(event: EventLines): string | undefined {
-	if (event.data.length === 0) return undefined;
-	const data = event.data.join('\n');
+/**
+ * An error event's words; for an unnamed event (`message`), the flat form's, its name in its
+ * data. Never a flat echo's, under any name, nor data cut short (JSON that does not parse).
+ */
+function errorWords(event: string, data: string): string | undefined {
 	const parsed = parseOrUndefined(data);
-	// Cut short (the body is read within a bound): what is left of it may be anything's.
 	if (parsed === undefined && /^\s*[[{]/.test(data)) return undefined;
-	// `message` and no name are the same to the format: the flat form names it in its data.
-	if (event.names.every((name) => name === '' || name === 'message')) {
-		const type = isObjectValue(parsed) ? parsed.type : undefined;
-		return typeof type === 'string' && ERROR_EVENTS.has(type)
-			? nonBlank(messageFromJson(parsed))
-			: undefined;
-	}
-	if (event.dataFirst || !event.names.every((name) => ERROR_EVENTS.has(name))) return undefined;
+	const type = isObjectValue(parsed) ? parsed.type : undefined;
+	if (type === ECHO_EVENT) return undefined;
+	const named = event === 'message' ? type : event;
+	if (typeof named !== 'string' || !ERROR_EVENTS.has(named)) return undefined;
 	return parsed === undefined ? nonBlank(data) : nonBlank(messageFromJson(parsed));
 }
 
