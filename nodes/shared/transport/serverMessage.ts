@@ -1,3 +1,4 @@
+import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
 
 /**
@@ -68,7 +69,7 @@ const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEv
 function errorWords(event: string, data: string): string | undefined {
 	const parsed = parseOrUndefined(data);
 	if (parsed === undefined && /^\s*[[{]/.test(data)) return undefined;
-	const type = isObjectValue(parsed) ? parsed.type : undefined;
+	const type = isObject(parsed) ? parsed.type : undefined;
 	if (type === ECHO_EVENT) return undefined;
 	const named = event === 'message' ? type : event;
 	if (typeof named !== 'string' || !ERROR_EVENTS.has(named)) return undefined;
@@ -77,14 +78,10 @@ function errorWords(event: string, data: string): string | undefined {
 
 function parseOrUndefined(text: string): unknown {
 	try {
-		return JSON.parse(text) as unknown;
+		return parseJson(text);
 	} catch {
 		return undefined;
 	}
-}
-
-function isObjectValue(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function nonBlank(text: string | undefined): string | undefined {
