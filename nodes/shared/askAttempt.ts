@@ -45,9 +45,10 @@ export async function attemptAsk(
 	call: AskCall,
 	live: LiveText,
 ): Promise<AttemptOutcome> {
-	let heard: AttemptHeard = { conversationId: call.request.conversation_id, headers: {} };
 	let answer: StreamAnswer | undefined;
 	let seeOther: ResponseHeaders | undefined;
+	/** The response's headers: the service accepted the ask, its conversation is known from here. */
+	let headers: ResponseHeaders = {};
 	/** The conversation the response itself named, as its answer is read: before a 303's. */
 	let named: string | undefined;
 	try {
@@ -55,17 +56,12 @@ export async function attemptAsk(
 		// Reached through a 303: the conversation it named counts where the answer names none.
 		seeOther = opened.seeOther;
 		const seeOtherId = seeOther && conversationIdOf(seeOther);
-		named = conversationIdOf(opened.headers);
-		// The service accepted the ask; its conversation is known from here on.
-		heard = {
-			headers: opened.headers,
-			conversationId: named ?? seeOtherId ?? heard.conversationId,
-		};
+		headers = opened.headers;
+		named = conversationIdOf(headers);
 		if (opened.kind === 'json') {
 			const body = (isObject(opened.body) ? opened.body : {}) as Partial<AskResponse>;
 			// A JSON answer's own id first, as resultOfJson reads it.
-			const own = nonEmpty(body.conversation_id);
-			if (own) heard.conversationId = named = own;
+			named = nonEmpty(body.conversation_id) ?? named;
 			const result = resultOfJson(attempt.scope, call, body, opened.headers, seeOtherId);
 			return { answered: true, result };
 		}
@@ -84,10 +80,15 @@ export async function attemptAsk(
 		return { answered: true, result };
 	} catch (error) {
 		// A stream that named its conversation in its End alone: that one, as its answer would.
-		const inEnd = named === undefined ? answer?.endConversationId : undefined;
-		if (inEnd) heard.conversationId = named = inEnd;
+		named ??= answer?.endConversationId;
 		// Reached through a 303: whatever the answer came to, the service took the ask.
 		const failure = takenFailure(attempt, seeOther, error, named);
+		// The conversation to read: the response's own, else the 303's, else the one it continues.
+		const heard: AttemptHeard = {
+			headers,
+			conversationId:
+				named ?? (seeOther && conversationIdOf(seeOther)) ?? call.request.conversation_id,
+		};
 		// With steps asked for: what the stream told before it failed, its model too.
 		const told = call.steps ? { steps: answer?.steps() ?? [], model: answer?.streamModel() } : {};
 		return failedOutcome(failure, heard, told);
