@@ -147,11 +147,10 @@ export class AnswerAssembler {
 	 * index (docs/api.md#2026-stream-dialect).
 	 */
 	enterPartEvent(response: string | undefined): void {
-		const afterToolRound = this.toolRoundSince;
-		this.toolRoundSince = false;
 		const another =
 			response !== undefined && this.responseId !== undefined && this.responseId !== response;
-		if (afterToolRound || another) this.beginMessage();
+		// A new message also ends the tool round's mark (beginMessage).
+		if (this.toolRoundSince || another) this.beginMessage();
 		if (response !== undefined) this.responseId = response;
 	}
 
