@@ -28,6 +28,26 @@ const answered = (text: string) =>
 	sse('completed', { status: 'succeeded' });
 
 /**
+ * The ask run against a scripted server, closed after: what the run gave, with the asks and the
+ * paths the server saw.
+ */
+async function runAgainst(
+	server: ScriptedServer,
+	parameters: Parameters<typeof assistant.run>[0],
+	options: Omit<NonNullable<Parameters<typeof assistant.run>[1]>, 'credentials'> = {},
+) {
+	try {
+		const run = await assistant.run(parameters, {
+			...options,
+			credentials: credentials(server.baseUrl),
+		});
+		return { ...run, asks: server.asks, paths: server.paths };
+	} finally {
+		await server.close();
+	}
+}
+
+/**
  * An AI Agent calls the Assistant Tool (retries 2) once per entry, with that question and
  * conversation: what each call gave the agent, its observation or its error.
  */
@@ -64,16 +84,13 @@ async function expectSecondRefused(
 	server: ScriptedServer,
 	parameters: { input: string; conversationId?: string },
 ): Promise<void> {
-	try {
-		const { failure } = await assistant.run(
-			{ ...parameters, options: { retries: 2 } },
-			{ items: [{}, {}], credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
-		expect(server.asks).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
+	const { failure } = await runAgainst(
+		server,
+		{ ...parameters, options: { retries: 2 } },
+		{ items: [{}, {}] },
+	);
+	expect(failure?.message).toMatch(/cannot tell whether it took this ask/);
+	expect(server.asks).toHaveLength(2);
 }
 
 const badGateway = (response: http.ServerResponse) => {
@@ -103,16 +120,9 @@ test('a retry meets a 409 (the first attempt was running after all): the answer 
 			conversationJson(response, 'idle', [...before, ...turn(input, 'Transferred 100 EUR.')]);
 		},
 	);
-	try {
-		const { json } = await assistant.run(
-			{ input, conversationId: id, options: { retries: 2 } },
-			{ credentials: credentials(server.baseUrl) },
-		);
-		expect(json).toEqual({ output: 'Transferred 100 EUR.', conversation_id: id, recovered: true });
-		expect(server.asks).toHaveLength(2);
-	} finally {
-		await server.close();
-	}
+	const { json } = await runAgainst(server, { input, conversationId: id, options: { retries: 2 } });
+	expect(json).toEqual({ output: 'Transferred 100 EUR.', conversation_id: id, recovered: true });
+	expect(server.asks).toHaveLength(2);
 });
 
 test.each([false, true])(
@@ -132,16 +142,12 @@ test.each([false, true])(
 			},
 			(response) => conversationJson(response, 'idle', []),
 		);
-		try {
-			const { failure } = await assistant.run(
-				{ input: 'Mail the report to Alice', options: { stream, retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(failure?.message).toMatch(/sessions are busy/);
-			expect(server.asks).toHaveLength(1);
-		} finally {
-			await server.close();
-		}
+		const { failure } = await runAgainst(server, {
+			input: 'Mail the report to Alice',
+			options: { stream, retries: 2 },
+		});
+		expect(failure?.message).toMatch(/sessions are busy/);
+		expect(server.asks).toHaveLength(1);
 	},
 );
 
@@ -222,16 +228,9 @@ test('a conversation whose run stopped inside a tool round holds no answer: the 
 				},
 			]),
 	);
-	try {
-		const { failure } = await assistant.run(
-			{ input, options: { retries: 2 } },
-			{ credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toMatch(/without an answer/);
-		expect(server.asks).toHaveLength(1);
-	} finally {
-		await server.close();
-	}
+	const { failure } = await runAgainst(server, { input, options: { retries: 2 } });
+	expect(failure?.message).toMatch(/without an answer/);
+	expect(server.asks).toHaveLength(1);
 });
 
 describe('Include Steps, when the answer was read from the conversation', () => {
@@ -251,22 +250,19 @@ describe('Include Steps, when the answer was read from the conversation', () => 
 				conversationJson(response, 'idle', [...before, ...turn(input, 'Transferred 100 EUR.')]);
 			},
 		);
-		try {
-			const { json } = await assistant.run(
-				{ input, conversationId: id, options: { retries: 2, includeSteps: true } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json).toEqual({
-				output: 'Transferred 100 EUR.',
-				conversation_id: id,
-				recovered: true,
-				steps: [],
-				model: null,
-			});
-			expect(server.asks).toHaveLength(2);
-		} finally {
-			await server.close();
-		}
+		const { json } = await runAgainst(server, {
+			input,
+			conversationId: id,
+			options: { retries: 2, includeSteps: true },
+		});
+		expect(json).toEqual({
+			output: 'Transferred 100 EUR.',
+			conversation_id: id,
+			recovered: true,
+			steps: [],
+			model: null,
+		});
+		expect(server.asks).toHaveLength(2);
 	});
 
 	test('after a stream that broke: the model it named before', async () => {
@@ -289,17 +285,13 @@ describe('Include Steps, when the answer was read from the conversation', () => 
 			},
 			(response) => conversationJson(response, 'idle', turn(input, 'Found it: #123.')),
 		);
-		try {
-			const { json } = await assistant.run(
-				{ input, options: { retries: 2, includeSteps: true } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			expect(json?.output).toBe('Found it: #123.');
-			expect(json?.steps).toHaveLength(1);
-			expect(json?.model).toBe('vendor:model-x');
-		} finally {
-			await server.close();
-		}
+		const { json } = await runAgainst(server, {
+			input,
+			options: { retries: 2, includeSteps: true },
+		});
+		expect(json?.output).toBe('Found it: #123.');
+		expect(json?.steps).toHaveLength(1);
+		expect(json?.model).toBe('vendor:model-x');
 	});
 });
 
@@ -319,19 +311,15 @@ test.each([1, 2, 5])(
 			},
 			(response) => conversationJson(response, 'idle', []),
 		);
-		try {
-			const { failure } = await assistant.run(
-				{ input: '={{ $json.q }}', conversationId: id, options: { concurrency, retries: 0 } },
-				{
-					items: [{ q: 'first' }, ...[1, 2, 3, 4, 5].map((i) => ({ q: `Pay invoice ${i}` }))],
-					credentials: credentials(server.baseUrl),
-				},
-			);
-			expect(failure?.message).toMatch(/HTTP 400/);
-			expect(server.asks.map((body) => body?.input)).toEqual(['first']);
-		} finally {
-			await server.close();
-		}
+		const { failure } = await runAgainst(
+			server,
+			{ input: '={{ $json.q }}', conversationId: id, options: { concurrency, retries: 0 } },
+			{
+				items: [{ q: 'first' }, ...[1, 2, 3, 4, 5].map((i) => ({ q: `Pay invoice ${i}` }))],
+			},
+		);
+		expect(failure?.message).toMatch(/HTTP 400/);
+		expect(server.asks.map((body) => body?.input)).toEqual(['first']);
 	},
 );
 
@@ -359,16 +347,9 @@ test.each<[string, (response: http.ServerResponse, id: string) => void]>([
 		(response) => cut(response, id),
 		(response) => conversationJson(response, 'idle', turn(input, 'Booked room 4.')),
 	);
-	try {
-		const { json } = await assistant.run(
-			{ input, options: { retries: 2 } },
-			{ credentials: credentials(server.baseUrl) },
-		);
-		expect(json).toEqual({ output: 'Booked room 4.', conversation_id: id, recovered: true });
-		expect(server.asks).toHaveLength(1);
-	} finally {
-		await server.close();
-	}
+	const { json } = await runAgainst(server, { input, options: { retries: 2 } });
+	expect(json).toEqual({ output: 'Booked room 4.', conversation_id: id, recovered: true });
+	expect(server.asks).toHaveLength(1);
 });
 
 test('"never taken" needs its later look: with no time left for it, the ask is not sent again', async () => {
@@ -384,23 +365,16 @@ test('"never taken" needs its later look: with no time left for it, the ask is n
 			response.end(JSON.stringify({ state: 'idle', messages: [] }));
 		},
 	);
-	try {
-		const { failure } = await assistant.run(
-			{
-				input: 'Order the flowers',
-				conversationId: id,
-				options: { retries: 2, timeoutMinutes: 0.05 },
-			},
-			{ credentials: credentials(server.baseUrl) },
-		);
-		expect(failure?.message).toBe(
-			`The response failed, and conversation ${id} did not show the ask yet when the 3 s Timeout ran short`,
-		);
-		expect(failure?.description).toMatch(/not sent again/);
-		expect(server.asks).toHaveLength(1);
-	} finally {
-		await server.close();
-	}
+	const { failure } = await runAgainst(server, {
+		input: 'Order the flowers',
+		conversationId: id,
+		options: { retries: 2, timeoutMinutes: 0.05 },
+	});
+	expect(failure?.message).toBe(
+		`The response failed, and conversation ${id} did not show the ask yet when the 3 s Timeout ran short`,
+	);
+	expect(failure?.description).toMatch(/not sent again/);
+	expect(server.asks).toHaveLength(1);
 });
 
 const TOOL_CONVERSATION = 'con_ToolRepeat0000001';
@@ -460,15 +434,7 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		read: (response: http.ServerResponse, n: number) => void,
 	) {
 		const server = await serveScript((response) => seeOther(response, withConversation), read);
-		try {
-			const run = await assistant.run(
-				{ input, options: { retries: 2 } },
-				{ credentials: credentials(server.baseUrl) },
-			);
-			return { ...run, asks: server.asks, paths: server.paths };
-		} finally {
-			await server.close();
-		}
+		return await runAgainst(server, { input, options: { retries: 2 } });
 	}
 
 	const pool = 'All assistant sessions are busy; cannot evict';
