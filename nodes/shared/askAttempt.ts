@@ -227,7 +227,12 @@ export function streamFailure(
 				turnBegan: failure.turnBegan,
 			});
 		case 'run-failed':
-			return serviceFailure(scope, said, { via: 'failed-run', run: failure.run });
+			return serviceFailure(scope, said, {
+				via: 'failed-run',
+				headers,
+				turnBegan: failure.turnBegan,
+				run: failure.run,
+			});
 		case 'incomplete':
 			return afterAccepted(
 				apiError(

@@ -88,6 +88,15 @@ describe.each([false, true])('Stream %s', (stream) => {
 	});
 });
 
+test('`failed` for want of a session, before any part: a full pool, waited out and asked again (docs/api.md#full-session-pool)', async () => {
+	const input = 'Busy #fault=pool-busy-event&retryAfter=1&times=1';
+	const run = await assistant.run({ input, options: ONE_RETRY });
+	expect(run.failure).toBeUndefined();
+	expect(String(run.json.output)).toContain('You said: "Busy');
+	// The first ask was refused in a `failed` event: no session ran it.
+	expect(assistant.askRequests()).toHaveLength(2);
+});
+
 test('a 200 JSON answer with an empty output is read from the conversation, not returned empty', async () => {
 	const input = 'Hello #fault=empty-json';
 	const run = await assistant.run({ input, options: ONE_RETRY });

@@ -38,8 +38,11 @@ export type SaidThrough =
 	 * come before it (the assistant was at work: no full pool refused the ask).
 	 */
 	| { via: 'error-event'; headers: ResponseHeaders; turnBegan: boolean }
-	/** The 2026 stream's `failed` (or `completed` with another status): the run failed. */
-	| { via: 'failed-run'; run?: RunFailure };
+	/**
+	 * The 2026 stream's `failed` (or `completed` with another status): the run failed;
+	 * `turnBegan` as for an error event.
+	 */
+	| { via: 'failed-run'; headers: ResponseHeaders; turnBegan: boolean; run?: RunFailure };
 
 /** The service's class and kind of a failed run, and the run's status. */
 export interface RunFailure {
@@ -51,7 +54,8 @@ export interface RunFailure {
 /**
  * What the service said, as an AttemptFailure: the one place that decides what its words mean,
  * whatever carried them. Out of credit is never retried; a full session pool is waited out unless
- * the ask had begun answering or its run failed; the rest by the way it came. A refusal in a
+ * a stream's turn had begun before it (then the assistant was at work on the ask); the rest by
+ * the way it came. A refusal in a
  * non-2xx answer was not accepted, a 408 or 5xx may have been (a proxy's, or the service's after
  * it took the ask); words inside a 2xx came after the service had accepted the ask.
  */
@@ -62,7 +66,7 @@ export function serviceFailure(
 ): AttemptFailure {
 	const said = redacted(message, scope.redaction);
 	const status = through.via === 'status' || through.via === 'in-band' ? through.status : undefined;
-	const headers = through.via === 'failed-run' ? {} : through.headers;
+	const headers = through.headers;
 	const failure = (shown: NodeApiError, accepted: Acceptance, retry?: RetryCause) =>
 		new AttemptFailure({ shown, accepted, retry, headers, status });
 	// Out of credit, whatever the status: no retry can help (docs/api.md#credit-failures).
@@ -71,9 +75,7 @@ export function serviceFailure(
 		return failure(creditError(scope, status, said), through.via === 'status' ? 'no' : 'yes');
 	}
 	const poolMayClear =
-		through.via === 'status' ||
-		through.via === 'in-band' ||
-		(through.via === 'error-event' && !through.turnBegan);
+		through.via === 'status' || through.via === 'in-band' || !through.turnBegan;
 	if (poolMayClear && isSessionPoolMessage(said)) {
 		// No session took the ask. A stream's headers may carry the server's Retry-After too.
 		return failure(sessionPoolError(scope, status, said), 'no', 'session-pool');
@@ -109,7 +111,8 @@ export function serviceFailure(
 				'yes',
 			);
 		case 'failed-run':
-			// The service took the ask and its run failed: never sent again, never read elsewhere.
+			// The service took the ask and its run failed (not for want of a session: that is the
+			// full pool above): never sent again, never read elsewhere.
 			return failure(
 				shown({
 					message: headline("The assistant's run failed", undefined, said),

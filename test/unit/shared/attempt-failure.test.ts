@@ -168,7 +168,27 @@ describe('words inside a 2xx: the service had accepted the ask', () => {
 		});
 		expect(failure.shown.description).toMatch(/does not know the model/);
 		// The same through serviceFailure directly.
-		expect(serviceFailure(scope, 'gone', { via: 'failed-run' }).accepted).toBe('yes');
+		expect(
+			serviceFailure(scope, 'gone', { via: 'failed-run', headers: {}, turnBegan: false })
+				.accepted,
+		).toBe('yes');
+	});
+
+	test('a failed run for want of a session, before the turn began: a full pool, waited out (as an error event)', () => {
+		const run = { status: 'failed' };
+		const failed = (turnBegan: boolean) =>
+			streamFailure(scope, new StreamAnswerError('run-failed', 'x', POOL, turnBegan, run), {
+				'retry-after': '3',
+			});
+		expect(facts(failed(false))).toMatchObject({ accepted: 'no', retry: 'session-pool' });
+		expect(failed(false).headers).toEqual({ 'retry-after': '3' });
+		// After a part or a tool event the assistant was at work on the ask: never sent again.
+		expect(facts(failed(true))).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: `The assistant's run failed: ${POOL}`,
+		});
 	});
 });
 
