@@ -37,6 +37,11 @@ export interface AttemptFailureFacts {
 	accepted: Acceptance;
 	/** Why another attempt may help; undefined when none can. */
 	retry?: RetryCause;
+	/**
+	 * The account as a whole was too busy (a full session pool, a 429 or 503, a provider's rate
+	 * limit passed on): what a run's pace adapts to (transport/adaptivePace.ts).
+	 */
+	busy?: boolean;
 	/** The failed response's headers: Retry-After, and the conversation it named. */
 	headers?: ResponseHeaders;
 	/** The HTTP status the failure came with, when it came with one. */
@@ -51,6 +56,7 @@ export class AttemptFailure extends Error {
 	readonly shown: NodeApiError;
 	readonly accepted: Acceptance;
 	readonly retry: RetryCause | undefined;
+	readonly busy: boolean;
 	readonly headers: ResponseHeaders;
 	readonly status: number | undefined;
 	readonly code: string | undefined;
@@ -62,6 +68,7 @@ export class AttemptFailure extends Error {
 		this.shown = facts.shown;
 		this.accepted = facts.accepted;
 		this.retry = facts.retry;
+		this.busy = facts.busy ?? false;
 		this.headers = facts.headers ?? {};
 		this.status = facts.status;
 		this.code = facts.code;
@@ -75,9 +82,9 @@ export class AttemptFailure extends Error {
 
 	/** The same failure with some facts changed: another text shown, a retry after all. */
 	with(changes: Partial<AttemptFailureFacts>): AttemptFailure {
-		const { shown, accepted, retry, headers, status, code, lost } = this;
+		const { shown, accepted, retry, busy, headers, status, code, lost } = this;
 		return new AttemptFailure({
-			...{ shown, accepted, retry, headers, status, code, lost },
+			...{ shown, accepted, retry, busy, headers, status, code, lost },
 			...changes,
 		});
 	}

@@ -77,7 +77,7 @@ export function describeServiceFailure(
 	status: number,
 	said: string,
 	modelNamed: boolean,
-): { text: ErrorText; retryable: boolean } | undefined {
+): { text: ErrorText; retryable: boolean; rateLimited?: boolean } | undefined {
 	const text = (meaning: string, description: string, retryable = false) => ({
 		text: { message: headline(meaning, status, said), description },
 		retryable,
@@ -112,12 +112,16 @@ export function describeServiceFailure(
 		);
 	}
 	if (status >= 500 && /status_code:?\s*429|rate limit/i.test(said)) {
-		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429.
-		return text(
-			"The model's provider is rate limiting the account",
-			'The retries waited for it and it did not clear. Slow the workflow down (lower Options > Concurrency), raise Options > Retries, or try again later.',
-			true,
-		);
+		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429
+		// (and a run's pace slows for it as for a 429).
+		return {
+			...text(
+				"The model's provider is rate limiting the account",
+				'The retries waited for it and it did not clear. Slow the workflow down (lower Options > Concurrency), raise Options > Retries, or try again later.',
+				true,
+			),
+			rateLimited: true,
+		};
 	}
 	return undefined;
 }

@@ -67,18 +67,17 @@ export function serviceFailure(
 	const said = redacted(message, scope.redaction);
 	const status = through.via === 'status' || through.via === 'in-band' ? through.status : undefined;
 	const headers = through.headers;
-	const failure = (shown: NodeApiError, accepted: Acceptance, retry?: RetryCause) =>
-		new AttemptFailure({ shown, accepted, retry, headers, status });
+	const failure = (shown: NodeApiError, accepted: Acceptance, retry?: RetryCause, busy = false) =>
+		new AttemptFailure({ shown, accepted, retry, busy, headers, status });
 	// Out of credit, whatever the status: no retry can help (docs/api.md#credit-failures).
 	if ((through.via === 'status' && status === 402) || isCreditMessage(said)) {
 		// Refused in a non-2xx answer; said inside a 2xx, after the service took the ask.
 		return failure(creditError(scope, status, said), through.via === 'status' ? 'no' : 'yes');
 	}
-	const poolMayClear =
-		through.via === 'status' || through.via === 'in-band' || !through.turnBegan;
+	const poolMayClear = through.via === 'status' || through.via === 'in-band' || !through.turnBegan;
 	if (poolMayClear && isSessionPoolMessage(said)) {
 		// No session took the ask. A stream's headers may carry the server's Retry-After too.
-		return failure(sessionPoolError(scope, status, said), 'no', 'session-pool');
+		return failure(sessionPoolError(scope, status, said), 'no', 'session-pool', true);
 	}
 	const shown = (text: ErrorText, httpStatus = status) => errorOfText(scope, httpStatus, text);
 	switch (through.via) {
@@ -91,7 +90,9 @@ export function serviceFailure(
 			if (through.status === 409) return failure(error, 'no', 'busy-conversation');
 			// A 408 or 5xx may have come after the ask was taken (the service's, or a proxy's);
 			// a 429 says it was not.
-			return failure(error, mayHaveTaken(through.status) ? 'maybe' : 'no', 'status');
+			const accepted = mayHaveTaken(through.status) ? 'maybe' : 'no';
+			const busy = known?.rateLimited === true || through.status === 429 || through.status === 503;
+			return failure(error, accepted, 'status', busy);
 		}
 		case 'in-band':
 			return failure(

@@ -123,7 +123,7 @@ async function beforeRetry(
 	}
 	const cause = failure.retry;
 	const requestedMs = serverRequestedDelayMs(failure.headers, clock.now());
-	const verdict = request.pace?.release(isBusy(failure) ? 'busy' : 'failed', requestedMs);
+	const verdict = request.pace?.release(failure.busy ? 'busy' : 'failed', requestedMs);
 	const made = retriesOf.get(cause) ?? 0;
 	if (verdict) {
 		await retryBusy(run, failure, cause, verdict, made, retries);
@@ -170,14 +170,6 @@ async function retryBusy(
 		{ itemIndex: request.itemIndex },
 	);
 	if (policyMs > verdict.delayMs) await pause(run, policyMs);
-}
-
-/** The account as a whole is too busy (a full session pool, 429, 503): what a pace adapts to. */
-function isBusy(failure: AttemptFailure): boolean {
-	return (
-		failure.retry === 'session-pool' ||
-		(failure.retry === 'status' && (failure.status === 429 || failure.status === 503))
-	);
 }
 
 async function acquire({ scope, lifetime }: RetryRun, pace: AttemptPace): Promise<void> {

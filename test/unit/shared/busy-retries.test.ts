@@ -66,6 +66,41 @@ describe('busy answers under the pace', () => {
 		expect(pace.summary()).toMatchObject({ busyAnswers: 3 });
 	});
 
+	it.each([
+		['a 429', 429, { detail: 'Too Many Requests' }],
+		[
+			"a provider's 429 wrapped in a 502",
+			502,
+			{
+				error:
+					"The model stream was interrupted... (status_code: 429, body: You've exceeded your subscription rate limits)",
+			},
+		],
+	])(
+		"%s caused by the run's own other asks is busy too: no retry used, the pace slows",
+		async (_name, status, body) => {
+			const pace = new AdaptivePace(4);
+			const others = await othersInFlight(pace, 3);
+			const scope = scopeWith(pace.lane(0), 0);
+			const lifetime = new RequestLifetime(5_000);
+			let attempts = 0;
+			const answer = await withRetries({ ctx, scope, lifetime }, async () => {
+				attempts += 1;
+				if (attempts === 1) {
+					setTimeout(() => others.pop()?.release('ok'), 5);
+					throw statusFailure(scope, status, { 'retry-after': '0' }, JSON.stringify(body));
+				}
+				return 'answered';
+			});
+			lifetime.dispose();
+			for (const other of others) other.release('ok');
+			// Retries 0, and still asked again: the pace took the busy answer over.
+			expect(answer).toBe('answered');
+			expect(attempts).toBe(2);
+			expect(pace.summary()).toMatchObject({ busyAnswers: 1 });
+		},
+	);
+
 	it("a busy answer while none of the run's other asks is in flight counts as a retry", async () => {
 		const pace = new AdaptivePace(4);
 		const scope = scopeWith(pace.lane(0), 1);

@@ -62,6 +62,15 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 
 	test('passing states are retried; a request that is wrong is not', () => {
 		expect(statusFailure(scope, 503, {}, '').retry).toBe('status');
+		// The account as a whole too busy: what a run's pace slows for.
+		expect(statusFailure(scope, 503, {}, '').busy).toBe(true);
+		expect(statusFailure(scope, 429, {}, '').busy).toBe(true);
+		expect(statusFailure(scope, 500, {}, '').busy).toBe(false);
+		const wrapped429 = '{"error": "The model stream was interrupted... (status_code: 429, ...)"}';
+		expect(statusFailure(scope, 502, {}, wrapped429)).toMatchObject({
+			retry: 'status',
+			busy: true,
+		});
 		expect(statusFailure(scope, 409, {}, '').retry).toBe('busy-conversation');
 		expect(statusFailure(scope, 400, {}, '').retry).toBeUndefined();
 	});
