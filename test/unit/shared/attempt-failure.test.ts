@@ -169,8 +169,7 @@ describe('words inside a 2xx: the service had accepted the ask', () => {
 		expect(failure.shown.description).toMatch(/does not know the model/);
 		// The same through serviceFailure directly.
 		expect(
-			serviceFailure(scope, 'gone', { via: 'failed-run', headers: {}, turnBegan: false })
-				.accepted,
+			serviceFailure(scope, 'gone', { via: 'failed-run', headers: {}, turnBegan: false }).accepted,
 		).toBe('yes');
 	});
 
