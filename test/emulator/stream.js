@@ -97,7 +97,11 @@ async function streamFrames(ctx, writer, plan, frames, answer) {
 	let sent = 0;
 	for (const frame of frames) {
 		// A full pool refuses the ask before a model is asked: no part, no echo of the request.
-		if (plan.errorBeforeText && frame.kind === 'event' && frame.type !== 'AgentRuntimeStreamChunk') {
+		if (
+			plan.errorBeforeText &&
+			frame.kind === 'event' &&
+			frame.type !== 'AgentRuntimeStreamChunk'
+		) {
 			return interrupt(ctx, writer, plan, answer);
 		}
 		if (frame.kind === 'comment') {
