@@ -16,7 +16,7 @@ import {
 } from '../transport/redirects';
 import { BodyTooLarge, discard, readAll } from '../transport/send';
 import { redacted, redactionOf } from '../transport/redaction';
-import { serverMessage } from '../transport/serverMessage';
+import { inBandErrorOf, serverMessage } from '../transport/serverMessage';
 
 /**
  * The credential test: passes only when the Base URL answers as the Assistant API does
@@ -193,6 +193,13 @@ export function verdict(base: BaseUrl, response: TestResponse): INodeCredentialT
 		);
 	}
 	const models = (body as { models?: unknown } | null)?.models;
+	const inBand = Array.isArray(models) ? undefined : inBandErrorOf(body);
+	if (inBand !== undefined) {
+		// A failure inside a 200 (docs/api.md#ask-answer): the service's words, not the Base URL's fault.
+		return failed(
+			`${base.host} answered the list of models with an error (HTTP ${statusCode}: ${inBand}): try again later; if it keeps failing, check the access token and the Base URL.`,
+		);
+	}
 	if (typeof body !== 'object' || body === null || !Array.isArray(models)) {
 		return failed(
 			`${base.host} answered, but not with the Assistant API's list of models (no "models" list in the JSON): check the Base URL.`,

@@ -1,4 +1,3 @@
-import type { InBandErrorResponse, Unchecked } from '../api';
 import { messageLimitBytes } from '../limits';
 import { parseJson, TooManyJsonValues } from '../json';
 import { AttemptFailure } from './attemptFailure';
@@ -15,7 +14,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
-import { clippedMessage, eventStreamMessage, messageFromJson } from './serverMessage';
+import { eventStreamMessage, inBandErrorOf } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -109,20 +108,4 @@ function notJsonFailure(
 		scope.request.itemIndex,
 	);
 	return new AttemptFailure({ shown, accepted: 'yes', status, headers });
-}
-
-/**
- * `{"error": "..."}` without an `output` (docs/api.md#ask-answer); the error may be an object
- * with its words inside, or sit under `data`.
- */
-function inBandErrorOf(body: unknown): string | undefined {
-	if (typeof body !== 'object' || body === null || 'output' in body) return undefined;
-	const { error, data } = body as Unchecked<InBandErrorResponse> & { data?: unknown };
-	const nested =
-		typeof data === 'object' && data !== null && !('output' in data)
-			? (data as { error?: unknown }).error
-			: undefined;
-	const found = error ?? nested;
-	if (found === undefined || found === null) return undefined;
-	return clippedMessage(messageFromJson(found) ?? JSON.stringify(found));
 }

@@ -1,3 +1,4 @@
+import type { InBandErrorResponse, Unchecked } from '../api';
 import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
 
@@ -169,4 +170,21 @@ export function isCreditMessage(text: string): boolean {
 /** The account's pool of sessions is full (docs/api.md#full-session-pool). */
 export function isSessionPoolMessage(text: string): boolean {
 	return /sessions are busy|cannot evict/i.test(text);
+}
+
+/**
+ * `{"error": "..."}` without an `output` (docs/api.md#ask-answer); the error may be an object
+ * with its words inside, or sit under `data`. For an answer and a list alike (the credential
+ * test's too).
+ */
+export function inBandErrorOf(body: unknown): string | undefined {
+	if (typeof body !== 'object' || body === null || 'output' in body) return undefined;
+	const { error, data } = body as Unchecked<InBandErrorResponse> & { data?: unknown };
+	const nested =
+		typeof data === 'object' && data !== null && !('output' in data)
+			? (data as { error?: unknown }).error
+			: undefined;
+	const found = error ?? nested;
+	if (found === undefined || found === null) return undefined;
+	return clippedMessage(messageFromJson(found) ?? JSON.stringify(found));
 }

@@ -50,6 +50,16 @@ describe('the credential test passes only for the Assistant API', () => {
 			{ statusCode: 200, body: { status: 'ok' } },
 			/not with the Assistant API's list of models/,
 		],
+		[
+			'an error inside a 200 (docs/api.md#ask-answer)',
+			{ statusCode: 200, body: '{"error": "All assistant sessions are busy; try again"}' },
+			/^assistant\.example\.com answered the list of models with an error \(HTTP 200: All assistant sessions are busy; try again\): try again later/,
+		],
+		[
+			'an error object inside a 200, under data',
+			{ statusCode: 200, body: { data: { error: { message: 'Invalid access token' } } } },
+			/with an error \(HTTP 200: Invalid access token\)/,
+		],
 	])(
 		"%s fails with one sentence saying what answered, with the server's words",
 		(_name, response, message) => {
