@@ -20,8 +20,16 @@ export function headline(meaning: string, status: number | undefined, said: stri
 	return said ? `${withStatus}: ${said}` : withStatus;
 }
 
-/** What a failed status means; `said` is the server's message, already redacted. */
-export function describeStatus(status: number, headers: ResponseHeaders, said: string): ErrorText {
+/**
+ * What a failed status means; `said` is the server's message, already redacted. `authenticated`:
+ * the request carried the token (the public catalog's does not).
+ */
+export function describeStatus(
+	status: number,
+	headers: ResponseHeaders,
+	said: string,
+	authenticated = true,
+): ErrorText {
 	const text = (meaning: string, description: string): ErrorText => ({
 		message: headline(meaning, status, said),
 		description,
@@ -29,6 +37,13 @@ export function describeStatus(status: number, headers: ResponseHeaders, said: s
 	switch (status) {
 		case 401:
 		case 403:
+			if (!authenticated) {
+				// No token went with it: the token cannot be what was refused.
+				return text(
+					'The service refused a request that needs no access token',
+					"The catalog is public, so this request carries no token. Something in front of the Assistant API asks for a sign-in, or the credential's base URL is not the API's: check the base URL.",
+				);
+			}
 			return text(
 				'The access token was rejected',
 				'Check the Assistant API credential: its access token (created in Settings > Advanced of the assistant app, shown once) and its base URL.',
@@ -39,7 +54,12 @@ export function describeStatus(status: number, headers: ResponseHeaders, said: s
 				"Check the credential's base URL, and the conversation ID if one was given.",
 			);
 		case 408:
-			return text('The assistant timed out', "Try again, or raise the node's Timeout option.");
+			// The service's own cut (`stream-idle-timeout`: its model sent nothing for about 120 s)
+			// or a proxy's: the node's Timeout has no say in either.
+			return text(
+				'The assistant timed out',
+				"The service, or a proxy in front of it, stopped waiting for the model. Run the item again, or try another model; raising the node's Timeout does not change this limit.",
+			);
 		case 409:
 			return text(
 				'The conversation is busy answering an earlier request',

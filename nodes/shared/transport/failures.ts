@@ -83,7 +83,10 @@ export function serviceFailure(
 	switch (through.via) {
 		case 'status': {
 			const known = describeServiceFailure(through.status, said, modelNamed(scope.request));
-			const error = shown(known?.text ?? describeStatus(through.status, through.headers, said));
+			const error = shown(
+				known?.text ??
+					describeStatus(through.status, through.headers, said, scope.request.authenticated),
+			);
 			const retryable = known ? known.retryable : isRetryableStatus(through.status);
 			// A failure that cannot pass is a refusal of the ask itself.
 			if (!retryable) return failure(error, 'no');

@@ -110,7 +110,8 @@ export function messageFromJson(body: unknown, depth = 0): string | undefined {
 	const record = body as Record<string, unknown>;
 	const detail = record.detail;
 	if (typeof detail === 'string') return detail;
-	if (Array.isArray(detail)) return validationMessages(detail).join('; ');
+	// An empty list says nothing: the words may be under another key.
+	if (Array.isArray(detail) && detail.length > 0) return validationMessages(detail).join('; ');
 	for (const key of ['detail', 'error', 'message', 'msg', 'data']) {
 		const value = record[key];
 		if (typeof value === 'string') return withCode(value, record.code);

@@ -39,6 +39,34 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		expect((error.context as { itemIndex?: number }).itemIndex).toBe(3);
 	});
 
+	test('a 401 or 403 to the public catalog, which carries no token, does not blame the token', () => {
+		const catalog: FailureScope = {
+			...scope,
+			request: { method: 'GET', path: '/models/catalog', authenticated: false },
+		};
+		for (const status of [401, 403]) {
+			const error = errorOf(statusFailure(catalog, status, {}, 'Unauthorized'));
+			expect(error.message).toBe(
+				`The service refused a request that needs no access token (HTTP ${status}): Unauthorized`,
+			);
+			expect(error.description).toMatch(/carries no token/);
+			expect(error.description).not.toMatch(/access token \(created/);
+		}
+	});
+
+	test("a 408 (the service's own cut of a silent model) does not send the user to the node's Timeout", () => {
+		const error = errorOf(statusFailure(scope, 408, {}, '{"detail": "stream-idle-timeout"}'));
+		expect(error.message).toBe('The assistant timed out (HTTP 408): stream-idle-timeout');
+		expect(error.description).toMatch(/does not change this limit/);
+		expect(error.description).not.toMatch(/raise the node's Timeout option/);
+	});
+
+	test('an empty `detail` list says nothing: the words under `message` are shown', () => {
+		expect(serverMessage('{"detail": [], "message": "input is too long"}')).toBe(
+			'input is too long',
+		);
+	});
+
 	test('a 422 names the field the service rejected, once', () => {
 		const body = {
 			detail: [{ loc: ['body', 'model_name'], msg: 'unknown model', type: 'value_error' }],
