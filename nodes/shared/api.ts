@@ -52,6 +52,8 @@ export interface ModelEntry {
 	type: string | null;
 	context_window: number | null;
 	is_byok: boolean;
+	/** Lower first; may be absent (docs/api.md#models). */
+	priority?: number | null;
 }
 
 export interface ModelsResponse {

@@ -62,7 +62,7 @@ export function filterModels(
 ): INodeListSearchItems[] {
 	const terms = searchTerms(filter);
 	const results: INodeListSearchItems[] = [];
-	for (const model of models) {
+	for (const model of inPriorityOrder(models)) {
 		const successor = catalog ? successorOf(catalog, model.model_name) : undefined;
 		const images = catalog ? imagesMark(catalog, model.model_name) : undefined;
 		const haystack = `${model.label} ${model.model_name} ${model.vendor} ${model.type ?? ''} ${model.is_byok ? 'byok' : ''} ${successor ? 'deprecated' : ''} ${images ?? ''}`;
@@ -74,6 +74,20 @@ export function filterModels(
 		});
 	}
 	return results;
+}
+
+/**
+ * Lower `priority` first, as the service means its list to be read; entries without one after
+ * those with one, and ties in the service's order (the sort is stable).
+ */
+function inPriorityOrder(models: ModelEntry[]): ModelEntry[] {
+	const rank = (model: ModelEntry) =>
+		typeof model.priority === 'number' && Number.isFinite(model.priority)
+			? model.priority
+			: Infinity;
+	return models.some((model) => rank(model) !== Infinity)
+		? [...models].sort((a, b) => (rank(a) === rank(b) ? 0 : rank(a) < rank(b) ? -1 : 1))
+		: models;
 }
 
 /**

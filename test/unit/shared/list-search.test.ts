@@ -67,6 +67,28 @@ describe('the model picker', () => {
 		);
 	});
 
+	test('lower `priority` first; those without one after, in the service’s order (docs/api.md#models)', () => {
+		const [haiku, sonnet, byok] = MODELS;
+		const models = [
+			{ ...haiku, priority: 20 },
+			byok,
+			{ ...sonnet, priority: 10 },
+			{ ...haiku, model_name: 'zo:c', priority: 20 },
+		];
+		expect(values(filterModels(models))).toEqual([
+			'anthropic:claude-3-5-sonnet',
+			'anthropic:claude-haiku-4-5',
+			'zo:c',
+			'byok:1234',
+		]);
+		// The service's own list, untouched where no entry has a priority.
+		expect(values(filterModels([byok, sonnet, haiku]))).toEqual([
+			'byok:1234',
+			'anthropic:claude-3-5-sonnet',
+			'anthropic:claude-haiku-4-5',
+		]);
+	});
+
 	test('a model without a label shows its ID', () => {
 		expect(modelLabel({ ...MODELS[2], label: '', is_byok: false })).toBe('byok:1234 · Custom');
 	});
