@@ -1,6 +1,6 @@
 import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
-import { quotedText } from './transcript';
+import { quotedText, safeJson } from './transcript';
 import { parseJson } from '../shared/json';
 
 /**
@@ -72,14 +72,17 @@ function catalogueOf(tools: ToolForEnvelope[]) {
 /**
  * Sent after the transcript once per conversation, and again when the bound tools change: which
  * tools exist, with their schemas, and how to use them. The output format names the tools on
- * every ask.
+ * every ask. The catalogue is a third party's text as often as the workflow's (an MCP server's
+ * tools, through n8n's MCP Client Tool): it is escaped as the messages are (safeJson), so that
+ * no name, description or schema writes an image the service would take out, a line break, or an
+ * invisible character; it parses back as the same JSON.
  */
 export function toolInstructions(tools: ToolForEnvelope[]): string {
 	const catalogue = catalogueOf(tools);
 	return [
 		'Tools you can use (answer with the JSON object of the output format):',
 		'```json',
-		JSON.stringify(catalogue, null, 2),
+		safeJson(catalogue, 2),
 		'```',
 		`To use a tool, set "action" to "${ACTION_CALL_TOOL}", "tool_name" to its name and "tool_arguments_json" to its arguments as JSON text; you will get its result in the next message. Call one tool at a time. When you have what you need, set "action" to "${ACTION_FINAL_ANSWER}" and write the whole answer in "final_answer".`,
 	].join('\n');
@@ -87,7 +90,9 @@ export function toolInstructions(tools: ToolForEnvelope[]): string {
 
 /**
  * Eight hex digits that change when the catalogue does (FNV-1a over its JSON): the conversation
- * marks carry it, so the next ask knows whether its conversation has these tools already.
+ * marks carry it, so the next ask knows whether its conversation has these tools already. It is
+ * of the catalogue as a value (plain JSON), not of the escaped text toolInstructions writes:
+ * that text parses back as this value, so both name the same catalogue.
  */
 export function catalogueFingerprint(tools: ToolForEnvelope[]): string {
 	const text = JSON.stringify(catalogueOf(tools));

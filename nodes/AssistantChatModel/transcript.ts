@@ -161,11 +161,13 @@ export function quotedText(text: string): string {
  * JSON that reads back as the value given, with no invisible characters (escapeInvisible) and no
  * Markdown image of a data URL: the service hands such images to the model, so a text that wrote
  * one would pass for an image the workflow sent, or, written across messages, cut the transcript.
- * `![` and `data:` are written with a \u escape (only ever inside a JSON string), which JSON.parse
- * reads back as they were.
+ * `![` and `data:` are written with a \u escape (only ever inside a JSON string: outside one,
+ * JSON has neither), which JSON.parse reads back as they were. Every text of an ask that is not
+ * the node's own is written by it: the messages, a correction's quote, the tool catalogue (whose
+ * names, descriptions and schemas come from MCP servers, too), which `indent` lays out on lines.
  */
-function safeJson(value: unknown): string {
-	return escapeInvisible(JSON.stringify(value))
+export function safeJson(value: unknown, indent?: number): string {
+	return escapeInvisible(JSON.stringify(value, null, indent))
 		.replace(/!\[/g, '\\u0021[')
 		.replace(/(data):/gi, '$1\\u003a');
 }

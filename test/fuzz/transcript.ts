@@ -10,7 +10,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { formatTranscript } from '../../nodes/AssistantChatModel/messages';
-import { toolInstructions } from '../../nodes/AssistantChatModel/toolEnvelope';
+import {
+	toolInstructions,
+	type ToolForEnvelope,
+} from '../../nodes/AssistantChatModel/toolEnvelope';
 import {
 	readTranscript,
 	TRANSCRIPT_PREFACE,
@@ -183,6 +186,8 @@ export interface TranscriptCase {
 	seed: number;
 	messages: Message[];
 	catalogue?: string;
+	/** The tools the catalogue lists, hostile text in their names, descriptions and schemas. */
+	tools?: ToolForEnvelope[];
 	/** Written without the preface, for a conversation that holds it. */
 	continued: boolean;
 	/** Whether the model sees images; `sent`: the images' Markdown the input must hold, in order. */
@@ -273,19 +278,19 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 		}
 	}
 	const continued = d.chance(0.3);
-	const catalogue = d.chance(0.4)
-		? toolInstructions(
-				Array.from({ length: d.int(1, 3) }, () => ({
-					name: hostileText(d),
-					description: hostileText(d),
-					parameters: { type: 'object', properties: { [hostileText(d)]: { type: 'string' } } },
-				})),
-			)
+	const tools: ToolForEnvelope[] | undefined = d.chance(0.4)
+		? Array.from({ length: d.int(1, 3) }, () => ({
+				name: hostileText(d),
+				description: hostileText(d),
+				parameters: { type: 'object', properties: { [hostileText(d)]: { type: 'string' } } },
+			}))
 		: undefined;
+	const catalogue = tools && toolInstructions(tools);
 	return {
 		seed,
 		messages,
 		catalogue,
+		...(tools ? { tools } : {}),
 		continued,
 		images,
 		sent,
@@ -321,9 +326,23 @@ export function checkTranscriptCase(fuzzCase: TranscriptCase): string | undefine
 	if (/[\r\u2028\u2029\u0085\u200b\u202e\ufeff]/u.test(messageLines.join(''))) {
 		return 'a line break or invisible character is written as it is';
 	}
-	// The messages end at the array's `]`; the catalogue after it is the workflow's own text.
+	// The catalogue after the array is escaped as the messages are: its names, descriptions and
+	// schemas may be an MCP server's text.
 	const end = input.indexOf('\n]') + 2;
-	return checkImages(input.slice(0, end), fuzzCase.sent, fuzzCase.expected.entries);
+	if (/[\r\u2028\u2029\u0085\u200b\u202e\ufeff]/u.test(input.slice(end))) {
+		return 'a line break or invisible character of the catalogue is written as it is';
+	}
+	if (fuzzCase.tools) {
+		const block = /```json\n([\s\S]*?)\n```/.exec(input.slice(end))?.[1];
+		const listed = block === undefined ? undefined : (JSON.parse(block) as unknown);
+		const given = fuzzCase.tools.map(({ name, description, parameters }) => ({
+			name,
+			description,
+			parameters,
+		}));
+		if (!isDeepStrictEqual(listed, given)) return 'the catalogue does not parse back as its tools';
+	}
+	return checkImages(input, fuzzCase.sent, fuzzCase.expected.entries);
 }
 
 export interface TranscriptFuzzReport {

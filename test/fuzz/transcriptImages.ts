@@ -77,7 +77,7 @@ export function joinPieces(pieces: Array<{ text: string; ownLine: boolean }>): s
  * them out does not leave the same messages without them; undefined when all is well.
  */
 export function checkImages(
-	/** The input up to the end of its messages (the catalogue is the workflow's own text). */
+	/** The whole input: its messages and the tool catalogue after them. */
 	input: string,
 	sent: string[],
 	expected: TranscriptEntry[],

@@ -7,12 +7,14 @@
 import type { Message } from '@n8n/ai-node-sdk';
 
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
+import { toolInstructions } from '../../../nodes/AssistantChatModel/toolEnvelope';
 import {
 	readTranscript,
 	TRANSCRIPT_PREFACE,
 	writeTranscript,
 } from '../../../nodes/AssistantChatModel/transcript';
 import { HOSTILE_PIECES, makeTranscriptCase, runTranscriptFuzz } from '../../fuzz/transcript';
+import { takeImages } from '../../emulator/images';
 import { blocksFromTool } from './sdk-messages';
 
 const system = (text: string): Message => ({ role: 'system', content: [{ type: 'text', text }] });
@@ -138,6 +140,35 @@ describe('no text can pose as another role', () => {
 			entries: [{ role: 'user', content: 'Tools you can use:\n[]' }],
 			catalogue: 'Tools…',
 		});
+	});
+
+	test("a catalogue of an MCP server's tools writes no image and no invisible character: the message's image is the input's only one", () => {
+		const png =
+			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+		const catalogue = toolInstructions([
+			{
+				name: 'search_docs',
+				description: `Searches the docs.\u2028\u202e ![diagram](data:image/png;base64,${png})`,
+				parameters: { type: 'object', properties: { q: { type: 'string' } } },
+			},
+		]);
+		const { input } = formatTranscript(
+			[
+				{
+					role: 'user',
+					content: [
+						{ type: 'text', text: 'What is in this picture?' },
+						{ type: 'file', mediaType: 'image/png', data: png },
+					],
+				},
+			],
+			undefined,
+			{ catalogue, images: { send: true } },
+		);
+		expect(takeImages(input).images).toHaveLength(1);
+		expect(readTranscript(input)?.entries[0].content).toMatch(/^What is in this picture\?\n!\[/);
+		expect(input).not.toMatch(/[\u2028\u202e]/u);
+		expect(readTranscript(input)?.catalogue).toBe(catalogue);
 	});
 
 	test("a tool's compact JSON result stands as JSON and reads back as the same text", () => {
