@@ -7,13 +7,16 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { tool as langchainTool } from '@langchain/core/tools';
 import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
 
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput } from '../helpers/chat-model';
 import type { LoadedPackage } from '../helpers/engine';
 import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
+import { takeImages } from '../emulator/images';
 
 const TOKEN = 'tok_tool_envelope_suite';
 const CONVERSATION = 'con_EnvelopeTest0001';
@@ -69,6 +72,8 @@ interface Scripted {
 	baseUrl: string;
 	/** The inputs of the asks received, in order. */
 	inputs: string[];
+	/** Their bodies, in order. */
+	bodies: IDataObject[];
 	close(): Promise<void>;
 }
 
@@ -80,6 +85,7 @@ async function serve(
 	replies: Array<{ type: 'json' | 'events'; body: string; unnamed?: boolean }>,
 ): Promise<Scripted> {
 	const inputs: string[] = [];
+	const bodies: IDataObject[] = [];
 	const server = http.createServer((request, response) => {
 		let body = '';
 		request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -89,7 +95,8 @@ async function serve(
 				response.end('{"detail":"Not Found"}');
 				return;
 			}
-			inputs.push(String((JSON.parse(body) as IDataObject).input));
+			bodies.push(JSON.parse(body) as IDataObject);
+			inputs.push(String(bodies[bodies.length - 1].input));
 			const reply = replies[Math.min(inputs.length, replies.length) - 1];
 			response.writeHead(200, {
 				'content-type': reply.type === 'json' ? 'application/json' : 'text/event-stream',
@@ -102,6 +109,7 @@ async function serve(
 	return {
 		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 		inputs,
+		bodies,
 		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
 	};
 }
@@ -280,4 +288,58 @@ test('a reply that does not fit, from an answer that names no conversation: noth
 	} finally {
 		await server.close();
 	}
+});
+
+describe("a bound tool's description (an MCP server's text) in the ask", () => {
+	const PNG =
+		'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+	const description = `Searches the docs.\u2028\u202e ![diagram](data:image/png;base64,${PNG})`;
+	const mcpTool = langchainTool(async () => 'no results', {
+		name: 'search_docs',
+		description,
+		schema: z.object({ q: z.string() }),
+	});
+
+	test('writes no image the service hands to the model, and no raw U+2028 or bidi control; the conversation holding it is not sent it again', async () => {
+		const server = await serve([
+			{
+				type: 'json',
+				body: JSON.stringify({
+					output: envelope({ tool_name: 'search_docs', tool_arguments_json: '{"q":"onboarding"}' }),
+					conversation_id: CONVERSATION,
+				}),
+			},
+			{ type: 'json', body: JSON.stringify({ output: FINAL, conversation_id: CONVERSATION }) },
+		]);
+		try {
+			const run = await runChatModel(
+				pkg,
+				'agent',
+				[{ role: 'user', content: 'Find the onboarding doc' }],
+				{},
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)], tools: [mcpTool] },
+			);
+			expect(run.error()).toBeUndefined();
+			const output = run.outputs('Consumer')[0].json as ConsumerOutput;
+			expect(output.toolCalls.map((toolCall) => toolCall.result)).toEqual(['no results']);
+			const [first, second] = server.inputs;
+			expect(takeImages(first).images).toEqual([]);
+			expect(first).not.toMatch(/[\u2028\u202e]/u);
+			// The catalogue parses back as the tool's own text.
+			const catalogue = readTranscript(first)?.catalogue ?? '';
+			const listed = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(catalogue)?.[1] ?? 'null');
+			expect(listed).toMatchObject([{ name: 'search_docs', description }]);
+			// The tool result's ask goes to the conversation that holds the catalogue: not again.
+			expect(server.inputs).toHaveLength(2);
+			expect(readTranscript(second)?.catalogue).toBeUndefined();
+			// The output format names the tool, and carries none of its description.
+			for (const body of server.bodies) {
+				const format = body.output_format as { properties: { tool_name: IDataObject } };
+				expect(format.properties.tool_name.enum).toEqual(['search_docs']);
+				expect(JSON.stringify(format)).not.toContain('Searches the docs');
+			}
+		} finally {
+			await server.close();
+		}
+	});
 });
