@@ -38,8 +38,16 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(failures).toBeGreaterThan(20);
 	});
 
-	test('2026 cases are hard too: the echo with its private marker, tool rounds, failed runs, whole and startless parts', () => {
-		const seen = { echo: 0, restart: 0, runFailed: 0, outputTool: 0, whole: 0, startless: 0 };
+	test('2026 cases are hard too: the echo with its private marker, tool rounds, failed runs, whole and startless parts, a snapshot before the next response', () => {
+		const seen = {
+			echo: 0,
+			restart: 0,
+			runFailed: 0,
+			outputTool: 0,
+			whole: 0,
+			startless: 0,
+			snapshotAfterRound: 0,
+		};
 		for (let seed = 1; seed <= 600; seed++) {
 			const fuzzCase = makeCase(seed);
 			const text = Buffer.concat(fuzzCase.chunks).toString('utf8');
@@ -61,6 +69,13 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 			const grown = new Set(textEvents.filter((e) => e.event === 'PartDeltaEvent').map(key));
 			if ([...started].some((k) => !grown.has(k))) seen.whole++;
 			if ([...grown].some((k) => !started.has(k))) seen.startless++;
+			// A snapshot of a response after a tool round, just before its Part events.
+			const zmidFrom = (at: number) =>
+				events.slice(at).find((e) => data(e).metadata?.zmid)?.data as
+					{ metadata: { zmid: string } } | undefined;
+			const beforeNext = (e: { event: string }, at: number) =>
+				e.event === 'FrontendModelResponse' && (zmidFrom(at)?.metadata.zmid ?? 'zmid0') !== 'zmid0';
+			if (events.some(beforeNext)) seen.snapshotAfterRound++;
 		}
 		expect(seen.echo).toBeGreaterThan(150);
 		expect(seen.restart).toBeGreaterThan(30);
@@ -68,6 +83,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(seen.outputTool).toBeGreaterThan(2);
 		expect(seen.whole).toBeGreaterThan(10);
 		expect(seen.startless).toBeGreaterThan(10);
+		expect(seen.snapshotAfterRound).toBeGreaterThan(10);
 	});
 
 	// A response after a tool round that opens with deltas for an index the previous response

@@ -11,9 +11,10 @@ import { parseEvents } from '../../scripts/live-check/signatures';
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 
-const assistant = useEmulator({ token: 'tok_stream_2026_suite' });
+const TOKEN = 'tok_stream_2026_suite';
+const assistant = useEmulator({ token: TOKEN });
 
 const CAPTURES = path.join(__dirname, '..', 'fixtures', 'captures');
 
@@ -158,7 +159,7 @@ describe('a stream sent under an error status or as another type: its events nam
 		try {
 			const run = await assistant.run(
 				{ input: 'Hi', options: { retries: 0 } },
-				{ credentials: [emulatorCredential(server.baseUrl, 'tok_stream_2026_suite')] },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
 			);
 			expect(run.failure?.message).toContain(
 				'an event stream (its events: PartStartEvent, completed; their data is not shown)',
@@ -167,5 +168,110 @@ describe('a stream sent under an error status or as another type: its events nam
 		} finally {
 			await server.close();
 		}
+	});
+});
+
+describe('2026 streams a scripted server sends, Stream off and on', () => {
+	const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+	const partStart = (index: number, part: Record<string, unknown>, zmid = 'z1') =>
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index,
+			part: { id: null, provider_details: null, provider_name: null, ...part },
+			previous_part_kind: null,
+			metadata: metadata(zmid),
+		});
+	const partDelta = (index: number, kind: string, content: string, zmid = 'z1') =>
+		sse('PartDeltaEvent', {
+			delta: { content_delta: content, part_delta_kind: kind },
+			event_kind: 'part_delta',
+			index,
+			metadata: metadata(zmid),
+		});
+	const completed = sse('completed', {
+		status: 'succeeded',
+		error: null,
+		runner_id: null,
+		error_type: null,
+		failure_owner: null,
+		failure_kind: null,
+	});
+
+	/**
+	 * The ask run (streaming workflow) against a server that streams `body` and whose conversation
+	 * reads answer idle with `messages`, closed after: what the run gave, and how many asks it sent.
+	 */
+	async function runAgainst(
+		body: string,
+		parameters: Parameters<typeof assistant.run>[0],
+		messages: unknown[] = [],
+	) {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream; charset=utf-8',
+					'x-conversation-id': 'con_Scripted2026Str01',
+				});
+				response.end(body);
+			},
+			(response) => conversationJson(response, 'idle', messages),
+		);
+		try {
+			const run = await assistant.run(parameters, {
+				credentials: [emulatorCredential(server.baseUrl, TOKEN)],
+				streaming: true,
+			});
+			return { ...run, asks: server.asks.length };
+		} finally {
+			await server.close();
+		}
+	}
+
+	describe.each([false, true])('Stream %s', (stream) => {
+		test('a snapshot of the response after a tool round, just before its Part events: its text and thinking once', async () => {
+			const call = {
+				args: '{"q": "x"}',
+				part_kind: 'tool-call',
+				tool_call_id: 'call_1',
+				tool_name: 'search_mail',
+			};
+			const result = {
+				content: 'none',
+				metadata: null,
+				outcome: 'success',
+				part_kind: 'tool-return',
+				timestamp: 't',
+				tool_call_id: 'call_1',
+				tool_name: 'search_mail',
+			};
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Let me check.' }) +
+				partStart(1, call) +
+				sse('FunctionToolCallEvent', { args_valid: true, part: call, metadata: metadata('z1') }) +
+				sse('FunctionToolResultEvent', { content: null, result, metadata: metadata('z1') }) +
+				sse('FrontendModelResponse', {
+					parts: [
+						{ part_kind: 'thinking', content: 'Nothing new.' },
+						{ part_kind: 'text', content: 'No new mail.' },
+					],
+				}) +
+				partStart(0, { part_kind: 'thinking', content: 'Nothing' }, 'z2') +
+				partDelta(0, 'thinking', ' new.', 'z2') +
+				partStart(1, { part_kind: 'text', content: 'No new' }, 'z2') +
+				partDelta(1, 'text', ' mail.', 'z2') +
+				completed;
+			const options = { stream, includeSteps: true, includeThinking: true };
+			const run = await runAgainst(body, { input: 'Mail?', options });
+			expect(run.failure).toBeUndefined();
+			const answer = 'Let me check.\n\nNo new mail.';
+			expect(run.json.output).toBe(answer);
+			const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+			expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
+			const steps = run.json.steps as Array<Record<string, unknown>>;
+			expect(steps.filter((step) => step.type === 'thinking')).toEqual([
+				expect.objectContaining({ content: 'Nothing new.' }),
+			]);
+			expect(run.asks).toBe(1);
+		});
 	});
 });

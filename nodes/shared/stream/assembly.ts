@@ -168,18 +168,36 @@ export class AnswerAssembler {
 	}
 
 	private snapshot(text: string, kinds: string[]): void {
-		// A snapshot tells by itself whether it is of a new message.
+		// A snapshot tells by itself whether it is of a new message. After a tool round the next
+		// response is due: one that does not tell the message's parts is of it.
+		const nextResponse = this.toolRoundSince && !this.tellsParts(kinds);
 		this.toolRoundSince = false;
 		const shrank =
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
-		if (shrank || !this.continuesMessage(text)) this.beginMessage();
+		if (shrank || nextResponse || !this.continuesMessage(text)) {
+			this.beginMessage();
+			// The new message is of no model response named yet: the Part events that tell the same
+			// response next (2026: a new zmid) go on in it, not in a message of their own.
+			this.responseId = undefined;
+		}
 		if (kinds.length > 0) {
 			this.snapshotKinds = kinds;
 			this.lastPartKind = kinds[kinds.length - 1];
 		}
 		this.replace(this.snapshotView, text);
+	}
+
+	/**
+	 * A snapshot's part kinds tell the message's parts as the Part events showed them: at least as
+	 * many, each of the same kind (a snapshot without parts tells nothing against them).
+	 */
+	private tellsParts(kinds: string[]): boolean {
+		if (kinds.length === 0) return true;
+		if (kinds.length <= this.highestIndex) return false;
+		for (const [index, part] of this.parts) if (kinds[index] !== part.kind) return false;
+		return true;
 	}
 
 	private partDelta(index: number, kind: string | undefined, text: string): void {

@@ -451,6 +451,57 @@ describe('a 2026 stream that ends', () => {
 		}
 	});
 
+	it.each([
+		['wrote text', 'Let me check.', 'Let me check.\n\nNo new mail.'],
+		['wrote none', '', 'No new mail.'],
+	])(
+		'after a tool round (the first response %s), with a snapshot of the next response just before its Part events: one message, each piece once',
+		(_, before, answer) => {
+			const start = (index: number, part: unknown, zmid: string) =>
+				sse('PartStartEvent', { index, part, metadata: { zmid } });
+			const delta = (index: number, kind: string, content: string, zmid: string) =>
+				sse('PartDeltaEvent', {
+					index,
+					delta: { part_delta_kind: kind, content_delta: content },
+					metadata: { zmid },
+				});
+			const call = {
+				part_kind: 'tool-call',
+				tool_name: 'search_mail',
+				args: '{}',
+				tool_call_id: 'c1',
+			};
+			const result = { part_kind: 'tool-return', tool_name: 'search_mail', tool_call_id: 'c1' };
+			const events = [
+				start(0, { part_kind: before ? 'text' : 'thinking', content: before || 'Look.' }, 'z1'),
+				start(1, call, 'z1'),
+				sse('FunctionToolCallEvent', { part: call, metadata: { zmid: 'z1' } }),
+				sse('FunctionToolResultEvent', { result, metadata: { zmid: 'z1' } }),
+				sse('FrontendModelResponse', {
+					parts: [
+						{ part_kind: 'thinking', content: 'Nothing came.' },
+						{ part_kind: 'text', content: 'No new mail.' },
+					],
+				}),
+				start(0, { part_kind: 'thinking', content: 'Nothing' }, 'z2'),
+				delta(0, 'thinking', ' came.', 'z2'),
+				start(1, { part_kind: 'text', content: 'No new' }, 'z2'),
+				delta(1, 'text', ' mail.', 'z2'),
+				COMPLETED,
+			];
+			for (const steps of [undefined, { thinking: true }]) {
+				const got = read(events, { steps });
+				expect(got.output).toBe(answer);
+				expect(got.pieces.join('')).toBe(answer);
+			}
+			const steps = read(events, { steps: { thinking: true } }).steps ?? [];
+			expect(steps.filter((step) => step.type === 'thinking')).toEqual([
+				...(before ? [] : [expect.objectContaining({ type: 'thinking', content: 'Look.' })]),
+				expect.objectContaining({ type: 'thinking', content: 'Nothing came.' }),
+			]);
+		},
+	);
+
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(
