@@ -273,5 +273,16 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			]);
 			expect(run.asks).toBe(1);
 		});
+
+		test('an Error event whose `error` is an object: the service’s words, sent once', async () => {
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Working' }) +
+				sse('Error', { error: { message: 'Upstream model overloaded', type: 'overloaded_error' } });
+			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } });
+			expect(run.failure?.message).toBe(
+				'The assistant reported an error: Upstream model overloaded',
+			);
+			expect(run.asks).toBe(1);
+		});
 	});
 });

@@ -285,25 +285,18 @@ function runEndEvent(
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
 	};
-	const text = (value: unknown) =>
-		typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
-	// `error` is text in every capture; an object's words are read as in other error bodies, and
-	// any other error (an object without words, a list, a number, true) is shown as it is.
-	const error =
-		text(fields.error) ??
-		text(messageFromJson(fields.error)) ??
-		(isError(fields.error) ? clippedMessage(JSON.stringify(fields.error)) : undefined);
+	const error = errorShown(fields.error);
 	// Without a status, an error says the run did not succeed: its text is no whole answer.
 	const status =
-		text(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');
+		nonBlank(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');
 	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
 	const failure: StreamEvent = {
 		type: 'runFailed',
 		status,
-		message: error ?? text(fields.message) ?? `The run ended with status "${status}"`,
+		message: error ?? words(fields.message) ?? `The run ended with status "${status}"`,
 	};
-	const errorType = text(fields.error_type);
-	const failureKind = text(fields.failure_kind);
+	const errorType = nonBlank(fields.error_type);
+	const failureKind = nonBlank(fields.failure_kind);
 	if (errorType) failure.errorType = errorType;
 	if (failureKind) failure.failureKind = failureKind;
 	return failure;
@@ -316,15 +309,41 @@ function isError(value: unknown): boolean {
 	return !isObject(value) || Object.keys(value).length > 0;
 }
 
+/** Text that is not blank, cut as a message shows it. */
+function nonBlank(value: unknown): string | undefined {
+	return typeof value === 'string' && value.trim() ? clippedMessage(value) : undefined;
+}
+
+/**
+ * The service's words in an error field, however it sends them (docs/api.md#how-a-stream-ends):
+ * text as it is, an object's words read as in other error bodies (serverMessage.ts).
+ */
+function words(value: unknown): string | undefined {
+	return nonBlank(messageFromJson(value));
+}
+
+/**
+ * What an error field shows, one rule for `failed`'s `error` and an error event's fields: its
+ * words; else, when it says something went wrong (an object without words, a list, a number,
+ * true), the value as it is.
+ */
+function errorShown(value: unknown): string | undefined {
+	return words(value) ?? (isError(value) ? clippedMessage(JSON.stringify(value)) : undefined);
+}
+
+/**
+ * An `Error` or `SSEErrorEvent`'s message: `message` as documented, `error` and `detail` where the
+ * service's other error bodies carry it, at the top level or under `data` (flat form), each read
+ * as `failed`'s `error` is (errorShown): the words anywhere in them first.
+ */
 function errorMessage(dataText: string): string {
 	const data = parseObject<ErrorEventData & { data: unknown }>(dataText);
-	for (const fields of [data, data && isObject(data.data) ? data.data : undefined]) {
-		// `message` as documented; `error` and `detail`, where the service's other error bodies carry it.
-		for (const key of ['message', 'error', 'detail'] as const) {
-			const value = fields?.[key];
-			if (typeof value === 'string' && value.trim()) return clippedMessage(value);
-		}
-	}
+	const fields = [data, data && isObject(data.data) ? data.data : undefined];
+	const values = fields.flatMap((field) =>
+		(['message', 'error', 'detail'] as const).map((key) => field?.[key]),
+	);
+	const shown = values.map(words).find(Boolean) ?? values.map(errorShown).find(Boolean);
+	if (shown) return shown;
 	if (data) return 'The assistant reported an error without a message';
 	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';
 }

@@ -336,6 +336,27 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 		expect(failure([sse('Error', 'plain words')]).serverMessage).toBe('plain words');
 	});
 
+	test.each(['Error', 'SSEErrorEvent'])(
+		"%s whose field is an object: the words in it, read as a failed run's error",
+		(name) => {
+			const overloaded = { message: 'Upstream model overloaded', type: 'overloaded_error' };
+			for (const data of [
+				{ error: overloaded },
+				{ message: '', error: overloaded },
+				{ detail: { error: overloaded } },
+				{ data: { error: overloaded } },
+			]) {
+				const error = failure([content('Working'), sse(name, data)]);
+				expect(error.failure).toBe('error-event');
+				expect(error.serverMessage).toBe('Upstream model overloaded');
+				expect(error.message).toBe('The assistant reported an error: Upstream model overloaded');
+			}
+			// An object without words is shown as it is, as a failed run's is.
+			const wordless = failure([sse(name, { error: { type: 'overloaded_error' } })]);
+			expect(wordless.serverMessage).toBe('{"type":"overloaded_error"}');
+		},
+	);
+
 	test('a stream that closes without End or an error is incomplete', () => {
 		const error = failure([content('cut sh')]);
 		expect(error.failure).toBe('incomplete');
