@@ -8,7 +8,12 @@ import type { AttemptHeard } from './recovery/afterFailure';
 import type { RunNotices } from './runNotices';
 import { StreamAnswer, wholeAnswerTooLarge } from './stream/answer';
 import { STREAM_EVENT_NAMES } from './stream/events';
-import { isBlank, NO_ANSWER_MESSAGE, type StreamAnswerError } from './stream/answerFailure';
+import {
+	isBlank,
+	NO_ANSWER_MESSAGE,
+	UNKNOWN_EVENTS_ADVICE,
+	type StreamAnswerError,
+} from './stream/answerFailure';
 import type { AssistantStep } from './stream/steps';
 import { AttemptFailure, type LostHow } from './transport/attemptFailure';
 import { apiError } from './transport/errors';
@@ -234,19 +239,22 @@ export function streamFailure(
 				run: failure.run,
 			});
 		case 'incomplete':
-			return afterAccepted(
-				apiError(
+			// The names travel with the failure: whatever error it becomes names them.
+			return new AttemptFailure({
+				shown: apiError(
 					node,
 					{
 						message: failure.message,
 						description: failure.unknownEvents.length
-							? 'The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. Update the package if a newer version is out, and report these event names to its issue tracker.'
+							? `The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`
 							: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
 					},
 					request.itemIndex,
 				),
-				'incomplete',
-			);
+				accepted: 'yes',
+				lost: 'incomplete',
+				unknownEvents: failure.unknownEvents,
+			});
 		case 'no-answer':
 			return afterAccepted(noAnswerError(scope), 'empty');
 		case 'too-large':

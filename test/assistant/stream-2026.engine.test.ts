@@ -284,5 +284,23 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			);
 			expect(run.asks).toBe(1);
 		});
+
+		test('an unknown end event, the stream closes, the conversation does not show the ask: the error still names the event, never its data', async () => {
+			// Stream on: part of the answer went out (the workflow would get it twice); off: the
+			// response had begun. Either way the ask is not sent again.
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Half an answer' }) +
+				sse('run_finished', { status: 'succeeded', secret: ECHO_PRIVATE_MARKER });
+			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } }, []);
+			expect(run.failure?.message).toMatch(/does not show (it|this ask)/);
+			expect(run.failure?.message).toContain(
+				'the stream carried events this node does not know: run_finished',
+			);
+			expect(run.failure?.description).toMatch(/report these event names/);
+			expect(JSON.stringify([run.failure, run.chunks, run.logs])).not.toContain(
+				ECHO_PRIVATE_MARKER,
+			);
+			expect(run.asks).toBe(1);
+		});
 	});
 });

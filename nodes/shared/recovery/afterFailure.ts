@@ -95,14 +95,18 @@ export async function recoverAfterFailure(
 		conversationId,
 		accepted: failure.accepted,
 		failure: failure.shown,
+		unknownEvents: failure.unknownEvents,
 	});
 	switch (recovery.kind) {
 		case 'answered':
 			return { output: recovery.output, conversationId };
 		case 'not-taken':
-			if (ask.sentText) throw notTakenAfterText(scope, conversationId);
+			// The errors that replace the failure name what it carried (its unknown events).
+			if (ask.sentText) throw notTakenAfterText(scope, conversationId, failure.unknownEvents);
 			// A response had begun: the service took the ask, and it is never sent again.
-			if (failure.accepted === 'yes') throw acceptedNotShown(scope, conversationId);
+			if (failure.accepted === 'yes') {
+				throw acceptedNotShown(scope, conversationId, failure.unknownEvents);
+			}
 			// Never taken: it may go again, as the retry policy allows.
 			throw failure.with({ accepted: 'no', lost: undefined, retry: failure.retry ?? 'network' });
 		default:

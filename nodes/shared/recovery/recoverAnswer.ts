@@ -38,6 +38,11 @@ export interface AskToRecover {
 	accepted: Acceptance;
 	/** The failure the response came to: a turn without an answer keeps its status and words. */
 	failure: NodeApiError;
+	/**
+	 * The events its stream carried that this node does not know (the AttemptFailure's): an error
+	 * that replaces the failure names them too.
+	 */
+	unknownEvents?: readonly string[];
 }
 
 export type Recovery =
@@ -63,7 +68,7 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			return { kind: 'unchecked', note: uncheckedNote(id, watched.what) };
 		}
 		if (watched.kind === 'out-of-time') {
-			throw stillAnswering(scope, id, lifetime.timeoutMs, watched.lastFailure);
+			throw stillAnswering(scope, id, lifetime.timeoutMs, watched.lastFailure, ask.unknownEvents);
 		}
 		const reading = readTurn(
 			watched.conversation.messages,
@@ -72,10 +77,10 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			ask.textObject,
 		);
 		if (reading.kind === 'not-taken' && reads === 1) {
-			await pauseBeforeConfirming(attempt, id, watched.headers);
+			await pauseBeforeConfirming(attempt, ask, watched.headers);
 			continue;
 		}
-		return answerOf(scope, id, reading, ask.failure);
+		return answerOf(scope, reading, ask);
 	}
 }
 
@@ -86,7 +91,7 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
  */
 async function pauseBeforeConfirming(
 	attempt: Attempt,
-	conversationId: string,
+	ask: AskToRecover,
 	headers: ResponseHeaders,
 ): Promise<void> {
 	const { scope, lifetime } = attempt;
@@ -94,7 +99,7 @@ async function pauseBeforeConfirming(
 	const wanted = nextPollPauseMs(0, Infinity, requestedMs);
 	const pause = nextPollPauseMs(0, lifetime.remainingMs(), requestedMs);
 	if (pause === undefined || wanted === undefined || pause < wanted) {
-		throw notConfirmedInTime(scope, conversationId, lifetime.timeoutMs);
+		throw notConfirmedInTime(scope, ask.conversationId, lifetime.timeoutMs, ask.unknownEvents);
 	}
 	try {
 		await lifetime.pause(pause);
@@ -106,18 +111,18 @@ async function pauseBeforeConfirming(
 
 function answerOf(
 	scope: FailureScope,
-	id: string,
 	reading: TurnReading,
-	failure: NodeApiError,
+	ask: Omit<AskToRecover, 'accepted'>,
 ): Recovery {
 	switch (reading.kind) {
 		case 'answered':
 		case 'not-taken':
 			return reading;
 		case 'no-answer':
-			throw noAnswerInConversation(scope, id, failure);
+			// The failure's own message, which names them already.
+			throw noAnswerInConversation(scope, ask.conversationId, ask.failure);
 		default:
-			throw objectNotWhole(scope, id);
+			throw objectNotWhole(scope, ask.conversationId, ask.unknownEvents);
 	}
 }
 
@@ -149,7 +154,7 @@ export function afterBusyWait(
 	messages: ConversationMessage[],
 ): Recovery {
 	const reading = readTurn(messages, ask.input, ask.structured, ask.textObject);
-	return answerOf(scope, ask.conversationId, reading, ask.failure);
+	return answerOf(scope, reading, ask);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { NodeApiError } from 'n8n-workflow';
 
+import { UNKNOWN_EVENTS_ADVICE, unknownEventsNote } from '../stream/answerFailure';
 import { apiError } from '../transport/errors';
 import { type FailureScope } from '../transport/failures';
 import { NOT_SENT_AGAIN, seconds } from '../transport/transportFailures';
@@ -11,15 +12,30 @@ import { conversationPath } from '../transport/conversationCall';
  * at it in the assistant app, and says that the ask was not sent again.
  */
 
-/** `failure`: the response's own failure, whose HTTP status the error keeps. */
+/**
+ * `failure`: the response's own failure, whose HTTP status the error keeps. `unknownEvents`: the
+ * events its stream carried that this node does not know (AttemptFailure's), which an error that
+ * replaces the failure names as the failure did (docs/api.md#how-a-stream-ends).
+ */
 function error(
 	scope: FailureScope,
 	message: string,
 	description: string,
 	failure?: NodeApiError,
+	unknownEvents: readonly string[] = [],
 ): NodeApiError {
 	const httpCode = failure?.httpCode ?? undefined;
-	return apiError(scope.node, { message, description, httpCode }, scope.request.itemIndex);
+	return apiError(
+		scope.node,
+		{
+			message: message + unknownEventsNote(unknownEvents, 'the stream'),
+			description: unknownEvents.length
+				? `${description} The stream carried events this node does not know: the service may have changed how it streams answers. ${UNKNOWN_EVENTS_ADVICE}`
+				: description,
+			httpCode,
+		},
+		scope.request.itemIndex,
+	);
 }
 
 /**
@@ -57,20 +73,32 @@ export function repeatedTurn(
 }
 
 /** A response had begun (the service took the ask), yet the conversation does not show it. */
-export function acceptedNotShown(scope: FailureScope, conversationId: string): NodeApiError {
+export function acceptedNotShown(
+	scope: FailureScope,
+	conversationId: string,
+	unknownEvents?: readonly string[],
+): NodeApiError {
 	return error(
 		scope,
 		`The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`,
 		NOT_SENT_AGAIN,
+		undefined,
+		unknownEvents,
 	);
 }
 
 /** A structured ask whose object the conversation does not hold whole. */
-export function objectNotWhole(scope: FailureScope, conversationId: string): NodeApiError {
+export function objectNotWhole(
+	scope: FailureScope,
+	conversationId: string,
+	unknownEvents?: readonly string[],
+): NodeApiError {
 	return error(
 		scope,
 		`The answer for the JSON Schema is not whole in conversation ${conversationId}`,
 		`The response failed after the assistant had accepted the ask, and the conversation does not hold the object whole. ${NOT_SENT_AGAIN}`,
+		undefined,
+		unknownEvents,
 	);
 }
 
@@ -80,6 +108,7 @@ export function stillAnswering(
 	conversationId: string,
 	timeoutMs: number,
 	lastFailure?: NodeApiError,
+	unknownEvents?: readonly string[],
 ): NodeApiError {
 	const within = seconds(timeoutMs);
 	return error(
@@ -88,6 +117,8 @@ export function stillAnswering(
 			? `The answer could not be read from conversation ${conversationId} within ${within}: ${lastFailure.message}`
 			: `The assistant did not answer within ${within}; it is still answering in conversation ${conversationId}`,
 		`The response failed after the assistant had accepted the ask, and the node waited for the answer in the conversation until Options > Timeout (Minutes) ran out. The ask was not sent again, so that the assistant does not do the work twice: its answer will be in that conversation. Raise the Timeout if answers take longer.`,
+		undefined,
+		unknownEvents,
 	);
 }
 
@@ -99,11 +130,14 @@ export function notConfirmedInTime(
 	scope: FailureScope,
 	conversationId: string,
 	timeoutMs: number,
+	unknownEvents?: readonly string[],
 ): NodeApiError {
 	return error(
 		scope,
 		`The response failed, and conversation ${conversationId} did not show the ask yet when the ${seconds(timeoutMs)} Timeout ran short`,
 		`The service stores an ask in its conversation only after it starts working on it, so only a later look could tell that it was never taken. ${NOT_SENT_AGAIN} Raise Options > Timeout (Minutes) to give it that time.`,
+		undefined,
+		unknownEvents,
 	);
 }
 
@@ -117,11 +151,17 @@ export function unreadInTime(scope: FailureScope, conversationId: string): NodeA
 }
 
 /** The conversation shows no such ask, but part of the answer was already passed on. */
-export function notTakenAfterText(scope: FailureScope, conversationId: string): NodeApiError {
+export function notTakenAfterText(
+	scope: FailureScope,
+	conversationId: string,
+	unknownEvents?: readonly string[],
+): NodeApiError {
 	return error(
 		scope,
 		`The stream broke off, and conversation ${conversationId} does not show this ask`,
 		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice). Run the item again.',
+		undefined,
+		unknownEvents,
 	);
 }
 

@@ -1,7 +1,12 @@
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart, type TextObjectRule } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
-import { answerTooLarge, NO_ANSWER_MESSAGE, StreamAnswerError } from './answerFailure';
+import {
+	answerTooLarge,
+	NO_ANSWER_MESSAGE,
+	StreamAnswerError,
+	unknownEventsNote,
+} from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
 import { KnownLayout } from './knownLayout';
@@ -253,12 +258,9 @@ export class StreamAnswer {
 			);
 		}
 		if (!this.end) {
-			const unknown = this.unknown.length
-				? `; it carried events this node does not know: ${this.unknown.join(', ')}`
-				: '';
 			throw new StreamAnswerError(
 				'incomplete',
-				`The stream ended before the answer was complete${unknown}`,
+				`The stream ended before the answer was complete${unknownEventsNote(this.unknown)}`,
 				undefined,
 				this.turnBegan,
 				undefined,

@@ -59,6 +59,21 @@ export function answerTooLarge(limitChars: number, turnBegan = false): StreamAns
 export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
 /**
+ * What an error says of the events a stream carried that this node does not know
+ * (docs/api.md#how-a-stream-ends): their names, never their data; nothing when there were none.
+ * `carrier` is what carried them, as the sentence names it.
+ */
+export function unknownEventsNote(names: readonly string[], carrier = 'it'): string {
+	return names.length
+		? `; ${carrier} carried events this node does not know: ${names.join(', ')}`
+		: '';
+}
+
+/** What to do about events this node does not know, in the description of the error naming them. */
+export const UNKNOWN_EVENTS_ADVICE =
+	'Update the package if a newer version is out, and report these event names to its issue tracker.';
+
+/**
  * Text that is no answer: empty, or only whitespace (docs/api.md#ask-answer). Looks no further
  * than the first character that is not a space, however long the text.
  */

@@ -50,6 +50,11 @@ export interface AttemptFailureFacts {
 	code?: string;
 	/** For an ask the service accepted: its answer may be in its conversation, lost this way. */
 	lost?: LostHow;
+	/**
+	 * The events the failed stream carried that this node does not know, by name: every error the
+	 * failure becomes names them (docs/api.md#how-a-stream-ends).
+	 */
+	unknownEvents?: readonly string[];
 }
 
 export class AttemptFailure extends Error {
@@ -61,6 +66,7 @@ export class AttemptFailure extends Error {
 	readonly status: number | undefined;
 	readonly code: string | undefined;
 	readonly lost: LostHow | undefined;
+	readonly unknownEvents: readonly string[];
 
 	constructor(facts: AttemptFailureFacts) {
 		super(facts.shown.message);
@@ -73,6 +79,7 @@ export class AttemptFailure extends Error {
 		this.status = facts.status;
 		this.code = facts.code;
 		this.lost = facts.lost;
+		this.unknownEvents = facts.unknownEvents ?? [];
 	}
 
 	/** The conversation the failed response named (a proxy may pass the service's header on). */
@@ -82,9 +89,9 @@ export class AttemptFailure extends Error {
 
 	/** The same failure with some facts changed: another text shown, a retry after all. */
 	with(changes: Partial<AttemptFailureFacts>): AttemptFailure {
-		const { shown, accepted, retry, busy, headers, status, code, lost } = this;
+		const { shown, accepted, retry, busy, headers, status, code, lost, unknownEvents } = this;
 		return new AttemptFailure({
-			...{ shown, accepted, retry, busy, headers, status, code, lost },
+			...{ shown, accepted, retry, busy, headers, status, code, lost, unknownEvents },
 			...changes,
 		});
 	}

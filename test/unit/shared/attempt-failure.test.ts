@@ -4,6 +4,7 @@
  * for each way a failure comes (docs/api.md#errors, #exactly-once).
  */
 import { streamFailure } from '../../../nodes/shared/askAttempt';
+import { acceptedNotShown, notTakenAfterText } from '../../../nodes/shared/recovery/recoveryErrors';
 import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
 import type { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
 import {
@@ -247,6 +248,31 @@ describe("the node's side of the wire", () => {
 			accepted: 'yes',
 			lost: 'empty',
 		});
+	});
+
+	test('a stream that closed after events this node does not know: the names travel with the failure, into every error that replaces it', () => {
+		const unknown = ['run_finished', 'TurnFinished'];
+		const incomplete = new StreamAnswerError(
+			'incomplete',
+			'The stream ended before the answer was complete; it carried events this node does not know: run_finished, TurnFinished',
+			undefined,
+			true,
+			undefined,
+			unknown,
+		);
+		const failure = streamFailure(scope, incomplete, {});
+		expect(failure.unknownEvents).toEqual(unknown);
+		expect(failure.with({ accepted: 'no' }).unknownEvents).toEqual(unknown);
+		// The conversation does not show the ask: the error that says so still names them.
+		const names = '; the stream carried events this node does not know: run_finished, TurnFinished';
+		for (const replaced of [
+			acceptedNotShown(scope, 'con_1', failure.unknownEvents),
+			notTakenAfterText(scope, 'con_1', failure.unknownEvents),
+		]) {
+			expect(replaced.message.endsWith(names)).toBe(true);
+			expect(replaced.description).toMatch(/report these event names/);
+		}
+		expect(acceptedNotShown(scope, 'con_1').message).not.toMatch(/carried events/);
 	});
 
 	test('a stop: never retried, with what the attempt knew of the ask', () => {
