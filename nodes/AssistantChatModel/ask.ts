@@ -5,6 +5,7 @@ import type { RequestSettings } from '../shared/parameters/requestOptions';
 import type { RunContext } from '../shared/runContext';
 import { askAssistant, type AskResult } from '../shared/askAssistant';
 import type { TextObjectRule } from '../shared/outputFormat/structuredText';
+import { isHeldAnswer } from './askPlan';
 
 /** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
 
@@ -26,13 +27,15 @@ function ofRun({ run }: AskSettings) {
 
 /**
  * The whole answer at once (not streamed): for tool calls, structured output and `generate`.
- * `textObject`: where a structured answer that came as text may have its object.
+ * `textObject`: where a structured answer that came as text may have its object; `heldAnswer`:
+ * the answer the history holds from the conversation (askPlan.ts).
  */
 export async function askWhole(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
 	textObject?: TextObjectRule,
+	heldAnswer?: string,
 ): Promise<AskResult> {
 	return await askAssistant(ctx, {
 		request,
@@ -41,7 +44,14 @@ export async function askWhole(
 		...ofRun(settings),
 		steps: STEPS,
 		textObject,
+		isHeldAnswer: heldAnswerCheck(heldAnswer),
 	});
+}
+
+function heldAnswerCheck(held: string | undefined) {
+	return held === undefined
+		? undefined
+		: (output: string | Record<string, unknown>) => isHeldAnswer(output, held);
 }
 
 /**
@@ -53,6 +63,7 @@ export async function* askStreamed(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
+	heldAnswer?: string,
 ): AsyncGenerator<string, AskResult> {
 	const pending: string[] = [];
 	let wake: (() => void) | undefined;
@@ -63,6 +74,7 @@ export async function* askStreamed(
 		...settings,
 		...ofRun(settings),
 		steps: STEPS,
+		isHeldAnswer: heldAnswerCheck(heldAnswer),
 		onText: (delta) => {
 			pending.push(delta);
 			wake?.();

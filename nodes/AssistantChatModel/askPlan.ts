@@ -1,8 +1,10 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
+import { normalized } from '../shared/recovery/turnReading';
 import { readMark, type ConversationMark } from './conversationMark';
 import type { ImagePolicy } from './chatImages';
 import { formatTranscript, toolNamesById, type Transcript } from './messages';
+import { ACTION_FINAL_ANSWER } from './toolEnvelope';
 
 /**
  * Which of the messages n8n hands over an ask sends, and to which conversation
@@ -24,6 +26,11 @@ export interface PlannedAsk extends Transcript {
 	conversationId?: string;
 	/** The fingerprint of the tool catalogue the conversation holds, when the marks say so. */
 	catalogue?: string;
+	/**
+	 * The text of the answer the history holds last from that conversation: the answer of its
+	 * last turn, which a later ask with the same message cannot be told from there (isHeldAnswer).
+	 */
+	heldAnswer?: string;
 }
 
 /** `images`: whether the messages' images go (chatImages.ts); without it, each is a note. */
@@ -47,6 +54,8 @@ export function planAsk(
 				...formatTranscript(fresh, toolNames, { continued: marked !== undefined, images }),
 			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
+			const heldAnswer = held >= 0 ? assistantText(messages[held]) : undefined;
+			if (heldAnswer) plan.heldAnswer = heldAnswer;
 			return plan;
 		}
 		// Nothing new (a history that ends with an answer): the conversation named by the option
@@ -75,6 +84,30 @@ function latestMark(messages: Message[]): (ConversationMark & { index: number })
 		}
 	}
 	return undefined;
+}
+
+/** An assistant message's text, its text parts joined; undefined for any other message. */
+function assistantText(message: Message): string | undefined {
+	if (message.role !== 'assistant') return undefined;
+	return message.content
+		.map((content) => (content.type === 'text' ? content.text : ''))
+		.join('')
+		.trim();
+}
+
+/**
+ * Whether an answer read from the conversation after a failure is the one the history holds
+ * (PlannedAsk's heldAnswer), as text, or as the tool envelope's final answer: then the
+ * conversation's last turn may be the earlier one, asked with the same message in an earlier
+ * execution (a chat memory's "yes" twice), and not this ask's (docs/api.md#recovery-after-a-failure).
+ */
+export function isHeldAnswer(output: string | Record<string, unknown>, held: string): boolean {
+	const answer =
+		typeof output === 'object' && output.action === ACTION_FINAL_ANSWER
+			? output.final_answer
+			: output;
+	const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+	return normalized(text) === normalized(held);
 }
 
 /** The last assistant message at or after `from` (or `from` itself when none is). */

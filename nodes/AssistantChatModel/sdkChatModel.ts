@@ -81,7 +81,11 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		const tools = boundToolsOf(this.tools, this.ctx.getNode(), this.parametersJsonSchema);
 		if (tools.length > 0) return await generateWithTools(this.toolCalling(), messages, tools);
 		const plan = await this.plan(messages);
-		const answer = await this.ask(askRequest(this.settings, plan.input, plan.conversationId));
+		const answer = await this.ask(
+			askRequest(this.settings, plan.input, plan.conversationId),
+			undefined,
+			plan.heldAnswer,
+		);
 		return textResult(
 			answerText(answer.output),
 			answer,
@@ -104,6 +108,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			this.ctx,
 			askRequest(this.settings, plan.input, plan.conversationId),
 			this.settings,
+			plan.heldAnswer,
 		);
 		let streamed = false;
 		let step = await answer.next();
@@ -130,7 +135,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			plan: async (messages) => await this.plan(messages),
 			// The tool envelope is the answer's text whole, never an object quoted inside prose: a
 			// web page's or a mail's JSON must not become a call of the agent's tools.
-			ask: async (request) => await this.ask(request, 'whole'),
+			ask: async (request, heldAnswer) => await this.ask(request, 'whole', heldAnswer),
 		};
 	}
 
@@ -149,8 +154,12 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		return plan;
 	}
 
-	private async ask(request: AskRequest, textObject?: TextObjectRule): Promise<AskResult> {
-		const answer = await askWhole(this.ctx, request, this.settings, textObject);
+	private async ask(
+		request: AskRequest,
+		textObject?: TextObjectRule,
+		heldAnswer?: string,
+	): Promise<AskResult> {
+		const answer = await askWhole(this.ctx, request, this.settings, textObject, heldAnswer);
 		this.noteFallback(answer);
 		return answer;
 	}

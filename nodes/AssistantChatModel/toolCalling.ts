@@ -38,7 +38,8 @@ export interface ToolCallingModel {
 	node: INode;
 	settings: AssistantModelSettings;
 	plan(messages: Message[]): Promise<PlannedAsk>;
-	ask(request: AskRequest): Promise<AskResult>;
+	/** `heldAnswer`: the answer the history holds from the conversation (askPlan.ts). */
+	ask(request: AskRequest, heldAnswer?: string): Promise<AskResult>;
 }
 
 /** The tools the agent bound, with their JSON Schema for the envelope; only function tools. */
@@ -93,7 +94,10 @@ export async function generateWithTools(
 			? plan.input
 			: withCatalogue(plan.input, toolInstructions(tools));
 	const structured = settings.outputFormat !== undefined;
-	let answer = await model.ask(askRequest(settings, input, plan.conversationId, tools));
+	let answer = await model.ask(
+		askRequest(settings, input, plan.conversationId, tools),
+		plan.heldAnswer,
+	);
 	const interpreted = (reply: AskResult) =>
 		interpret(
 			reply,

@@ -49,6 +49,11 @@ export interface AskCall {
 	textObject?: TextObjectRule;
 	/** The run's record of each conversation's last answered message (runContext.ts). */
 	turns?: AskedTurns;
+	/**
+	 * Whether an answer read from the conversation is the one the caller already holds from its
+	 * last turn (a chat history's): then that turn may be an earlier ask's with the same message.
+	 */
+	isHeldAnswer?: (output: string | Record<string, unknown>) => boolean;
 }
 
 export interface AskResult {
@@ -157,6 +162,7 @@ async function attemptOrRecover(
 			...turnOf(call),
 			repeatsLastTurn: (conversationId) =>
 				call.turns?.repeats(conversationId, call.request.input) === true,
+			isHeldAnswer: call.isHeldAnswer,
 			sentText: live.sent,
 		},
 		outcome.heard,

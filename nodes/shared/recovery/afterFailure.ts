@@ -40,6 +40,12 @@ export interface FailedAsk {
 	 * conversation cannot tell whether it took this one.
 	 */
 	repeatsLastTurn?: (conversationId: string) => boolean;
+	/**
+	 * Whether an answer the conversation shows is the one the caller holds from its last turn (a
+	 * chat history's, askAssistant.ts's AskCall): that turn may be an earlier execution's ask with
+	 * the same message, so the answer is not taken for this ask's.
+	 */
+	isHeldAnswer?: (output: string | Record<string, unknown>) => boolean;
 	/** Answer text already passed on to a streaming workflow (it must not be sent again). */
 	sentText: string;
 }
@@ -99,6 +105,11 @@ export async function recoverAfterFailure(
 	});
 	switch (recovery.kind) {
 		case 'answered':
+			// The conversation's last turn, asked with this message, holds the answer the caller
+			// already had: an earlier ask's, as far as anyone can tell. Neither taken nor sent again.
+			if (ask.isHeldAnswer?.(recovery.output)) {
+				throw repeatedTurn(scope, conversationId, failure.shown);
+			}
 			return { output: recovery.output, conversationId };
 		case 'not-taken':
 			// The errors that replace the failure name what it carried (its unknown events).

@@ -8,7 +8,7 @@ import {
 	markOfConversation,
 	readMark,
 } from '../../../nodes/AssistantChatModel/conversationMark';
-import { planAsk, type PlannedAsk } from '../../../nodes/AssistantChatModel/askPlan';
+import { isHeldAnswer, planAsk, type PlannedAsk } from '../../../nodes/AssistantChatModel/askPlan';
 import { formatTranscript } from '../../../nodes/AssistantChatModel/messages';
 import { readTranscript } from '../../../nodes/AssistantChatModel/transcript';
 import { assistant, system, toolCall, toolResult, user } from './sdk-messages';
@@ -16,9 +16,13 @@ import { assistant, system, toolCall, toolResult, user } from './sdk-messages';
 /** What the assistant reads: the messages of the transcript. */
 const entriesOf = (input: string) => readTranscript(input)?.entries;
 
-/** A plan with its input read back into its messages (nothing was left out of these). */
+/**
+ * A plan with its input read back into its messages (nothing was left out of these); the answer
+ * the history held is tested on its own.
+ */
 function read(plan: PlannedAsk) {
-	const { input, leftOut, ...rest } = plan;
+	const { input, leftOut, heldAnswer, ...rest } = plan;
+	expect(heldAnswer === undefined || typeof heldAnswer === 'string').toBe(true);
 	expect(leftOut).toEqual([]);
 	return { ...rest, messages: entriesOf(input) };
 }
@@ -243,6 +247,23 @@ describe('conversations are continued from the history', () => {
 			conversationId: conversation,
 			messages: [{ role: 'user', content: 'What is my name?' }],
 		});
+	});
+
+	test('the plan holds the answer the history has from the conversation; a recovered answer equal to it is that turn’s', () => {
+		const plan = planAsk([
+			user('yes'),
+			assistant('Done: I sent the mail to Bob.', markOfConversation(conversation, 1)),
+			user('yes'),
+		]);
+		expect(plan.heldAnswer).toBe('Done: I sent the mail to Bob.');
+		expect(isHeldAnswer('Done: I sent the mail to Bob.\n', plan.heldAnswer!)).toBe(true);
+		// As the tool envelope's final answer too; another answer is this ask's own.
+		const envelope = { action: 'final_answer', final_answer: 'Done: I sent the mail to Bob.' };
+		expect(isHeldAnswer(envelope, plan.heldAnswer!)).toBe(true);
+		expect(isHeldAnswer('Sent it again.', plan.heldAnswer!)).toBe(false);
+		expect(isHeldAnswer({ action: 'call_tool', final_answer: '' }, plan.heldAnswer!)).toBe(false);
+		// A new conversation holds no earlier answer.
+		expect(planAsk([user('yes')]).heldAnswer).toBeUndefined();
 	});
 
 	test('a history that matches no conversation of the node starts a new one with the transcript', () => {
