@@ -8,7 +8,13 @@ import {
 	unknownEventsNote,
 } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
-import { STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
+import {
+	BEFORE_TURN_EVENTS,
+	STREAM_EVENT_NAMES,
+	UNREAD_EVENTS,
+	toStreamEvents,
+	type StreamEvent,
+} from './events';
 import { KnownLayout } from './knownLayout';
 import { OutputToolCalls, sizeOf } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
@@ -64,7 +70,10 @@ export class StreamAnswer {
 	private exceeded: number | undefined;
 	/** One of the four above has come. */
 	private done = false;
-	/** A part, a snapshot or a tool event has come: the turn had begun (text is hasText's). */
+	/**
+	 * An event other than the run's status and the stream's ends has come (a part, a snapshot, a
+	 * tool event, the request's echo, an unknown one): the turn had begun (text is hasText's).
+	 */
 	private began = false;
 
 	/** The most text the answer and its steps may hold (docs/api.md#memory-bounds). */
@@ -107,7 +116,10 @@ export class StreamAnswer {
 		return this.assembler.hasText;
 	}
 
-	/** Whether the assistant's turn had visibly begun: text, a part or a tool event came. */
+	/**
+	 * Whether the assistant's turn had visibly begun: text, or any event but the run's status and
+	 * the stream's ends came (`began`).
+	 */
 	private get turnBegan(): boolean {
 		return this.began || this.hasText;
 	}
@@ -120,6 +132,9 @@ export class StreamAnswer {
 	/** Returns false once the stream is finished. */
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
+		if (!BEFORE_TURN_EVENTS.has(message.event)) this.began = true;
+		// An event whose data is not read, told by name alone (decode.ts): nothing more to read.
+		if (UNREAD_EVENTS.has(message.event)) return true;
 		const collector = this.collector;
 		for (const event of toStreamEvents(message, collector !== undefined, this.layout)) {
 			switch (event.type) {

@@ -47,11 +47,14 @@ export class EventNames {
 
 	/**
 	 * `known`: passed on as these very strings, a name compared as bytes, not decoded anew.
-	 * `unread`: their data is skipped as it arrives, never held, and they are not passed on.
+	 * `unread`: their data is skipped as it arrives, never held; with `tellUnread`, each such event
+	 * (the request echo's too) is passed on by the name it was first given and no data, so that the
+	 * reader knows it came; otherwise it is not passed on.
 	 */
 	constructor(
 		known: readonly string[],
 		readonly unread: ReadonlySet<string>,
+		readonly tellUnread = false,
 	) {
 		for (const name of known) {
 			const bytes = Buffer.from(name, 'utf8');
@@ -93,9 +96,9 @@ const EVENT_FIRST = 0x65; // e
  * pass, line ends found by byte search (a UTF-8 character never holds a line end's byte), and
  * decodes only what it passes on: no line or event grows past `limitBytes` (a SseLimitError, as
  * the bytes arrive), and the data lines of the events `names` calls unread (the reader reads
- * nothing of them) and of the request echo are skipped as they arrive, never held, and those
- * events are not passed on. The test suite holds it to eventsource-parser's reading of the same
- * streams.
+ * nothing of them) and of the request echo are skipped as they arrive, never held: those events
+ * are passed on by name alone, with no data, when `names` asks for it (tellUnread), and not at
+ * all otherwise. The test suite holds it to eventsource-parser's reading of the same streams.
  */
 export function createSseDecoder(
 	onMessage: (message: SseMessage) => void,
@@ -122,8 +125,10 @@ class EventStreamDecoder implements SseDecoder {
 	private data = '';
 	private dataLines = 0;
 	private eventBytes = 0;
-	/** The event is the request echo, or one the reader does not read: none of it is passed on. */
+	/** The event is the request echo, or one the reader does not read: none of its data goes on. */
 	private unread = false;
+	/** The name that made the event unread: the one it is told by (EventNames' tellUnread). */
+	private unreadName = '';
 	/** The known name found last: a stream's events mostly repeat it. */
 	private lastName: KnownName | undefined;
 
@@ -200,6 +205,7 @@ class EventStreamDecoder implements SseDecoder {
 	private lineEnds(bytes: Buffer, from: number, to: number): void {
 		if (this.skipping) {
 			this.skipping = false;
+			this.dataLines += 1;
 			return;
 		}
 		let line = bytes;
@@ -223,8 +229,11 @@ class EventStreamDecoder implements SseDecoder {
 		}
 		const first = line[start];
 		const isData = first === DATA_FIELD[0] && isField(line, start, end, 'data');
-		// Unread data is skipped unmeasured: nothing of it is held.
-		if (isData && this.unread) return;
+		// Unread data is skipped unmeasured: nothing of it is held, only counted.
+		if (isData && this.unread) {
+			this.dataLines += 1;
+			return;
+		}
 		this.checkBounds(end - start);
 		this.eventBytes += end - start + 1;
 		if (isData) {
@@ -235,7 +244,10 @@ class EventStreamDecoder implements SseDecoder {
 			this.name = this.nameAt(line, valueStart(line, start + 5, end), end);
 			// Once named so, an event stays unread to its end, whatever it is renamed: the echo's
 			// data never goes on.
-			if (this.name === DISCARDED_EVENT || this.names.unread.has(this.name)) this.unread = true;
+			if (!this.unread && (this.name === DISCARDED_EVENT || this.names.unread.has(this.name))) {
+				this.unread = true;
+				this.unreadName = this.name;
+			}
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
 	}
@@ -260,13 +272,17 @@ class EventStreamDecoder implements SseDecoder {
 
 	/** A blank line (or the body's end): the event is passed on if it has data. */
 	private dispatch(): void {
-		const { name, data, dataLines, unread } = this;
+		const { name, data, dataLines, unread, unreadName } = this;
 		this.name = '';
 		this.data = '';
 		this.dataLines = 0;
 		this.eventBytes = 0;
 		this.unread = false;
-		if (dataLines === 0 || unread) return;
+		if (dataLines === 0) return;
+		if (unread) {
+			if (this.names.tellUnread) this.onMessage({ event: unreadName, data: '' });
+			return;
+		}
 		if (this.ended && !isWholeJson(data)) return;
 		this.onMessage({ event: name || 'message', data });
 	}

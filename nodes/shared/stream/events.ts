@@ -93,8 +93,29 @@ export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
 	'FrontendModelRequest',
 ]);
 
-/** What the decoder is told of the names: the events known, those not read (decode.ts). */
-export const STREAM_EVENT_NAMES = new EventNames(KNOWN_STREAM_EVENTS, UNREAD_EVENTS);
+/**
+ * What the decoder is told of the names: the events known, those not read (decode.ts), which it
+ * tells by name alone: whether the turn had begun when a run failed depends on them (answer.ts).
+ */
+export const STREAM_EVENT_NAMES = new EventNames(KNOWN_STREAM_EVENTS, UNREAD_EVENTS, true);
+
+/**
+ * The events that say nothing of the assistant's turn: the run's own status, and the ends and
+ * errors that close a stream. Any other event, the request's echo (the model was asked) among
+ * them, a part, a tool event or one this node does not know, says the turn had begun
+ * (docs/api.md#full-session-pool).
+ */
+export const BEFORE_TURN_EVENTS: ReadonlySet<string> = new Set([
+	'AgentRuntimeStreamChunk',
+	'completed',
+	'failed',
+	'End',
+	'Error',
+	'SSEErrorEvent',
+	'error',
+	// A flat event's name is in its data: its typed events say whether the turn began.
+	'message',
+]);
 
 /** Events that carry nothing the node reads. */
 const SILENT_EVENTS: ReadonlySet<string> = new Set([
