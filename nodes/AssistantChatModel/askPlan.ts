@@ -27,8 +27,9 @@ export interface PlannedAsk extends Transcript {
 	/** The fingerprint of the tool catalogue the conversation holds, when the marks say so. */
 	catalogue?: string;
 	/**
-	 * The text of the answer the history holds last from that conversation: the answer of its
-	 * last turn, which a later ask with the same message cannot be told from there (isHeldAnswer).
+	 * When the ask's messages repeat those the history's last answer from that conversation
+	 * answered (a chat memory's "yes" twice): that answer's text. The conversation cannot tell
+	 * the earlier turn from this ask's (isHeldAnswer).
 	 */
 	heldAnswer?: string;
 }
@@ -54,7 +55,7 @@ export function planAsk(
 				...formatTranscript(fresh, toolNames, { continued: marked !== undefined, images }),
 			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
-			const heldAnswer = held >= 0 ? assistantText(messages[held]) : undefined;
+			const heldAnswer = repeatedAnswer(messages, held, fresh);
 			if (heldAnswer) plan.heldAnswer = heldAnswer;
 			return plan;
 		}
@@ -86,10 +87,21 @@ function latestMark(messages: Message[]): (ConversationMark & { index: number })
 	return undefined;
 }
 
-/** An assistant message's text, its text parts joined; undefined for any other message. */
-function assistantText(message: Message): string | undefined {
-	if (message.role !== 'assistant') return undefined;
-	return message.content
+/**
+ * The text of the assistant message at `held`, when the messages it answered (those after the
+ * assistant message before it) are the very messages this ask sends (`fresh`): the same roles and
+ * contents. Undefined otherwise: a turn with other messages cannot be taken for this ask's.
+ */
+function repeatedAnswer(messages: Message[], held: number, fresh: Message[]): string | undefined {
+	const answer = messages[held];
+	if (answer?.role !== 'assistant') return undefined;
+	let from = held - 1;
+	while (from >= 0 && messages[from].role !== 'assistant') from--;
+	const answered = messages.slice(from + 1, held);
+	if (answered.length !== fresh.length) return undefined;
+	const said = (message: Message) => JSON.stringify([message.role, message.content]);
+	if (answered.some((message, index) => said(message) !== said(fresh[index]))) return undefined;
+	return answer.content
 		.map((content) => (content.type === 'text' ? content.text : ''))
 		.join('')
 		.trim();

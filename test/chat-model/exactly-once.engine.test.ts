@@ -157,69 +157,101 @@ describe('an ask that repeats the conversation’s last message (docs/api.md#rec
 });
 
 describe('a later execution whose message repeats the conversation’s last one (a chat memory)', () => {
-	test.each(['invoke', 'stream', 'agent'] as const)(
-		'%s: the ask failing at a proxy, the earlier execution’s answer is not taken for it',
-		async (scenario) => {
-			const conversation = 'con_RepeatedYes00001';
-			const earlierAnswerText = 'Done: I sent the mail to Bob.';
-			const inputs: string[] = [];
-			const server = http.createServer((request, response) => {
-				let body = '';
-				request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-				request.on('end', () => {
-					if (request.url === '/assistant/ask') {
-						inputs.push(String((JSON.parse(body) as IDataObject).input));
-						response.writeHead(502, { 'content-type': 'text/html' });
-						response.end('<html><body>Bad gateway</body></html>');
-						return;
-					}
-					// The earlier execution's turn: the very same message ("yes"), and its answer. With
-					// tools the answer is the envelope's final answer, as the agent's memory kept it.
-					const answer =
-						scenario === 'agent'
-							? JSON.stringify({
-									action: 'final_answer',
-									final_answer: earlierAnswerText,
-									tool_name: '',
-									tool_arguments_json: '',
-								})
-							: earlierAnswerText;
-					const messages = [
-						{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: inputs[0] }] },
-						{ kind: 'response', parts: [{ part_kind: 'text', content: answer }] },
-					];
-					response.writeHead(200, { 'content-type': 'application/json' });
-					response.end(JSON.stringify({ state: 'idle', messages }));
-				});
+	const conversation = 'con_RepeatedYes00001';
+	const earlierAnswerText = 'Done: I sent the mail to Bob.';
+	/** The chat memory: two earlier turns, the last answered `earlierAnswerText`; then `message`. */
+	const history = (lastMessage: string, message: string): ScriptMessage[] => [
+		{ role: 'user', content: 'Draft a mail to Bob' },
+		{
+			role: 'assistant',
+			content: 'Drafted. Shall I send it?',
+			id: `assistant-conversation:${conversation}:1`,
+		},
+		{ role: 'user', content: lastMessage },
+		{
+			role: 'assistant',
+			content: earlierAnswerText,
+			id: `assistant-conversation:${conversation}:3`,
+		},
+		{ role: 'user', content: message },
+	];
+
+	/**
+	 * The scenario's run against a server whose ask meets a proxy's 502, and whose conversation
+	 * ends with a turn of this ask's very input answered `earlierAnswerText` (with tools, in the
+	 * envelope's final answer): the earlier turn's, or this ask's own with the same answer.
+	 */
+	async function runWithConversationShowing(scenario: Scenario, messages: ScriptMessage[]) {
+		const inputs: string[] = [];
+		const server = http.createServer((request, response) => {
+			let body = '';
+			request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+			request.on('end', () => {
+				if (request.url === '/assistant/ask') {
+					inputs.push(String((JSON.parse(body) as IDataObject).input));
+					response.writeHead(502, { 'content-type': 'text/html' });
+					response.end('<html><body>Bad gateway</body></html>');
+					return;
+				}
+				const answer =
+					scenario === 'agent'
+						? JSON.stringify({
+								action: 'final_answer',
+								final_answer: earlierAnswerText,
+								tool_name: '',
+								tool_arguments_json: '',
+							})
+						: earlierAnswerText;
+				const turns = [
+					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: inputs[0] }] },
+					{ kind: 'response', parts: [{ part_kind: 'text', content: answer }] },
+				];
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ state: 'idle', messages: turns }));
 			});
-			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-			const { port } = server.address() as AddressInfo;
-			try {
-				const run = await runChatModel(
-					await assistantPackage(),
-					scenario,
-					[
-						{ role: 'user', content: 'yes' },
-						{
-							role: 'assistant',
-							content: earlierAnswerText,
-							id: `assistant-conversation:${conversation}:1`,
-						},
-						{ role: 'user', content: 'yes' },
-					],
-					{},
-					{ credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)] },
-				);
-				// Sent once (a 502 may have come after the service took it), and not answered with
-				// the earlier execution's answer: the user's second "yes" may never have reached it.
-				expect(inputs).toHaveLength(1);
-				expect(run.error()?.message).toBe(
-					`The assistant service failed (HTTP 502): Bad gateway; conversation ${conversation} cannot tell whether it took this ask`,
-				);
-				expect(run.error()?.description).toMatch(/not sent again/);
-			} finally {
-				await new Promise<void>((resolve) => server.close(() => resolve()));
-			}
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		try {
+			const run = await runChatModel(
+				await assistantPackage(),
+				scenario,
+				messages,
+				{},
+				{
+					credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
+				},
+			);
+			return { run, inputs };
+		} finally {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		}
+	}
+
+	test.each(['invoke', 'stream', 'agent'] as const)(
+		'%s: the same message as the last turn’s, its ask failing at a proxy: the earlier execution’s answer is not taken for it',
+		async (scenario) => {
+			const { run, inputs } = await runWithConversationShowing(scenario, history('yes', 'yes'));
+			// Sent once (a 502 may have come after the service took it), and not answered with
+			// the earlier execution's answer: the user's second "yes" may never have reached it.
+			expect(inputs).toHaveLength(1);
+			expect(run.error()?.message).toBe(
+				`The assistant service failed (HTTP 502): Bad gateway; conversation ${conversation} cannot tell whether it took this ask`,
+			);
+			expect(run.error()?.description).toMatch(/not sent again/);
+		},
+	);
+
+	test.each(['invoke', 'stream'] as const)(
+		'%s: another message answered as the last turn was: the conversation’s answer is this ask’s, taken',
+		async (scenario) => {
+			const { run, inputs } = await runWithConversationShowing(
+				scenario,
+				history('Send it', 'And send it to Ada too'),
+			);
+			expect(inputs).toHaveLength(1);
+			expect(run.error()).toBeUndefined();
+			expect((run.outputs('Consumer')[0].json as ConsumerOutput).text).toBe(earlierAnswerText);
 		},
 	);
 });

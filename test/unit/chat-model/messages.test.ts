@@ -249,7 +249,7 @@ describe('conversations are continued from the history', () => {
 		});
 	});
 
-	test('the plan holds the answer the history has from the conversation; a recovered answer equal to it is that turn’s', () => {
+	test('a message that repeats the one the history’s last answer answered: the plan holds that answer, and a recovered answer equal to it may be that turn’s', () => {
 		const plan = planAsk([
 			user('yes'),
 			assistant('Done: I sent the mail to Bob.', markOfConversation(conversation, 1)),
@@ -262,8 +262,15 @@ describe('conversations are continued from the history', () => {
 		expect(isHeldAnswer(envelope, plan.heldAnswer!)).toBe(true);
 		expect(isHeldAnswer('Sent it again.', plan.heldAnswer!)).toBe(false);
 		expect(isHeldAnswer({ action: 'call_tool', final_answer: '' }, plan.heldAnswer!)).toBe(false);
-		// A new conversation holds no earlier answer.
+		// A new conversation holds no earlier answer; another message than the one the last answer
+		// answered cannot be taken for it.
 		expect(planAsk([user('yes')]).heldAnswer).toBeUndefined();
+		const another = planAsk([
+			user('yes'),
+			assistant('Done: I sent the mail to Bob.', markOfConversation(conversation, 1)),
+			user('And to Ada'),
+		]);
+		expect(another.heldAnswer).toBeUndefined();
 	});
 
 	test('a history that matches no conversation of the node starts a new one with the transcript', () => {
