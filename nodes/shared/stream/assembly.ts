@@ -169,8 +169,13 @@ export class AnswerAssembler {
 
 	private snapshot(text: string, kinds: string[]): void {
 		// A snapshot tells by itself whether it is of a new message. After a tool round the next
-		// response is due: one that does not tell the message's parts is of it.
-		const nextResponse = this.toolRoundSince && !this.tellsParts(kinds);
+		// response is due: a snapshot is of the message before the round when it tells its text
+		// (both have some), or else its parts; otherwise it is of the next response.
+		const nextResponse =
+			this.toolRoundSince &&
+			!(this.messageLength > 0 && text.length > 0
+				? this.continuesMessage(text)
+				: this.tellsParts(kinds));
 		this.toolRoundSince = false;
 		const shrank =
 			kinds.length > 0 &&
