@@ -186,6 +186,9 @@ export function turnEvents2026(
 		const before = d.chance(0.25) ? leadingSnapshot(d, parts) : undefined;
 		if (before) events.push(before);
 		events.push(...shapeResponse(d, told, zmid, startlessAfterRound || m === 0));
+		// The response told again whole once its tool round ran (a snapshot "may come once when the
+		// message is complete", field notes): nothing of it counts twice.
+		if (m < turn.messages.length - 1 && d.chance(0.2)) events.push(wholeSnapshot(d, parts));
 		events.push(runtimeChunk('persisted', { message_id: zmid, runner_id: 'r-1' }));
 		if (m < turn.messages.length - 1) {
 			events.push(runtimeChunk('persisted', { message_id: `tool${m}`, runner_id: 'r-1' }), echo(d));
@@ -209,6 +212,28 @@ function leadingSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent | undefined
 		told[told.length - 1].content = pieces.slice(0, d.int(0, pieces.length)).join('');
 	}
 	return event('FrontendModelResponse', { parts: told });
+}
+
+/**
+ * A response told whole by a snapshot: every part, its tool calls too; or, when it wrote text,
+ * maybe its text and thinking alone (its text tells which message it is; without text, a
+ * snapshot of thinking alone could as well be the next response's).
+ */
+function wholeSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent {
+	const wroteText = parts.some((part) => part.kind === 'text' && part.pieces.join('') !== '');
+	const told = wroteText && d.chance(0.5) ? parts.filter((part) => !part.tool) : parts;
+	return event('FrontendModelResponse', {
+		parts: told.map((part) =>
+			part.tool
+				? {
+						part_kind: part.tool.partKind,
+						tool_name: part.tool.name,
+						args: part.tool.args,
+						tool_call_id: part.tool.id,
+					}
+				: { part_kind: part.kind, content: part.pieces.join('') },
+		),
+	});
 }
 
 /** The arguments of pydantic-ai's output tool, grown through `args_delta`: the object. */
