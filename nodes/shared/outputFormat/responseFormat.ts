@@ -45,7 +45,7 @@ export function responseFormatProperties(show?: IDisplayOptions['show']): INodeP
 			type: 'json',
 			default: '',
 			placeholder: '{"summary": "One sentence", "sentiment": "positive", "topics": ["release"]}',
-			hint: 'Every field is required in the answer; text, numbers, true/false, lists (one example element) and objects. The derived schema is shown after the run.',
+			hint: 'Every field is required in the answer (in a list of objects, those every element has); text, numbers, true/false, lists (one example element) and objects. The derived schema is shown after the run.',
 			description: 'An example of the object to return: the answer has the same fields and types',
 			typeOptions: { rows: 6 },
 			displayOptions: { show: { ...show, responseFormat: ['jsonExample'] } },

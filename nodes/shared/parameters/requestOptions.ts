@@ -57,7 +57,7 @@ export const retriesOption: INodeProperties = {
 	default: DEFAULT_RETRIES,
 	typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
 	description:
-		"How many times this node tries a request again after a network error, a busy conversation (409), rate limiting (429) or a server error (5xx), with growing pauses; other errors are never retried. An ask the assistant may already have accepted is not sent again: its answer is read from its conversation. n8n's own Retry On Fail (node settings) reruns the whole node on top of these, so the attempts multiply: use one or the other.",
+		"How many times this node tries a request again after a network error, a timeout (408), a busy conversation (409), rate limiting (429), a server error (5xx) or a full session pool, with growing pauses; other errors are never retried. An ask the assistant may already have accepted is not sent again: its answer is read from its conversation. n8n's own Retry On Fail (node settings) reruns the whole node on top of these, so the attempts multiply: use one or the other.",
 };
 
 export interface RequestSettings {

@@ -40,7 +40,7 @@ module.exports = [
 		name: 'workflows: the examples import and find the credential by name',
 		run: async (env) => {
 			const names = Object.keys(env.examples);
-			assert.ok(names.length >= 10, `expected the 10 examples, found ${names.join(', ')}`);
+			assert.ok(names.length >= 13, `expected the 13 examples, found ${names.join(', ')}`);
 			// Every type of this package, as n8n names it when installed (the examples' types).
 			const ours = Object.keys(CUSTOM_TYPES);
 			const saved = await env.workflows();
