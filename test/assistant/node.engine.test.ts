@@ -642,6 +642,37 @@ describe('every item yields one output item, and the token appears nowhere', () 
 		expectNoToken(run.data);
 	});
 
+	test('Continue (using error output): failed items go to the error output, answers to the success output, each paired', async () => {
+		const run = await assistant.run(
+			{ input: '={{ $json.q }}', options: { retries: 0 } },
+			{
+				items: [{ q: 'good' }, { q: '' }, { q: 'bad #fault=500' }, { q: 'fine' }],
+				node: { onError: 'continueErrorOutput' },
+			},
+		);
+		expect(run.error()).toBeUndefined();
+		const [success, failed] = run.data.data.resultData.runData.Ask[0].data?.main ?? [];
+		expect((success ?? []).map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 3 }]);
+		expect((failed ?? []).map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+		expect((failed ?? []).map((item) => item.json.error)).toEqual([
+			'Input is empty',
+			expect.stringMatching(/HTTP 500/),
+		]);
+		expectNoToken(run.data);
+	});
+
+	test('a Concurrency out of range under Continue On Fail: an error item for every item, none sent', async () => {
+		const run = await assistant.run(
+			{ input: '={{ $json.q }}', options: { concurrency: 0 } },
+			{ items: [{ q: 'a' }, { q: 'b' }], node: { onError: 'continueRegularOutput' } },
+		);
+		expect(run.error()).toBeUndefined();
+		const outputs = run.outputs('Ask');
+		expect(outputs.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		for (const item of outputs) expect(String(item.json.error)).toMatch(/Concurrency/);
+		expect(assistant.askRequests()).toHaveLength(0);
+	});
+
 	test('without Continue On Fail the error names the failing item', async () => {
 		const run = await assistant.run(
 			{ input: '={{ $json.q }}', options: { retries: 0 } },

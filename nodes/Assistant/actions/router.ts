@@ -58,16 +58,25 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (caught) {
 			const error = withItemIndex(this, caught, itemIndex);
 			if (!this.continueOnFail()) throw error;
-			return [{ json: errorJson(error), pairedItem: { item: itemIndex } }];
+			return [errorItem(this, error, itemIndex)];
 		}
 	};
 
 	try {
+		let concurrency: number;
+		try {
+			concurrency = chosen.concurrency?.(run) ?? 1;
+		} catch (caught) {
+			// A bad Concurrency is every item's failure (it is read for the run, from the first).
+			const error = withItemIndex(this, caught, 0);
+			if (!this.continueOnFail()) throw error;
+			return [items.map((_, itemIndex) => errorItem(this, error, itemIndex))];
+		}
 		const perItem = await runItems(
 			this,
 			items.length,
 			{
-				concurrency: chosen.concurrency?.(run) ?? 1,
+				concurrency,
 				paced: chosen.paced === true,
 				conversationOf: (itemIndex) => chosen.conversationOf?.(run, itemIndex),
 			},
@@ -77,6 +86,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	} finally {
 		releaseWatch();
 	}
+}
+
+/**
+ * A failed item under Continue On Fail: its error's words, advice and status in `json`. With On
+ * Error > Continue (using error output), also the error itself on the item: that is what sends it
+ * down the error output (n8n then makes its json `{ error: message }`, the error beside it).
+ */
+function errorItem(
+	ctx: IExecuteFunctions,
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+): INodeExecutionData {
+	const item: INodeExecutionData = { json: errorJson(error), pairedItem: { item: itemIndex } };
+	if (ctx.getNode().onError === 'continueErrorOutput') item.error = error;
+	return item;
 }
 
 function withItemIndex(
