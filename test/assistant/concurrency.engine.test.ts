@@ -145,4 +145,19 @@ describe('concurrency: failures and cancellation keep the item accounting', () =
 		expect(run.error()?.message).toMatch(/Concurrency must be a whole number from 1 to 20/);
 		expect(assistant.emulator.stats.requests).toHaveLength(0);
 	});
+
+	test('a concurrency given as text by an expression (a webhook’s, a form’s) is read as its number', async () => {
+		const run = await assistant.run(
+			{ operation: 'ask', input: '={{ $json.q }}', options: { concurrency: '={{ "3" }}' } },
+			{ items: [{ q: 'a' }, { q: 'b' }] },
+		);
+		expect(run.error()).toBeUndefined();
+		expect(run.outputs('Ask')).toHaveLength(2);
+		const refused = await assistant.run({
+			operation: 'ask',
+			input: 'x',
+			options: { concurrency: '={{ "3 items" }}' },
+		});
+		expect(refused.error()?.message).toMatch(/Concurrency must be a whole number/);
+	});
 });

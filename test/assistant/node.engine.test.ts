@@ -510,6 +510,16 @@ describe('bad input fails before any request, naming the parameter (docs/api.md#
 			/Persona ID "my persona" is not valid/,
 		],
 		[
+			'conversation id with spaces, from an expression',
+			{ input: 'x', conversationId: '={{ "con abc def" }}' },
+			/^Conversation ID "con abc def" is not valid: IDs have no spaces or line breaks/,
+		],
+		[
+			'two conversation ids joined by a line break',
+			{ input: 'x', conversationId: '={{ "con_AAAAAAAAAAAAAAAA\\ncon_BBBBBBBBBBBBBBBB" }}' },
+			/is not valid: IDs have no spaces or line breaks/,
+		],
+		[
 			'model locator not text',
 			{ input: 'x', model: { __rl: true, mode: 'id', value: 42 } },
 			/Model must be an ID/,

@@ -368,8 +368,25 @@ describe('what the agent is told about the tool', () => {
 		]);
 	});
 
-	test('a made-up conversation ID (HTTP 404) is answered in words the agent can act on', async () => {
+	test('a made-up conversation ID with spaces is refused before any request, in words the agent can act on', async () => {
 		const invented = 'Conversation_ID of Ask the assistant';
+		const { run, agent } = await callTool(
+			[{ args: { question: QUESTION, conversationId: invented } }],
+			{},
+			toolNode({ operation: 'ask' }),
+		);
+		expect(run.error()).toBeUndefined();
+		const [{ error }] = JSON.parse(agent.steps[0].observation as string) as Array<{
+			error: string;
+		}>;
+		expect(error).toBe(
+			`Conversation ID "${invented}" is not valid: IDs have no spaces or line breaks. Leave it empty to start a new conversation, or pass the conversation_id of an earlier answer`,
+		);
+		expect(assistant.emulator.stats.requests).toHaveLength(0);
+	});
+
+	test('a made-up conversation ID (HTTP 404) is answered in words the agent can act on', async () => {
+		const invented = 'Conversation_ID_of_Ask_the_assistant';
 		const { run, agent } = await callTool(
 			[{ args: { question: QUESTION, conversationId: invented } }],
 			{},

@@ -157,11 +157,13 @@ function readAnswerLimit(
 /** Options > Concurrency: one value for the whole run, read from the first item. */
 export function readConcurrency(ctx: ParameterContext): number {
 	const value = ctx.getNodeParameter('options.concurrency', 0, 1);
+	// Numbers from an expression may come as text (a webhook's, a form's), as for the other options.
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (
-		typeof value !== 'number' ||
-		!Number.isInteger(value) ||
-		value < 1 ||
-		value > MAX_CONCURRENCY
+		typeof number !== 'number' ||
+		!Number.isInteger(number) ||
+		number < 1 ||
+		number > MAX_CONCURRENCY
 	) {
 		throw invalidParameter(
 			ctx,
@@ -170,7 +172,7 @@ export function readConcurrency(ctx: ParameterContext): number {
 			'Set Options > Concurrency; 1 asks one item at a time.',
 		);
 	}
-	return value;
+	return number;
 }
 
 function readSwitch(

@@ -122,6 +122,16 @@ export function readConversationId(ctx: ParameterContext, itemIndex: number): st
 		);
 	}
 	const id = String(value).trim();
+	if (/\s/.test(id)) {
+		// No conversation id holds white space: this is text, or several ids run together. The
+		// message says what to do: an AI Agent calling the tool reads only the message.
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`Conversation ID ${describeValue(id.length > 80 ? `${id.slice(0, 80)}…` : id)} is not valid: IDs have no spaces or line breaks. Leave it empty to start a new conversation, or pass the conversation_id of an earlier answer`,
+			'Use one conversation_id of an earlier answer, e.g. {{ $json.conversation_id }}.',
+		);
+	}
 	return id === '' ? undefined : id;
 }
 
