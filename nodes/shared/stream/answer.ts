@@ -298,6 +298,16 @@ export class StreamAnswer {
 	 * text's, else the whole text's (docs/api.md#structured-output-in-a-stream).
 	 */
 	private output(endOutput: string | Record<string, unknown> | undefined) {
+		const other = this.end?.otherOutput;
+		if (this.options.structured && endOutput === undefined && other !== undefined) {
+			// End gave the answer, and it is no object: as the same answer sent as JSON fails.
+			throw new StreamAnswerError(
+				'not-an-object',
+				`The assistant did not return an object for the JSON Schema: received ${other}`,
+				undefined,
+				this.turnBegan,
+			);
+		}
 		const text = this.assembler.text();
 		const toolObject = this.outputTool?.object(this.assembler.messageNumber);
 		// The answer's text is not joined into one string to be looked at (it may be long).

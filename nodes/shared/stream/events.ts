@@ -49,7 +49,13 @@ export type StreamEvent =
 	 */
 	| { type: 'toolRound' }
 	/** `End`, or the 2026 stream's `completed` with `status` `succeeded`. */
-	| { type: 'end'; output?: string | Record<string, unknown>; conversationId?: string }
+	| {
+			type: 'end';
+			output?: string | Record<string, unknown>;
+			/** An `output` that is neither text nor an object (a list, a number): what it was. */
+			otherOutput?: string;
+			conversationId?: string;
+	  }
 	| { type: 'error'; message: string }
 	/**
 	 * The 2026 stream's `failed`, or `completed` with another status: the service accepted the
@@ -284,6 +290,8 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 			(isObject(output) || (typeof output === 'string' && !isBlank(output)))
 		) {
 			end.output = output;
+		} else if (Array.isArray(output) || typeof output === 'number' || typeof output === 'boolean') {
+			end.otherOutput ??= Array.isArray(output) ? 'array' : typeof output;
 		}
 		if (end.conversationId === undefined && typeof conversationId === 'string' && conversationId) {
 			end.conversationId = conversationId;

@@ -627,6 +627,20 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 			delta: { part_delta_kind: 'tool_call', args_delta: args, tool_call_id: 'call_1' },
 		});
 
+	it.each([
+		['a list', [1, 2], 'array'],
+		['a number', 3, 'number'],
+	])(
+		'is not End’s output when that is %s: the item fails saying so, as the same answer sent as JSON does',
+		(_name, output, received) => {
+			const failure = failureOf([sse('End', { output }), COMPLETED], true);
+			expect(failure.failure).toBe('not-an-object');
+			expect(failure.message).toBe(
+				`The assistant did not return an object for the JSON Schema: received ${received}`,
+			);
+		},
+	);
+
 	it("is the output tool's arguments, grown through args_delta", () => {
 		const events = [
 			toolStart('final_result', ''),
