@@ -42,7 +42,9 @@ export function imageOfFile(file: ContentFile, name: string | undefined): ImageO
 		reason:
 			written.problem === 'too-large'
 				? `it is larger than ${MAX_IMAGE_IN_WORDS}, the most sent per image`
-				: `only ${IMAGE_TYPES_IN_WORDS} images can be sent`,
+				: written.labelOnly
+					? `it is labelled ${written.mediaType}, but its content is not an image`
+					: `only ${IMAGE_TYPES_IN_WORDS} images can be sent`,
 	};
 }
 

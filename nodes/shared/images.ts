@@ -41,13 +41,19 @@ export function imageMediaType(bytes: Uint8Array, declared: string | undefined):
 	return sniffImageType(bytes) ?? (declared ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** An image as the ask takes it (its Markdown), or what keeps it out. */
+/**
+ * An image as the ask takes it (its Markdown), or what keeps it out; `labelOnly`: its media type
+ * says it is an image, and its bytes are not one.
+ */
 export type WrittenImage =
-	{ markdown: string } | { problem: 'too-large' | 'not-an-image'; mediaType: string };
+	| { markdown: string }
+	| { problem: 'too-large' | 'not-an-image'; mediaType: string; labelOnly?: true };
 
 /**
  * An image's bytes checked as both nodes send images (at most MAX_IMAGE_BYTES, one of
- * IMAGE_MEDIA_TYPES) and written as Markdown; each node words the problem its own way.
+ * IMAGE_MEDIA_TYPES by its bytes: every such file begins with its signature, so a label alone
+ * lets through only what is no image) and written as Markdown; each node words the problem its
+ * own way.
  */
 export function writeImage(
 	bytes: Uint8Array,
@@ -56,7 +62,11 @@ export function writeImage(
 ): WrittenImage {
 	const mediaType = imageMediaType(bytes, declared);
 	if (bytes.length > MAX_IMAGE_BYTES) return { problem: 'too-large', mediaType };
-	if (!IMAGE_MEDIA_TYPES.includes(mediaType)) return { problem: 'not-an-image', mediaType };
+	if (sniffImageType(bytes) === undefined) {
+		return IMAGE_MEDIA_TYPES.includes(mediaType)
+			? { problem: 'not-an-image', mediaType, labelOnly: true }
+			: { problem: 'not-an-image', mediaType };
+	}
 	return { markdown: imageMarkdown(name, mediaType, Buffer.from(bytes).toString('base64')) };
 }
 

@@ -4,6 +4,7 @@ import {
 	imageMarkdown,
 	imageMediaType,
 	modelOfAsk,
+	writeImage,
 	modelSeesImages,
 	sniffImageType,
 } from '../../../nodes/shared/images';
@@ -33,6 +34,24 @@ describe('the media type an image is sent as', () => {
 			'image/svg+xml',
 		);
 		expect(imageMediaType(Buffer.from('%PDF'), undefined)).toBe('');
+	});
+});
+
+describe('what is sent as an image', () => {
+	test('only bytes that are one: a file labelled image/png whose content is not an image is kept out', () => {
+		const png = bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1);
+		expect(writeImage(png, 'application/octet-stream', 'a.png')).toEqual({
+			markdown: '![a.png](data:image/png;base64,iVBORw0KGgoB)',
+		});
+		expect(writeImage(Buffer.from('<html>hi</html>'), 'image/png', 'photo.png')).toEqual({
+			problem: 'not-an-image',
+			mediaType: 'image/png',
+			labelOnly: true,
+		});
+		expect(writeImage(Buffer.from('%PDF'), 'application/pdf', 'a.pdf')).toEqual({
+			problem: 'not-an-image',
+			mediaType: 'application/pdf',
+		});
 	});
 });
 

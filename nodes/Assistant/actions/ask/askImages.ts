@@ -100,7 +100,7 @@ export async function readItemImages(
 			throw invalidParameter(
 				ctx,
 				itemIndex,
-				`The binary field "${field}" is not an image the assistant can take (${written.mediaType || 'no media type'})`,
+				`The binary field "${field}" is not an image the assistant can take (${written.mediaType || 'no media type'}${written.labelOnly ? ', but its content is not one' : ''})`,
 				`Only ${IMAGE_TYPES_IN_WORDS} images can be sent. Convert the file first, or remove "${field}" from Image Fields.`,
 			);
 		}
