@@ -227,6 +227,61 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 		}
 	}
 
+	describe('a JSON Schema answer that does not match the schema fails the item, quoting it (docs/api.md#structured-output-in-a-stream)', () => {
+		const schema = JSON.stringify({
+			type: 'object',
+			properties: { summary: { type: 'string' }, score: { type: 'number' } },
+			required: ['summary', 'score'],
+		});
+		test.each([
+			[
+				'End output without the required fields',
+				sse('End', { output: { foo: 1 } }),
+				'summary: required; score: required',
+			],
+			[
+				'End output of the wrong types',
+				sse('End', { output: { summary: 5, score: 'high' } }),
+				'summary: expected string, got number; score: expected number, got string',
+			],
+			[
+				'an object the assistant only quoted in its refusal',
+				partStart(0, {
+					part_kind: 'text',
+					content: 'I cannot do that. An example would be {"note": "n/a"}',
+				}) + completed,
+				'summary: required; score: required',
+			],
+		])('%s', async (_name, body, problems) => {
+			const run = await runAgainst(body, {
+				input: 'Summarize',
+				responseFormat: 'jsonSchema',
+				jsonSchema: schema,
+				options: { retries: 0 },
+			});
+			expect(run.failure?.message).toContain(
+				`The assistant's answer does not match the JSON Schema: ${problems}`,
+			);
+			expect(run.failure?.description).toMatch(/^Its answer begins "\{/);
+			expect(run.asks).toBe(1);
+		});
+
+		test('a matching answer, an optional field null, is the output', async () => {
+			const optional = JSON.stringify({
+				type: 'object',
+				properties: { summary: { type: 'string' }, note: { type: 'string' } },
+				required: ['summary'],
+			});
+			const run = await runAgainst(sse('End', { output: { summary: 'Done.', note: null } }), {
+				input: 'Summarize',
+				responseFormat: 'jsonSchema',
+				jsonSchema: optional,
+			});
+			expect(run.failure).toBeUndefined();
+			expect(run.json.output).toEqual({ summary: 'Done.', note: null });
+		});
+	});
+
 	describe.each([false, true])('Stream %s', (stream) => {
 		test('a snapshot of the response after a tool round, just before its Part events: its text and thinking once', async () => {
 			const call = {

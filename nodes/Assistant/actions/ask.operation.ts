@@ -18,6 +18,7 @@ import { activeModel } from './ask/deprecatedModel';
 import { addAnswerHints } from './ask/answerHints';
 import { checkModelSeesImages, inputWithImages, readItemImages } from './ask/askImages';
 import { forAgentIfUnknownConversation } from './ask/unknownConversation';
+import { checkAnswerMatchesSchema } from './ask/answerSchema';
 import { responseFormatProperties } from '../../shared/outputFormat/responseFormat';
 
 /** Ask: one message per item, the answer as text or as an object. */
@@ -128,6 +129,9 @@ async function askItem(
 		watch: run.watch,
 		turns: run.turns,
 	});
+	if (request.output_format) {
+		checkAnswerMatchesSchema(ctx, itemIndex, result.output, request.output_format);
+	}
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);
 }

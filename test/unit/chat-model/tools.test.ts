@@ -240,7 +240,7 @@ describe('checking the arguments before the tool runs', () => {
 		expect(result).toEqual({
 			ok: false,
 			problem:
-				'unit: must be one of "c", "f"; where.days.1: expected integer, got number; extra: not a parameter of this tool',
+				'unit: must be one of "c", "f"; where.days.1: expected integer, got number; extra: not in the schema',
 		});
 	});
 
