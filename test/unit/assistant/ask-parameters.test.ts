@@ -113,7 +113,9 @@ describe('Ask: bad parameters are refused before anything is sent, naming the pa
 	test('Concurrency is a whole number from 1 to 20, checked with Ask', () => {
 		expect(readConcurrency(parameters({ options: { concurrency: 5 } }))).toBe(5);
 		expect(readConcurrency(parameters({}))).toBe(1);
-		for (const concurrency of [0, 21, 2.5, '3']) {
+		// A number an expression gives as text is read as the other options' are.
+		expect(readConcurrency(parameters({ options: { concurrency: ' 3 ' } }))).toBe(3);
+		for (const concurrency of [0, 21, 2.5, '3 items', '']) {
 			const error = failure({ options: { concurrency } }, (ctx) => readConcurrency(ctx));
 			expect(error.message).toMatch(/^Concurrency must be a whole number from 1 to 20/);
 		}

@@ -145,7 +145,7 @@ describe('one conversation is asked one item at a time (a busy conversation answ
 });
 
 describe('bad parameters fail before any request, naming the parameter', () => {
-	it.each([0, 21, 2.5, '3'])('a Concurrency of %p is refused', async (concurrency) => {
+	it.each([0, 21, 2.5, 'three', ''])('a Concurrency of %p is refused', async (concurrency) => {
 		const { ctx, requests } = askNode([{ input: 'q1' }], echoAfter(0), {
 			concurrency: concurrency as number,
 		});
