@@ -210,20 +210,29 @@ async function toolDefaults(env) {
 	assert.equal(aloneAsk?.body.input, 'Hi! My name is Ada.');
 	assert.equal(aloneAsk?.body.conversation_id, undefined, 'a conversation was sent');
 	const alone = { answer: aloneTool?.data?.ai_tool?.[0]?.[0]?.json?.response?.[0] };
-	// A conversation ID the service does not know: words the agent can act on.
-	const invented = 'Conversation_ID of Ask the assistant';
-	const failed = await env.client.runToolNode(saved, toolName, {
-		question: 'Hi',
-		conversationId: invented,
-	});
-	const [run] = failed.runData[toolName] ?? [];
-	const said = String(run?.error?.message ?? failed.error?.message ?? JSON.stringify(run));
+	// A made-up conversation ID: words the agent can act on. One that cannot be an ID (spaces) is
+	// refused before anything is sent; one the service does not know comes back as its 404.
+	const toolError = async (conversationId) => {
+		const failed = await env.client.runToolNode(saved, toolName, {
+			question: 'Hi',
+			conversationId,
+		});
+		const [run] = failed.runData[toolName] ?? [];
+		return String(run?.error?.message ?? failed.error?.message ?? JSON.stringify(run));
+	};
+	const withSpaces = 'Conversation_ID of Ask the assistant';
+	const refused = await toolError(withSpaces);
+	assert.match(refused, /is not valid: IDs have no spaces or line breaks/, refused);
+	assert.match(refused, /Leave it empty to start a new conversation/, refused);
+	const unknown = 'Conversation_ID_of_Ask_the_assistant';
+	const said = await toolError(unknown);
 	assert.match(said, /not a conversation of this assistant.*HTTP 404/, said);
 	assert.match(said, /Ask again with an empty conversation ID/, said);
 	return [
 		`the agent's model was told: ${JSON.stringify(String(first.body.input).match(/Ask the user's personal AI assistant[^\n]*/)?.[0] ?? '')}`,
 		`alone with {question}: ${JSON.stringify(alone.answer)}`,
-		`with ${JSON.stringify(invented)}: ${said.slice(0, 400)}`,
+		`with ${JSON.stringify(withSpaces)}: ${refused.slice(0, 300)}`,
+		`with ${JSON.stringify(unknown)}: ${said.slice(0, 400)}`,
 	];
 }
 
