@@ -168,20 +168,23 @@ export class AnswerAssembler {
 	}
 
 	private snapshot(text: string, kinds: string[]): void {
-		// A snapshot tells by itself whether it is of a new message. After a tool round the next
-		// response is due: a snapshot is of the message before the round when it tells its text
-		// (both have some), or else its parts; otherwise it is of the next response.
-		const nextResponse =
-			this.toolRoundSince &&
-			!(this.messageLength > 0 && text.length > 0
-				? this.continuesMessage(text)
-				: this.tellsParts(kinds));
-		this.toolRoundSince = false;
+		if (this.toolRoundSince) {
+			if (this.retellsMessage(text, kinds)) {
+				// The message before the round, told again whole: it is still over (content that
+				// follows is the next message's), and only text it had not told yet is taken.
+				this.replace(this.snapshotView, text);
+				return;
+			}
+			// The next response, told before (or instead of) its Part events.
+			this.beginMessage();
+			this.responseId = undefined;
+		}
+		// A snapshot tells by itself whether it is of a new message.
 		const shrank =
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
-		if (shrank || nextResponse || !this.continuesMessage(text)) {
+		if (shrank || !this.continuesMessage(text)) {
 			this.beginMessage();
 			// The new message is of no model response named yet: the Part events that tell the same
 			// response next (2026: a new zmid) go on in it, not in a message of their own.
@@ -195,14 +198,27 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * A snapshot's part kinds tell the message's parts as the Part events showed them: at least as
-	 * many, each of the same kind (a snapshot without parts tells nothing against them).
+	 * After a tool round, a snapshot is of the message before it when it tells that message's text
+	 * again, whole or more (both have text: a shorter one is the next response beginning), or,
+	 * where one of them has none, its parts; otherwise it is the next response's.
+	 */
+	private retellsMessage(text: string, kinds: string[]): boolean {
+		if (this.messageLength > 0 && text.length > 0) {
+			return text.length >= this.messageLength && this.continuesMessage(text);
+		}
+		return this.tellsParts(kinds);
+	}
+
+	/**
+	 * A snapshot's part kinds tell the message's parts as the Part events and the snapshots before
+	 * it showed them: at least as many, each of the same kind (a snapshot without parts tells
+	 * nothing against them).
 	 */
 	private tellsParts(kinds: string[]): boolean {
 		if (kinds.length === 0) return true;
-		if (kinds.length <= this.highestIndex) return false;
+		if (kinds.length <= this.highestIndex || kinds.length < this.snapshotKinds.length) return false;
 		for (const [index, part] of this.parts) if (kinds[index] !== part.kind) return false;
-		return true;
+		return this.snapshotKinds.every((kind, index) => kinds[index] === kind);
 	}
 
 	private partDelta(index: number, kind: string | undefined, text: string): void {

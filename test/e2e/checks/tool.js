@@ -212,6 +212,7 @@ async function toolDefaults(env) {
 	const alone = { answer: aloneTool?.data?.ai_tool?.[0]?.[0]?.json?.response?.[0] };
 	// A made-up conversation ID: words the agent can act on. One that cannot be an ID (spaces) is
 	// refused before anything is sent; one the service does not know comes back as its 404.
+	/** @param {string} conversationId */
 	const toolError = async (conversationId) => {
 		const failed = await env.client.runToolNode(saved, toolName, {
 			question: 'Hi',
