@@ -72,13 +72,17 @@ function checkObject(
 		? (schema.properties as Record<string, JsonSchema>)
 		: {};
 	const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+	// Own fields only: a name such as `constructor` is not read from Object.prototype.
+	const own = (record: Record<string, unknown>, name: string) =>
+		Object.prototype.hasOwnProperty.call(record, name) ? record[name] : undefined;
 	for (const name of required) {
-		if (value[name] === undefined || (value[name] === null && !allowsNull(properties[name]))) {
+		const entry = own(value, name);
+		if (entry === undefined || (entry === null && !allowsNull(own(properties, name)))) {
 			problems.push(`${pathText([...path, name], root)}: required`);
 		}
 	}
 	for (const [name, entry] of Object.entries(value)) {
-		const propertySchema = properties[name];
+		const propertySchema = own(properties, name);
 		// Null where the schema does not take it: allowed if optional, told as `required` if not.
 		if (entry === null && !allowsNull(propertySchema)) continue;
 		if (propertySchema && isSchema(propertySchema)) {

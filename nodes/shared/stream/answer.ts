@@ -8,6 +8,7 @@ import {
 	unknownEventsNote,
 } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
+import { flatEvent } from './flatEvent';
 import {
 	BEFORE_TURN_EVENTS,
 	STREAM_EVENT_NAMES,
@@ -132,11 +133,14 @@ export class StreamAnswer {
 	/** Returns false once the stream is finished. */
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
-		if (!BEFORE_TURN_EVENTS.has(message.event)) this.began = true;
-		// An event whose data is not read, told by name alone (decode.ts): nothing more to read.
-		if (UNREAD_EVENTS.has(message.event)) return true;
+		// The flat form names its event inside its data: it is read as that event
+		// (docs/api.md#flat-stream-form), for the turn's beginning too.
+		const named = message.event === 'message' ? flatEvent(message.data) : message;
+		if (!BEFORE_TURN_EVENTS.has(named.event)) this.began = true;
+		// An event whose data is not read (told by name alone, decode.ts): nothing more to read.
+		if (UNREAD_EVENTS.has(named.event)) return true;
 		const collector = this.collector;
-		for (const event of toStreamEvents(message, collector !== undefined, this.layout)) {
+		for (const event of toStreamEvents(named, collector !== undefined, this.layout)) {
 			switch (event.type) {
 				case 'end':
 					this.assembler.finish();
