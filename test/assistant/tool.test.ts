@@ -368,10 +368,10 @@ describe('what the agent is told about the tool', () => {
 		]);
 	});
 
-	test('a made-up conversation ID with spaces is refused before any request, in words the agent can act on', async () => {
-		const invented = 'Conversation_ID of Ask the assistant';
+	/** What the agent is told when the tool is called with a conversation ID it made up. */
+	async function agentToldFor(conversationId: string): Promise<string> {
 		const { run, agent } = await callTool(
-			[{ args: { question: QUESTION, conversationId: invented } }],
+			[{ args: { question: QUESTION, conversationId } }],
 			{},
 			toolNode({ operation: 'ask' }),
 		);
@@ -379,7 +379,12 @@ describe('what the agent is told about the tool', () => {
 		const [{ error }] = JSON.parse(agent.steps[0].observation as string) as Array<{
 			error: string;
 		}>;
-		expect(error).toBe(
+		return error;
+	}
+
+	test('a made-up conversation ID with spaces is refused before any request, in words the agent can act on', async () => {
+		const invented = 'Conversation_ID of Ask the assistant';
+		expect(await agentToldFor(invented)).toBe(
 			`Conversation ID "${invented}" is not valid: IDs have no spaces or line breaks. Leave it empty to start a new conversation, or pass the conversation_id of an earlier answer`,
 		);
 		expect(assistant.emulator.stats.requests).toHaveLength(0);
@@ -387,16 +392,7 @@ describe('what the agent is told about the tool', () => {
 
 	test('a made-up conversation ID (HTTP 404) is answered in words the agent can act on', async () => {
 		const invented = 'Conversation_ID_of_Ask_the_assistant';
-		const { run, agent } = await callTool(
-			[{ args: { question: QUESTION, conversationId: invented } }],
-			{},
-			toolNode({ operation: 'ask' }),
-		);
-		expect(run.error()).toBeUndefined();
-		const [{ error }] = JSON.parse(agent.steps[0].observation as string) as Array<{
-			error: string;
-		}>;
-		expect(error).toBe(
+		expect(await agentToldFor(invented)).toBe(
 			`The conversation ID "${invented}" is not a conversation of this assistant (The conversation was not found (HTTP 404): Conversation not found). Ask again with an empty conversation ID to start a new conversation; pass a conversation ID only when it is the conversation_id of an earlier answer of this tool.`,
 		);
 	});

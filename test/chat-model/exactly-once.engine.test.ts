@@ -18,6 +18,7 @@ import {
 } from '../helpers/chat-model';
 import { answeredConversation, heldAnswer } from '../helpers/conversations';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { serveScript } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-exactly-once-chat-model';
@@ -182,36 +183,30 @@ describe('a later execution whose message repeats the conversation’s last one 
 	 * envelope's final answer): the earlier turn's, or this ask's own with the same answer.
 	 */
 	async function runWithConversationShowing(scenario: Scenario, messages: ScriptMessage[]) {
-		const inputs: string[] = [];
-		const server = http.createServer((request, response) => {
-			let body = '';
-			request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-			request.on('end', () => {
-				if (request.url === '/assistant/ask') {
-					inputs.push(String((JSON.parse(body) as IDataObject).input));
-					response.writeHead(502, { 'content-type': 'text/html' });
-					response.end('<html><body>Bad gateway</body></html>');
-					return;
-				}
-				const answer =
-					scenario === 'agent'
-						? JSON.stringify({
-								action: 'final_answer',
-								final_answer: earlierAnswerText,
-								tool_name: '',
-								tool_arguments_json: '',
-							})
-						: earlierAnswerText;
+		const answer =
+			scenario === 'agent'
+				? JSON.stringify({
+						action: 'final_answer',
+						final_answer: earlierAnswerText,
+						tool_name: '',
+						tool_arguments_json: '',
+					})
+				: earlierAnswerText;
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(502, { 'content-type': 'text/html' });
+				response.end('<html><body>Bad gateway</body></html>');
+			},
+			(response) => {
 				const turns = [
-					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: inputs[0] }] },
+					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: inputs()[0] }] },
 					{ kind: 'response', parts: [{ part_kind: 'text', content: answer }] },
 				];
 				response.writeHead(200, { 'content-type': 'application/json' });
 				response.end(JSON.stringify({ state: 'idle', messages: turns }));
-			});
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const { port } = server.address() as AddressInfo;
+			},
+		);
+		const inputs = () => server.asks.map((body) => String(body?.input));
 		try {
 			const run = await runChatModel(
 				await assistantPackage(),
@@ -219,12 +214,12 @@ describe('a later execution whose message repeats the conversation’s last one 
 				messages,
 				{},
 				{
-					credentials: [emulatorCredential(`http://127.0.0.1:${port}`, TOKEN)],
+					credentials: [emulatorCredential(server.baseUrl, TOKEN)],
 				},
 			);
-			return { run, inputs };
+			return { run, inputs: inputs() };
 		} finally {
-			await new Promise<void>((resolve) => server.close(() => resolve()));
+			await server.close();
 		}
 	}
 

@@ -27,6 +27,26 @@ const ROUND = [
 ];
 
 describe.each([undefined, { thinking: true }])('steps %p', (steps) => {
+	it('Part events tell the first response (thinking, text, a tool call); after the round a snapshot tells its thinking and text again: that text once, then the next response', () => {
+		const events = [
+			start(0, { part_kind: 'thinking', content: 'Look.' }, 'z1'),
+			start(1, { part_kind: 'text', content: 'Let me check.' }, 'z1'),
+			start(2, call, 'z1'),
+			...ROUND,
+			sse('FrontendModelResponse', {
+				parts: [
+					{ part_kind: 'thinking', content: 'Look.' },
+					{ part_kind: 'text', content: 'Let me check.' },
+				],
+			}),
+			start(0, { part_kind: 'text', content: 'No new mail.' }, 'z2'),
+			COMPLETED,
+		];
+		const got = read(events, steps);
+		expect(got.output).toBe('Let me check.\n\nNo new mail.');
+		expect(got.pieces).toBe('Let me check.\n\nNo new mail.');
+	});
+
 	it('content deltas carry every piece; a snapshot retells the first response after the round: the next response is its own message', () => {
 		const events = [
 			start(0, { part_kind: 'text', content: 'Let me check.' }, 'z1'),

@@ -502,38 +502,6 @@ describe('a 2026 stream that ends', () => {
 		},
 	);
 
-	it('after a tool round, a snapshot that tells the first response again (its text, without its tool call): that text once, then the next response', () => {
-		const start = (index: number, part: unknown, zmid: string) =>
-			sse('PartStartEvent', { index, part, metadata: { zmid } });
-		const call = {
-			part_kind: 'tool-call',
-			tool_name: 'search_mail',
-			args: '{}',
-			tool_call_id: 'c1',
-		};
-		const result = { part_kind: 'tool-return', tool_name: 'search_mail', tool_call_id: 'c1' };
-		const events = [
-			start(0, { part_kind: 'thinking', content: 'Look.' }, 'z1'),
-			start(1, { part_kind: 'text', content: 'Let me check.' }, 'z1'),
-			start(2, call, 'z1'),
-			sse('FunctionToolCallEvent', { part: call, metadata: { zmid: 'z1' } }),
-			sse('FunctionToolResultEvent', { result, metadata: { zmid: 'z1' } }),
-			sse('FrontendModelResponse', {
-				parts: [
-					{ part_kind: 'thinking', content: 'Look.' },
-					{ part_kind: 'text', content: 'Let me check.' },
-				],
-			}),
-			start(0, { part_kind: 'text', content: 'No new mail.' }, 'z2'),
-			COMPLETED,
-		];
-		for (const steps of [undefined, { thinking: true }]) {
-			const got = read(events, { steps });
-			expect(got.output).toBe('Let me check.\n\nNo new mail.');
-			expect(got.pieces.join('')).toBe('Let me check.\n\nNo new mail.');
-		}
-	});
-
 	it('takes a whole answer given in one PartStartEvent', () => {
 		const part = { part_kind: 'text', content: 'The whole answer.' };
 		expect(read([sse('PartStartEvent', { index: 0, part }), COMPLETED]).output).toBe(

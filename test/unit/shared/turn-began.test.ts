@@ -23,6 +23,9 @@ const scope: FailureScope = {
 	redaction: redactionOf('sk-x'),
 };
 const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+/** The flat form: the event's name inside the JSON of a bare `data:` line. */
+const flat = (name: string, data: Record<string, unknown>) =>
+	`data: ${JSON.stringify({ type: name, ...data })}\n\n`;
 const FAILED = ev('failed', {
 	status: 'failed',
 	error: 'All assistant sessions are busy for this account',
@@ -115,3 +118,42 @@ test.each([true, false])(
 		expect(failureOf(stream, steps)).toEqual({ accepted: 'yes', retry: undefined });
 	},
 );
+
+const FLAT_CASES: Array<[string, string]> = [
+	[
+		'the request echo',
+		flat('FrontendModelRequest', {
+			parts: [{ part_kind: 'user-prompt', content: 'send the mail' }],
+		}),
+	],
+	['an unknown event', flat('ModelRequestStartEvent', { index: 0 })],
+	[
+		'a builtin tool call',
+		flat('BuiltinToolCallEvent', {
+			part: {
+				part_kind: 'builtin-tool-call',
+				tool_name: 'mcp_server:mail',
+				args: '{}',
+				tool_call_id: 'c1',
+			},
+		}),
+	],
+	[
+		'a thinking delta without text',
+		`data: ${JSON.stringify({
+			event_kind: 'part_delta',
+			index: 0,
+			delta: { content_delta: '', part_delta_kind: 'thinking', signature_delta: 'sig' },
+			metadata: { zmid: 'z1' },
+		})}\n\n`,
+	],
+];
+
+describe.each([false, true])('the flat form (docs/api.md#flat-stream-form), steps %p', (steps) => {
+	test.each(FLAT_CASES)(
+		'%s, then `failed` with pool words: never sent again, as named',
+		(_name, first) => {
+			expect(failureOf(first + FAILED, steps)).toEqual({ accepted: 'yes', retry: undefined });
+		},
+	);
+});
