@@ -119,7 +119,8 @@ export const BEFORE_TURN_EVENTS: ReadonlySet<string> = new Set([
 	'Error',
 	'SSEErrorEvent',
 	'error',
-	// A flat event's name is in its data: its typed events say whether the turn began.
+	// A bare `data:` line that names no event (`[DONE]`, other JSON): the flat form's named ones
+	// are read under their own names (answer.ts).
 	'message',
 ]);
 
