@@ -223,6 +223,16 @@ function checkObject(
 		return;
 	}
 	for (const [name, property] of Object.entries(properties)) {
+		if (name === '__proto__') {
+			// Not the service's rule: such a property does not survive the way to it (it is dropped
+			// as the request is copied), and the service would then refuse the schema.
+			problems.push({
+				path: pathText([...path, 'properties', name]),
+				message: `JSON Schema: a property named "__proto__" (in ${holder}) cannot be sent`,
+				fix: 'Rename the property, e.g. "proto".',
+			});
+			continue;
+		}
 		checkSchema(property, [...path, 'properties', name], depth + 1, problems);
 	}
 	checkRequired(schema.required, Object.keys(properties), path, problems);

@@ -185,6 +185,18 @@ describe('each problem names its path and the fix', () => {
 		);
 	});
 
+	test('a property named "__proto__" is refused before sending: it would not reach the service', () => {
+		const schema = JSON.parse(
+			'{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"]}',
+		) as unknown;
+		const [problem] = outputFormatProblems(schema);
+		expect(problem).toEqual({
+			path: 'properties.__proto__',
+			message: 'JSON Schema: a property named "__proto__" (in the root) cannot be sent',
+			fix: 'Rename the property, e.g. "proto".',
+		});
+	});
+
 	test('every problem is found, in document order', () => {
 		const schema = withAddress((a) => {
 			delete a.required;
