@@ -224,8 +224,8 @@ function checkObject(
 	}
 	for (const [name, property] of Object.entries(properties)) {
 		if (name === '__proto__') {
-			// Not the service's rule: such a property does not survive the way to it (it is dropped
-			// as the request is copied), and the service would then refuse the schema.
+			// Not the service's rule: sent, such a property did not reach it (dropped on the way),
+			// and the service then refused the schema.
 			problems.push({
 				path: pathText([...path, 'properties', name]),
 				message: `JSON Schema: a property named "__proto__" (in ${holder}) cannot be sent`,
