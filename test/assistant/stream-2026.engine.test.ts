@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { parseEvents } from '../../scripts/live-check/signatures';
+import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
@@ -188,14 +189,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			index,
 			metadata: metadata(zmid),
 		});
-	const completed = sse('completed', {
-		status: 'succeeded',
-		error: null,
-		runner_id: null,
-		error_type: null,
-		failure_owner: null,
-		failure_kind: null,
-	});
+	const completed = sse('completed', COMPLETED_SUCCEEDED);
 
 	/**
 	 * The ask run (streaming workflow) against a server that streams `body` and whose conversation
