@@ -168,23 +168,19 @@ export class AnswerAssembler {
 	}
 
 	private snapshot(text: string, kinds: string[]): void {
-		if (this.toolRoundSince) {
-			if (this.retellsMessage(text, kinds)) {
-				// The message before the round, told again whole: it is still over (content that
-				// follows is the next message's), and only text it had not told yet is taken.
-				this.replace(this.snapshotView, text);
-				return;
-			}
-			// The next response, told before (or instead of) its Part events.
-			this.beginMessage();
-			this.responseId = undefined;
+		if (this.toolRoundSince && this.retellsMessage(text, kinds)) {
+			// The message before the round, told again whole: it is still over (content that
+			// follows is the next message's), and only text it had not told yet is taken.
+			this.replace(this.snapshotView, text);
+			return;
 		}
-		// A snapshot tells by itself whether it is of a new message.
+		// A snapshot tells by itself whether it is of a new message; after a tool round, one that
+		// does not tell the message before it again is the next response's.
 		const shrank =
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
-		if (shrank || !this.continuesMessage(text)) {
+		if (this.toolRoundSince || shrank || !this.continuesMessage(text)) {
 			this.beginMessage();
 			// The new message is of no model response named yet: the Part events that tell the same
 			// response next (2026: a new zmid) go on in it, not in a message of their own.
