@@ -3,6 +3,7 @@ import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 import { isAnswerId } from './answerMessage';
 import { fileNameOf, noteOfEmptyMessage, noteOfFile, noteOfProviderPart } from './attachments';
 import { imageOfFile, isImageFile, type ImagePolicy } from './chatImages';
+import { shownToolName } from './toolEnvelope';
 import {
 	writeTranscript,
 	type TranscriptContent,
@@ -98,9 +99,15 @@ function roleOf(message: Message): TranscriptRole {
 	}
 }
 
+/** A tool's name as the assistant is given it in the catalogue (toolEnvelope.ts). */
+function toolShown(name: string | undefined): string {
+	return name ? shownToolName(name) : '(unnamed)';
+}
+
 /**
  * Text is kept as it is; a file or a provider's part becomes a note where it stood; tool calls
- * and tool results keep their tool and their call's id; a user message keeps its author's name.
+ * and tool results keep their tool (by the name the catalogue gives it) and their call's id; a
+ * user message keeps its author's name.
  * Reasoning (a model's thinking, not what it said) and citations (sources of text that is kept)
  * are not part of the message's text.
  */
@@ -121,13 +128,17 @@ function entryOf(message: Message, toolNames: Map<string, string>, files: Files)
 				files.note(parts, noteOfProviderPart(role));
 				break;
 			case 'tool-call':
-				(entry.toolCalls ??= []).push(callOf(block, block.toolName, block.input || '{}'));
+				(entry.toolCalls ??= []).push(
+					callOf(block, shownToolName(block.toolName), block.input || '{}'),
+				);
 				break;
 			case 'invalid-tool-call':
-				(entry.toolCalls ??= []).push(callOf(block, block.name ?? '(unnamed)', block.args ?? ''));
+				(entry.toolCalls ??= []).push(
+					callOf(block, block.name ? shownToolName(block.name) : '(unnamed)', block.args ?? ''),
+				);
 				break;
 			case 'tool-result':
-				entry.tool ??= message.name || toolNames.get(block.toolCallId) || '(unnamed)';
+				entry.tool ??= toolShown(message.name || toolNames.get(block.toolCallId));
 				entry.toolCallId ??= writtenCallId(block);
 				if (block.isError) entry.failed = true;
 				addResult(parts, block.result, role, files);
@@ -136,7 +147,7 @@ function entryOf(message: Message, toolNames: Map<string, string>, files: Files)
 				break;
 		}
 	}
-	if (role === 'tool' && entry.tool === undefined) entry.tool = message.name || '(unnamed)';
+	if (role === 'tool' && entry.tool === undefined) entry.tool = toolShown(message.name);
 	if (message.content.length === 0) files.note(parts, noteOfEmptyMessage(role));
 	entry.content = parts.join();
 	return entry;

@@ -13,6 +13,7 @@ import {
 	catalogueFingerprint,
 	correctionRequest,
 	readEnvelope,
+	shownToolName,
 	toolInstructions,
 	type ToolForEnvelope,
 } from './toolEnvelope';
@@ -160,7 +161,9 @@ function interpret(
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;
 	const checked = checkToolArguments(reply.argumentsJson, tool.schema, tool.parameters);
 	if (!checked.ok)
-		return { problem: `the arguments for the tool ${tool.name} are wrong: ${checked.problem}` };
+		return {
+			problem: `the arguments for the tool ${shownToolName(tool.name)} are wrong: ${checked.problem}`,
+		};
 	const id = answerId(answer.conversationId, messageCount, catalogue);
 	return {
 		result: {

@@ -49,7 +49,7 @@ export function toolEnvelopeSchema(
 					},
 			tool_name: {
 				type: 'string',
-				enum: tools.map((tool) => tool.name),
+				enum: tools.map((tool) => shownToolName(tool.name)),
 				description: `With "${ACTION_CALL_TOOL}": the tool to run. Otherwise any of the names; it is ignored.`,
 			},
 			tool_arguments_json: {
@@ -61,9 +61,30 @@ export function toolEnvelopeSchema(
 	};
 }
 
+/**
+ * A name the assistant could not be shown as it is: a character a reader cannot see (a
+ * bidirectional control, a zero-width or tag character, a line separator, a control), a quote or
+ * a backslash, or a Markdown image's opening.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const NOT_SHOWN_AS_IS = /[\\"\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]|!\[|data:/iu;
+
+/**
+ * The name the assistant is given for a tool, in the catalogue and in the output format's enum,
+ * and calls it by: the tool's own name, or, where that could not be shown as it is
+ * (NOT_SHOWN_AS_IS), the name as safeJson writes it inside its quotes, every such character a
+ * visible escape. The enum is the request's JSON, which the service reads back: an escape in it
+ * would not stay one, so the escapes are the name's own characters. A tool's name is an MCP
+ * server's as often as the workflow's. Names written so hold a backslash and the others none, so
+ * no two tools are given the same name.
+ */
+export function shownToolName(name: string): string {
+	return NOT_SHOWN_AS_IS.test(name) ? safeJson(name).slice(1, -1) : name;
+}
+
 function catalogueOf(tools: ToolForEnvelope[]) {
 	return tools.map((tool) => ({
-		name: tool.name,
+		name: shownToolName(tool.name),
 		description: tool.description ?? '',
 		parameters: tool.parameters ?? { type: 'object', properties: {} },
 	}));
@@ -106,6 +127,7 @@ export function catalogueFingerprint(tools: ToolForEnvelope[]): string {
 
 export type EnvelopeReply =
 	| { action: 'final_answer'; answer: string }
+	/** `toolName`: the tool's own name, as the workflow knows it. */
 	| { action: 'call_tool'; toolName: string; argumentsJson: string }
 	| { action: 'invalid'; problem: string };
 
@@ -143,17 +165,18 @@ export function readEnvelope(
 		return { action: 'final_answer', answer };
 	}
 	if (reply.action === ACTION_CALL_TOOL) {
-		const toolName = reply.tool_name;
-		if (typeof toolName !== 'string' || !tools.some((tool) => tool.name === toolName)) {
+		const shown = reply.tool_name;
+		const tool = tools.find((candidate) => shownToolName(candidate.name) === shown);
+		if (typeof shown !== 'string' || !tool) {
 			return {
 				action: 'invalid',
-				problem: `"tool_name" ${JSON.stringify(toolName)} is not one of the tools (${tools.map((tool) => tool.name).join(', ')})`,
+				problem: `"tool_name" ${JSON.stringify(shown)} is not one of the tools (${tools.map((candidate) => shownToolName(candidate.name)).join(', ')})`,
 			};
 		}
 		const args = reply.tool_arguments_json;
 		const argumentsJson =
 			typeof args === 'string' ? args : args === undefined ? '{}' : JSON.stringify(args);
-		return { action: 'call_tool', toolName, argumentsJson };
+		return { action: 'call_tool', toolName: tool.name, argumentsJson };
 	}
 	return {
 		action: 'invalid',

@@ -343,3 +343,54 @@ describe("a bound tool's description (an MCP server's text) in the ask", () => {
 		}
 	});
 });
+
+describe("a bound tool's name that could not be shown as it is (an MCP server's)", () => {
+	// Two tools a person cannot tell apart: the second name ends in a zero-width space.
+	const lookup = langchainTool(async () => 'from lookup', {
+		name: 'lookup',
+		description: 'Looks a word up',
+		schema: z.object({}),
+	});
+	const lookalike = langchainTool(async () => 'from the look-alike', {
+		name: 'lookup\u200b',
+		description: 'Looks a word up too',
+		schema: z.object({}),
+	});
+
+	test('the assistant is given it with a visible escape, and a call by that name runs that tool', async () => {
+		const server = await serve([
+			{ type: 'events', body: textStream(envelope({ tool_name: 'lookup\\u200b' })) },
+			{ type: 'events', body: textStream(FINAL) },
+		]);
+		try {
+			const run = await runChatModel(
+				pkg,
+				'agent',
+				[{ role: 'user', content: 'Look up "agent"' }],
+				{},
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)], tools: [lookup, lookalike] },
+			);
+			expect(run.error()).toBeUndefined();
+			const output = run.outputs('Consumer')[0].json as ConsumerOutput;
+			expect(output.toolCalls.map(({ name, result }) => ({ name, result }))).toEqual([
+				{ name: 'lookup\u200b', result: 'from the look-alike' },
+			]);
+			for (const body of server.bodies) {
+				// As the service reads the request (JSON.stringify writes U+200B as it is): nowhere.
+				expect(JSON.stringify(body)).not.toContain('\u200b');
+				const format = body.output_format as { properties: { tool_name: IDataObject } };
+				expect(format.properties.tool_name.enum).toEqual(['lookup', 'lookup\\u200b']);
+			}
+			// The transcript's tool call and result name the tool as the catalogue does.
+			const catalogue = readTranscript(server.inputs[0])?.catalogue ?? '';
+			const listed = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(catalogue)?.[1] ?? 'null');
+			expect(listed).toMatchObject([{ name: 'lookup' }, { name: 'lookup\\u200b' }]);
+			const history = readTranscript(server.inputs[1])?.entries ?? [];
+			expect(history.map((entry) => entry.tool ?? entry.toolCalls?.[0]?.tool)).toContain(
+				'lookup\\u200b',
+			);
+		} finally {
+			await server.close();
+		}
+	});
+});

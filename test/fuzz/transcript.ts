@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { formatTranscript } from '../../nodes/AssistantChatModel/messages';
+import { shownToolName } from '../../nodes/AssistantChatModel/toolEnvelope';
 import {
 	toolInstructions,
 	type ToolForEnvelope,
@@ -233,7 +234,8 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 				const input = d.chance(0.5) ? JSON.stringify({ input: hostileText(d) }) : hostileText(d);
 				calls.push({ id, name });
 				content.push({ type: 'tool-call', toolCallId: id, toolName: name, input });
-				(entry.toolCalls ??= []).push({ id, tool: name, arguments: input || '{}' });
+				// Tool names read back as the catalogue gives them (toolEnvelope.ts's shownToolName).
+				(entry.toolCalls ??= []).push({ id, tool: shownToolName(name), arguments: input || '{}' });
 			}
 			if (content.length === 0) content.push({ type: 'text', text: '' });
 			messages.push({ role: 'assistant', content });
@@ -263,7 +265,8 @@ export function makeTranscriptCase(seed: number): TranscriptCase {
 					},
 				],
 			});
-			const tool = name || call?.name || '(unnamed)';
+			const toolName = name || call?.name;
+			const tool = toolName ? shownToolName(toolName) : '(unnamed)';
 			const content =
 				blockResult && !withImages
 					? blocks.map((block) => (block as { text: string }).text).join('\n')
@@ -336,7 +339,7 @@ export function checkTranscriptCase(fuzzCase: TranscriptCase): string | undefine
 		const block = /```json\n([\s\S]*?)\n```/.exec(input.slice(end))?.[1];
 		const listed = block === undefined ? undefined : (JSON.parse(block) as unknown);
 		const given = fuzzCase.tools.map(({ name, description, parameters }) => ({
-			name,
+			name: shownToolName(name),
 			description,
 			parameters,
 		}));
