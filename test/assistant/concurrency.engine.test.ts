@@ -161,3 +161,30 @@ describe('concurrency: failures and cancellation keep the item accounting', () =
 		expect(refused.error()?.message).toMatch(/Concurrency must be a whole number/);
 	});
 });
+
+describe('after an item fails (Continue On Fail off), no later item is asked again', () => {
+	const pool = useEmulator({ token: TOKEN, answerDelayMs: 0, sessionPool: { size: 1 } });
+
+	test('Concurrency 4 on one free session: the items the pace held back are not retried once item 1 has failed', async () => {
+		const items = [
+			{ q: 'first holds the only session #delay=1500' },
+			{ q: 'second is refused #fault=422' },
+			{ q: 'third' },
+			{ q: 'fourth' },
+		];
+		const run = await pool.run(
+			{ input: '={{ $json.q }}', options: { concurrency: 4, retries: 2 } },
+			{ items },
+		);
+		const error = run.error() as unknown as { message: string; context: { itemIndex: number } };
+		expect(error.message).toMatch(/HTTP 422/);
+		expect(error.context.itemIndex).toBe(1);
+		const started = pool.emulator.stats.startedAsks;
+		// Item 0 was before the failure: it went on, and was answered.
+		expect(started.get('first holds the only session #delay=1500')).toBe(1);
+		// One at a time, items 2 and 3 would never have been asked: their answers would be thrown
+		// away with the failed node, the assistant's work on them done for nothing.
+		expect(started.get('third') ?? 0).toBe(0);
+		expect(started.get('fourth') ?? 0).toBe(0);
+	});
+});

@@ -38,7 +38,9 @@ export async function runItems(
 	const run = (itemIndex: number) => runItem(itemIndex, pace?.lane(itemIndex));
 	const perItem =
 		plan.concurrency > 1
-			? await runConcurrently(count, plan.concurrency, run, plan.conversationOf)
+			? await runConcurrently(count, plan.concurrency, run, plan.conversationOf, (itemIndex) =>
+					pace?.stopAfter(itemIndex),
+				)
 			: await runInOrder(count, run);
 	if (pace) addPaceHint(ctx, pace.summary());
 	return perItem;
@@ -57,14 +59,16 @@ async function runInOrder(
  * Up to `concurrency` items at once, taken in input order; results are placed by item index,
  * so output order is input order. Items of one conversation wait for the one before them
  * (the service answers 409 to a second request on a busy conversation). After a failure
- * (without Continue On Fail) no new item starts, and the failure of the lowest item is thrown,
- * as it would have been one at a time.
+ * (without Continue On Fail) no new item starts, `onFailure` stops the later items' attempts
+ * still to come (the pace's stopAfter: a retry of one waiting its turn is not sent), and the
+ * failure of the lowest item is thrown, as it would have been one at a time.
  */
 async function runConcurrently(
 	count: number,
 	concurrency: number,
 	runItem: (itemIndex: number) => Promise<INodeExecutionData[]>,
 	conversationOf: (itemIndex: number) => string | undefined = () => undefined,
+	onFailure: (itemIndex: number) => void = () => undefined,
 ): Promise<INodeExecutionData[][]> {
 	const perItem: INodeExecutionData[][] = new Array(count);
 	const conversationTails = new Map<string, Promise<unknown>>();
@@ -87,6 +91,7 @@ async function runConcurrently(
 				await run;
 			} catch (error) {
 				failures.set(itemIndex, error);
+				onFailure(itemIndex);
 			}
 		}
 	};

@@ -53,6 +53,18 @@ interface Ticket {
 interface Waiter {
 	priority: number;
 	start: () => void;
+	refuse: (error: Error) => void;
+}
+
+/**
+ * The attempt of an item after one that failed (Continue On Fail off): the node ends with that
+ * failure, so this attempt is not sent (concurrency.ts). Never shown: a lower item's error is.
+ */
+export class RunStopped extends Error {
+	constructor(readonly failedItem: number) {
+		super(`Not sent: item ${failedItem} failed, and the node stops there`);
+		this.name = 'RunStopped';
+	}
 }
 
 export const realClock: PaceClock = {
@@ -88,6 +100,8 @@ export class AdaptivePace {
 	private answerMs: number | undefined;
 	private busyAnswers = 0;
 	private lowest: number;
+	/** The lowest item that failed the run: no later item's attempt starts (stopAfter). */
+	private stoppedAfter = Infinity;
 
 	constructor(
 		readonly max: number,
@@ -117,15 +131,33 @@ export class AdaptivePace {
 		};
 	}
 
+	/**
+	 * Item `priority` failed and the node ends with it (Continue On Fail off): from now on no
+	 * attempt of a later item is sent, a retry neither (one at a time, none would have been), and
+	 * those waiting for their turn are refused with RunStopped. Earlier items go on: their
+	 * failure, if any, is the one the node shows.
+	 */
+	stopAfter(priority: number): void {
+		this.stoppedAfter = Math.min(this.stoppedAfter, priority);
+		for (const waiter of this.waiters.filter((other) => other.priority > this.stoppedAfter)) {
+			this.waiters.splice(this.waiters.indexOf(waiter), 1);
+			waiter.refuse(new RunStopped(this.stoppedAfter));
+		}
+		this.pump();
+	}
+
 	/** @internal A ticket at once, when nobody waits and a slot is free; undefined otherwise. */
-	tryEnter(): Ticket | undefined {
-		return this.waiters.length === 0 && this.canStart() ? this.start() : undefined;
+	tryEnter(priority: number): Ticket | undefined {
+		return priority <= this.stoppedAfter && this.waiters.length === 0 && this.canStart()
+			? this.start()
+			: undefined;
 	}
 
 	/** @internal */
 	async enter(priority: number, signal: AbortSignal): Promise<Ticket> {
 		if (signal.aborted) throw signal.reason;
-		const now = this.tryEnter();
+		if (priority > this.stoppedAfter) throw new RunStopped(this.stoppedAfter);
+		const now = this.tryEnter(priority);
 		if (now) return now;
 		return await new Promise<Ticket>((resolve, reject) => {
 			const waiter: Waiter = {
@@ -133,6 +165,10 @@ export class AdaptivePace {
 				start: () => {
 					signal.removeEventListener('abort', onAbort);
 					resolve(this.start());
+				},
+				refuse: (error) => {
+					signal.removeEventListener('abort', onAbort);
+					reject(error);
 				},
 			};
 			const onAbort = () => {
@@ -247,7 +283,7 @@ class PaceLane implements AttemptPace {
 
 	tryAcquire(): boolean {
 		if (this.notBefore > this.pace.clock.now()) return false;
-		this.ticket = this.pace.tryEnter();
+		this.ticket = this.pace.tryEnter(this.priority);
 		return this.ticket !== undefined;
 	}
 

@@ -5,7 +5,11 @@
  */
 import { setMaxListeners } from 'node:events';
 
-import { AdaptivePace, type AttemptPace } from '../../../nodes/shared/transport/adaptivePace';
+import {
+	AdaptivePace,
+	RunStopped,
+	type AttemptPace,
+} from '../../../nodes/shared/transport/adaptivePace';
 import { FakeClock } from '../../helpers/fake-clock';
 
 const never = new AbortController().signal;
@@ -166,6 +170,29 @@ describe('Concurrency is the upper bound of asks in flight', () => {
 		// The cancelled waiter gave up its place: the next turn goes to a new lane.
 		running.release('ok');
 		expect(await isSettled(clock, pace.lane(3).acquire(never))).toBe(true);
+	});
+});
+
+describe('an item failed and the node ends with it (concurrency.ts)', () => {
+	it('no later item starts an attempt: those waiting are refused, earlier ones go on', async () => {
+		const clock = new FakeClock();
+		const pace = new AdaptivePace(2, clock);
+		const [running, failing] = await startLanes(pace, 2);
+		const earlier = pace.lane(0);
+		const later = pace.lane(3);
+		const waitingLater = later.acquire(never);
+		const waitingEarlier = earlier.acquire(never);
+		await clock.settle();
+		failing.release('failed');
+		pace.stopAfter(1);
+		await expect(waitingLater).rejects.toBeInstanceOf(RunStopped);
+		// The freed turn went to the earlier item, which waited for it.
+		expect(await isSettled(clock, waitingEarlier)).toBe(true);
+		running.release('ok');
+		// A later item's attempt (its first, or a retry) is refused at once, however free the pace.
+		expect(pace.lane(2).tryAcquire()).toBe(false);
+		await expect(pace.lane(2).acquire(never)).rejects.toThrow('item 1 failed');
+		expect(pace.lane(1).tryAcquire()).toBe(true);
 	});
 });
 
