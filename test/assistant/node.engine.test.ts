@@ -683,6 +683,40 @@ describe('every item yields one output item, and the token appears nowhere', () 
 		expect(assistant.askRequests()).toHaveLength(0);
 	});
 
+	describe('an error shared by the items (a list read once, a bad Concurrency) names each item in its error item', () => {
+		const errorIndexes = (run: AssistantRun) =>
+			(run.data.data.resultData.runData.Ask[0].data?.main?.[1] ?? []).map((item) => ({
+				pairedItem: item.pairedItem,
+				itemIndex: (item.error as unknown as { context: { itemIndex?: number } }).context.itemIndex,
+			}));
+		const each = (count: number) =>
+			Array.from({ length: count }, (_, index) => ({
+				pairedItem: { item: index },
+				itemIndex: index,
+			}));
+
+		test.each([
+			['List Models', 'listModels', '/models/available'],
+			['Get Catalog', 'getCatalog', '/models/catalog'],
+		])('%s failing', async (_name, operation, path) => {
+			assistant.emulator.queueFault({ name: '500', path }, 5);
+			const run = await assistant.run(
+				{ operation, options: { retries: 0 } },
+				{ items: [{ a: 1 }, { a: 2 }, { a: 3 }], node: { onError: 'continueErrorOutput' } },
+			);
+			expect(run.error()).toBeUndefined();
+			expect(errorIndexes(run)).toEqual(each(3));
+		});
+
+		test('a Concurrency out of range', async () => {
+			const run = await assistant.run(
+				{ input: '={{ $json.q }}', options: { concurrency: 0 } },
+				{ items: [{ q: 'a' }, { q: 'b' }], node: { onError: 'continueErrorOutput' } },
+			);
+			expect(errorIndexes(run)).toEqual(each(2));
+		});
+	});
+
 	test('without Continue On Fail the error names the failing item', async () => {
 		const run = await assistant.run(
 			{ input: '={{ $json.q }}', options: { retries: 0 } },

@@ -68,9 +68,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			concurrency = chosen.concurrency?.(run) ?? 1;
 		} catch (caught) {
 			// A bad Concurrency is every item's failure (it is read for the run, from the first).
-			const error = withItemIndex(this, caught, 0);
-			if (!this.continueOnFail()) throw error;
-			return [items.map((_, itemIndex) => errorItem(this, error, itemIndex))];
+			if (!this.continueOnFail()) throw withItemIndex(this, caught, 0);
+			return [
+				items.map((_, itemIndex) =>
+					errorItem(this, withItemIndex(this, caught, itemIndex), itemIndex),
+				),
+			];
 		}
 		const perItem = await runItems(
 			this,
@@ -109,9 +112,15 @@ function withItemIndex(
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		// Errors of requests shared by all items (see RunContext) were made without an item.
-		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
+		if (error.context.itemIndex === itemIndex) return error;
+		// One error of a request shared by all items (RunContext's), or of the run (a bad
+		// Concurrency), fails each of them: each item's error is a copy that names that item.
+		const copy = Object.create(
+			Object.getPrototypeOf(error) as object,
+			Object.getOwnPropertyDescriptors(error),
+		) as typeof error;
+		copy.context = { ...error.context, itemIndex };
+		return copy;
 	}
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
