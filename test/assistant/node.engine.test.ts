@@ -717,6 +717,19 @@ describe('every item yields one output item, and the token appears nowhere', () 
 		});
 	});
 
+	test('List Models checks every item’s options, though it reads the list once', async () => {
+		const run = await assistant.run(
+			{ operation: 'listModels', options: { timeoutMinutes: '={{ $json.t }}' } },
+			{ items: [{ t: 1 }, { t: 'soon' }], node: { onError: 'continueRegularOutput' } },
+		);
+		expect(run.error()).toBeUndefined();
+		const ofItem = (index: number) =>
+			run.outputs('Ask').filter((item) => (item.pairedItem as { item: number }).item === index);
+		expect(ofItem(0).length).toBeGreaterThan(1);
+		expect(ofItem(1)).toHaveLength(1);
+		expect(String(ofItem(1)[0].json.error)).toMatch(/^Timeout must be a number/);
+	});
+
 	test('without Continue On Fail the error names the failing item', async () => {
 		const run = await assistant.run(
 			{ input: '={{ $json.q }}', options: { retries: 0 } },

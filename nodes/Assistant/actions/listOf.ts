@@ -17,13 +17,16 @@ export function listOperation<TEntry extends object>(key: string, path: string) 
 		itemIndex: number,
 		run: ExecuteRun,
 	): Promise<INodeExecutionData[]> {
+		// Checked for every item, though the list is read with the first one's: a bad option
+		// fails its own item, as it would if the list were read per item.
+		const settings = readRequestSettings(run, itemIndex);
 		const response = await run.once(key, () =>
 			apiRequest<Record<string, TEntry[]>>(this, {
 				method: 'GET',
 				path,
 				authenticated: true,
 				listLimitBytes: LIST_LIMIT_BYTES,
-				...readRequestSettings(run, itemIndex),
+				...settings,
 				credentials: run.credentials,
 				watch: run.watch,
 			}),
