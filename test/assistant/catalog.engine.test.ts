@@ -108,4 +108,34 @@ describe("the catalog: read once per execution, and Get Catalog's options (docs/
 		);
 		for (const model of catalog.models) expect(model.media_domain).toBeNull();
 	});
+	test('Media Domains given by an expression as text ("image, video") keeps those models', async () => {
+		const run = await assistant.run(
+			{ operation: 'getCatalog', catalogFilters: { mediaDomains: '={{ $json.domains }}' } },
+			{ name: 'Media', items: [{ domains: 'image, Video' }] },
+		);
+		const domains = new Set(jsonOf(run.outputs('Media')).map((model) => model.media_domain));
+		expect([...domains].sort()).toEqual(['image', 'video']);
+	});
+
+	test('Media Domains that is no list, or names no media domain of the catalog, fails its item naming the filter', async () => {
+		const run = await assistant.run(
+			{ operation: 'getCatalog', catalogFilters: { mediaDomains: '={{ $json.domains }}' } },
+			{
+				name: 'Media',
+				items: [{ domains: 'image' }, { domains: 'imgae' }, { domains: 3 }],
+				node: { onError: 'continueRegularOutput' },
+			},
+		);
+		const byItem = (index: number) =>
+			run.outputs('Media').filter((item) => (item.pairedItem as { item: number }).item === index);
+		expect(byItem(0).length).toBeGreaterThan(0);
+		for (const model of jsonOf(byItem(0))) expect(model.media_domain).toBe('image');
+		expect(byItem(1)).toHaveLength(1);
+		expect(byItem(1)[0].json).toMatchObject({
+			error: 'Media Domains: "imgae" is no media domain of the catalog',
+			description: expect.stringContaining('image'),
+		});
+		expect(byItem(2)).toHaveLength(1);
+		expect(String(byItem(2)[0].json.error)).toMatch(/^Media Domains must be a list/);
+	});
 });
