@@ -1,6 +1,6 @@
 import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
-import { quotedText, safeJson } from './transcript';
+import { INVISIBLE_CHARACTER, quotedText, safeJson } from './transcript';
 import { parseJson } from '../shared/json';
 
 /**
@@ -62,12 +62,14 @@ export function toolEnvelopeSchema(
 }
 
 /**
- * A name the assistant could not be shown as it is: a character a reader cannot see (a
- * bidirectional control, a zero-width or tag character, a line separator, a control), a quote or
- * a backslash, or a Markdown image's opening.
+ * A name the assistant could not be shown as it is: a character a reader cannot see
+ * (transcript.ts's INVISIBLE_CHARACTER), a control, a quote or a backslash, or a Markdown
+ * image's opening.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const NOT_SHOWN_AS_IS = /[\\"\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]|!\[|data:/iu;
+const NOT_SHOWN_AS_IS = new RegExp(
+	`[\\\\"\\u0000-\\u001f]|${INVISIBLE_CHARACTER.source}|!\\[|data:`,
+	'iu',
+);
 
 /**
  * The name the assistant is given for a tool, in the catalogue and in the output format's enum,

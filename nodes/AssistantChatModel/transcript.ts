@@ -188,13 +188,22 @@ function jsonOrText(text: string): unknown {
 }
 
 /**
- * JSON.stringify leaves some characters as they are that a reader may take for a line break
- * (U+2028, U+2029, NEL) or cannot see (zero-width characters, bidirectional controls, the BOM,
- * C1 controls). Written as \u escapes, they stay in their string for any reader, and
- * JSON.parse gives back the same text.
+ * What JSON.stringify leaves as it is that a reader may take for a line break (U+2028, U+2029,
+ * NEL) or cannot see: C1 controls, format characters (zero-width, bidirectional controls, the
+ * BOM, tag characters) and every other character Unicode says to show as nothing (variation
+ * selectors, fillers), which can carry a whole text one byte each behind a visible word.
+ */
+export const INVISIBLE_CHARACTER =
+	/[\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+
+const INVISIBLE_CHARACTERS = new RegExp(INVISIBLE_CHARACTER.source, 'gu');
+
+/**
+ * JSON with every INVISIBLE_CHARACTER written as \u escapes: they stay in their string for any
+ * reader, and JSON.parse gives back the same text.
  */
 function escapeInvisible(json: string): string {
-	return json.replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (character) =>
+	return json.replace(INVISIBLE_CHARACTERS, (character) =>
 		Array.from(
 			{ length: character.length },
 			(_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`,

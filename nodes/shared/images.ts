@@ -82,7 +82,9 @@ export function imageMarkdown(name: string | undefined, mediaType: string, base6
 export function altText(name: string | undefined): string {
 	const plain = (name ?? '')
 		.normalize('NFC')
-		// Letters, marks, digits, spaces and a few harmless signs stay; anything else is a "_".
+		// Letters, marks, digits, spaces and a few harmless signs stay; anything else is a "_",
+		// and so is what shows as nothing (variation selectors are marks, and hide text).
+		.replace(/\p{Default_Ignorable_Code_Point}/gu, '_')
 		.replace(/[^\p{L}\p{M}\p{N} ._,+&@'-]/gu, '_')
 		.replace(/ +/g, ' ')
 		.trim();
