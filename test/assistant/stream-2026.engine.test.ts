@@ -172,6 +172,31 @@ describe('a stream sent under an error status or as another type: its events nam
 	});
 });
 
+test('an error status whose event stream holds a long echo before its error event: the error’s words, no echo', async () => {
+	// Far past the 64 KiB an error body keeps: the echo's data is dropped as it streams.
+	const echo = `event: FrontendModelRequest\ndata: {"workspace_file": "${ECHO_PRIVATE_MARKER} ${'x'.repeat(300 * 1024)}"}\n\n`;
+	const server = await serveScript(
+		(response) => {
+			response.writeHead(500, { 'content-type': 'text/event-stream' });
+			response.end(
+				`${echo}event: failed\ndata: {"status": "failed", "error": "Unknown model: acme:large", "error_type": "UserError"}\n\n`,
+			);
+		},
+		(response) => conversationJson(response, 'idle', []),
+	);
+	try {
+		const run = await assistant.run(
+			{ input: 'Hi', options: { retries: 0 } },
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		expect(run.failure?.message).toMatch(/HTTP 500/);
+		expect(run.failure?.message).toContain('Unknown model: acme:large');
+		expectNoEcho(run);
+	} finally {
+		await server.close();
+	}
+});
+
 describe('2026 streams a scripted server sends, Stream off and on', () => {
 	const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
 	const partStart = (index: number, part: Record<string, unknown>, zmid = 'z1') =>

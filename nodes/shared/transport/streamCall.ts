@@ -1,5 +1,10 @@
-import { messageLimitBytes } from '../limits';
-import { SseLimitError, type EventNames, type SseMessage } from '../stream/decode';
+import { ERROR_BODY_LIMIT_BYTES, messageLimitBytes } from '../limits';
+import {
+	createSseDecoder,
+	SseLimitError,
+	type EventNames,
+	type SseMessage,
+} from '../stream/decode';
 import { readSseBody, type SseBody } from '../stream/sseBody';
 import type { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
@@ -82,7 +87,10 @@ async function openedBody(
 	const idleMs = scope.request.idleTimeoutMs;
 	const { statusCode, headers, seeOther } = response;
 	if (statusCode < 200 || statusCode >= 300) {
-		const bodyText = await readErrorBody(response.body);
+		const bodyText =
+			isJsonType(headerValue(headers, 'content-type')) === false
+				? await readErrorEvents(response.body)
+				: await readErrorBody(response.body);
 		throw statusFailure(scope, statusCode, headers, bodyText);
 	}
 	const body = response.body;
@@ -124,6 +132,43 @@ async function openedBody(
 		read: (onMessage, names) =>
 			readEvents(body, read, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
 	};
+}
+
+/** At most this much of an error status's event stream is read for the error's words. */
+const ERROR_STREAM_READ_BYTES = 64 * 1024 * 1024;
+
+/**
+ * An error status's event stream, as text for its words (serverMessage.ts): read as events, so
+ * that the request's echo (megabytes of the user's files; the decoder drops its data as it
+ * streams) does not push an error event after it past what an error body keeps. The events are
+ * written again, the echo left out, up to ERROR_BODY_LIMIT_BYTES; at most ERROR_STREAM_READ_BYTES
+ * are read, and no line past ERROR_BODY_LIMIT_BYTES is held.
+ */
+async function readErrorEvents(body: unknown): Promise<string> {
+	if (!body || typeof (body as AsyncIterable<unknown>)[Symbol.asyncIterator] !== 'function') {
+		return await readErrorBody(body);
+	}
+	let text = '';
+	let full = false;
+	const decoder = createSseDecoder(({ event, data }) => {
+		const written = `event: ${event}\ndata: ${data.replace(/\n/g, '\ndata: ')}\n\n`;
+		if (full || text.length + written.length > ERROR_BODY_LIMIT_BYTES) full = true;
+		else text += written;
+	}, ERROR_BODY_LIMIT_BYTES);
+	let read = 0;
+	try {
+		for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+			decoder.push(chunk);
+			read += chunk.length;
+			if (full || read >= ERROR_STREAM_READ_BYTES) break;
+		}
+		decoder.finish();
+	} catch {
+		// A line past the bound, or the body broke off: what was read before it is what there is.
+	} finally {
+		discard(body);
+	}
+	return text;
 }
 
 /**
