@@ -182,9 +182,9 @@ export function toStreamEvents(
 			return [{ type: 'error', message: errorMessage(named.data) }];
 		case 'completed':
 			if (isKnownSucceeded(named.data)) return [{ type: 'end' }];
-			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
+			return [runEndEvent(named.event, named.data)];
 		case 'failed':
-			return [runEndEvent(named.event, parseObject<RunEndEventData>(named.data))];
+			return [runEndEvent(named.event, named.data)];
 		default:
 			return SILENT_EVENTS.has(named.event)
 				? []
@@ -305,13 +305,12 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
  * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
  * `succeeded` ends the answer, and so does one with no status and no `error`; `failed`, or
  * `completed` with another status or with an `error`, is the run's failure with the service's
- * `error`. Their fields may also sit under `data` (flat form).
+ * `error`. Their fields may also sit under `data` (flat form). Where there is no `error`, the
+ * words are those of `message` or `detail` (FastAPI's), or the data itself when it is text.
  */
-function runEndEvent(
-	name: 'completed' | 'failed',
-	data: Unchecked<RunEndEventData & { data: unknown; message: unknown }> | undefined,
-): StreamEvent {
-	const fields: Unchecked<RunEndEventData & { message: unknown }> = {
+function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEvent {
+	const data = parseObject<RunEndEventData & { data: unknown; message: unknown }>(dataText);
+	const fields: Unchecked<RunEndEventData & { message: unknown; detail: unknown }> = {
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
 	};
@@ -323,7 +322,12 @@ function runEndEvent(
 	const failure: StreamEvent = {
 		type: 'runFailed',
 		status,
-		message: error ?? words(fields.message) ?? `The run ended with status "${status}"`,
+		message:
+			error ??
+			words(fields.message) ??
+			words(fields.detail) ??
+			(data === undefined ? plainWords(dataText) : undefined) ??
+			`The run ended with status "${status}"`,
 	};
 	const errorType = nonBlank(fields.error_type);
 	const failureKind = nonBlank(fields.failure_kind);
@@ -337,6 +341,11 @@ function isError(value: unknown): boolean {
 	if (value === undefined || value === null || value === false || value === '') return false;
 	if (Array.isArray(value)) return value.length > 0;
 	return !isObject(value) || Object.keys(value).length > 0;
+}
+
+/** Data that is text, not JSON (JSON that did not parse may be cut short: no words then). */
+function plainWords(dataText: string): string | undefined {
+	return /^\s*[[{"]/.test(dataText) ? undefined : nonBlank(dataText);
 }
 
 /** Text that is not blank, cut as a message shows it. */

@@ -222,6 +222,22 @@ describe('a failed run', () => {
 		expect(error.turnBegan).toBe(true);
 	});
 
+	it.each([
+		[
+			"its `detail` (FastAPI's shape)",
+			'event: failed\ndata: {"status": "failed", "detail": "Model is disabled"}\n\n',
+		],
+		['its data, when that is text', 'event: failed\ndata: Model is disabled\n\n'],
+		[
+			'its `message`',
+			'event: failed\ndata: {"status": "failed", "message": "Model is disabled"}\n\n',
+		],
+	])('without an `error`, is told in %s', (_name, event) => {
+		const error = failureOf([event]);
+		expect(error.failure).toBe('run-failed');
+		expect(error.message).toBe("The assistant's run failed: Model is disabled");
+	});
+
 	it('is also a `completed` whose status is not `succeeded`', () => {
 		const error = failureOf([
 			sse('completed', { status: 'cancelled', error: null, error_type: null }),
