@@ -166,7 +166,7 @@ function checkMediaDomains(
 	throw invalidParameter(
 		ctx,
 		itemIndex,
-		`Media Domains: ${unknown.map((domain) => JSON.stringify(domain)).join(', ')} is no media domain of the catalog`,
+		`Media Domains: ${unknown.map((domain) => JSON.stringify(domain)).join(', ')} ${unknown.length === 1 ? 'is no media domain' : 'are no media domains'} of the catalog`,
 		`Use one of ${[...known].join(', ')}.`,
 	);
 }
