@@ -32,7 +32,11 @@ export class AnswerAssembler {
 	/** Where in `turn` a separator goes: each message after the first that added text. */
 	private readonly separators: number[] = [];
 	private parts = new Map<number, Part>();
-	/** Characters held in `parts` (for the bound: `heldLength`). */
+	/**
+	 * Characters held in `parts`, their texts and their kinds, and in `snapshotKinds` (for the
+	 * bound: `heldLength`). A kind is the stream's text like any other: a server may send one of
+	 * any length, and it is held while its message lasts.
+	 */
 	private partsLength = 0;
 	private highestIndex = -1;
 	/** The highest index of a text part with text in the message (-1: none), kept as parts change. */
@@ -59,8 +63,8 @@ export class AnswerAssembler {
 
 	/**
 	 * The bound's measure: the longest text held, the answer (as text() gives it, separators
-	 * included) or a source's copy beside it (the Part events' texts, content deltas ahead). An
-	 * honest answer is held about twice.
+	 * included) or a source's copy beside it (the Part events' texts with the part kinds, content
+	 * deltas ahead). An honest answer is held about twice.
 	 */
 	get heldLength(): number {
 		return Math.max(
@@ -187,6 +191,7 @@ export class AnswerAssembler {
 			this.responseId = undefined;
 		}
 		if (kinds.length > 0) {
+			this.partsLength += lengthOf(kinds) - lengthOf(this.snapshotKinds);
 			this.snapshotKinds = kinds;
 			this.lastPartKind = kinds[kinds.length - 1];
 		}
@@ -243,6 +248,7 @@ export class AnswerAssembler {
 		this.highestIndex = index;
 		this.lastPartKind = kind;
 		this.parts.set(index, { kind, text: segmented('') });
+		this.partsLength += kind.length;
 	}
 
 	/** Part `index` now reads `text`: the Part events' view is its text parts in index order. */
@@ -251,7 +257,7 @@ export class AnswerAssembler {
 		const before = old?.kind === 'text' ? old.text : new SegmentedText();
 		const after = kind === 'text' ? text : '';
 		this.parts.set(index, { kind, text: segmented(after) });
-		this.partsLength += after.length - (old?.text.length ?? 0);
+		this.partsLength += after.length + kind.length - (old ? old.text.length + old.kind.length : 0);
 		if (after && index > this.lastTextIndex) this.lastTextIndex = index;
 		else if (!after && index === this.lastTextIndex) this.lastTextIndex = this.scanLastTextIndex();
 		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
@@ -414,4 +420,11 @@ export class AnswerAssembler {
 		this.snapshotKinds = [];
 		this.lastPartKind = undefined;
 	}
+}
+
+/** Characters of a list of names (a snapshot's part kinds). */
+function lengthOf(names: readonly string[]): number {
+	let length = 0;
+	for (const name of names) length += name.length;
+	return length;
 }

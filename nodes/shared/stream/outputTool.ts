@@ -79,13 +79,19 @@ export class OutputToolCalls {
 	/** Part index -> call, in the current model message (indexes start again in each). */
 	private byIndex = new Map<number, Call>();
 	private message = 0;
-	/** Characters the calls hold, for the answer's bound: kept as they change, never summed. */
+	/**
+	 * Characters the calls hold, their names and arguments, for the answer's bound: kept as they
+	 * change, never summed.
+	 */
 	private held = 0;
 
 	/** A tool-call part's start (`whole` false) or end (whole: its arguments replace the grown ones). */
 	part(message: number, index: number, part: Json, whole: boolean): void {
 		const call = this.at(message, index);
-		if (typeof part.tool_name === 'string' && part.tool_name) call.name = part.tool_name;
+		if (typeof part.tool_name === 'string' && part.tool_name) {
+			this.held += part.tool_name.length - call.name.length;
+			call.name = part.tool_name;
+		}
 		const args = part.args;
 		if (args === undefined || args === null || args === '') return;
 		if (whole || call.grown === undefined || call.grown === '') {
@@ -98,7 +104,11 @@ export class OutputToolCalls {
 	/** A `tool_call` delta: the name grows by `tool_name_delta`, the arguments by `args_delta`. */
 	delta(message: number, index: number, delta: Json): void {
 		const call = this.at(message, index);
-		if (typeof delta.tool_name_delta === 'string') call.name += delta.tool_name_delta;
+		// The name is held as it grows, counted as the arguments are: a stream may grow it forever.
+		if (typeof delta.tool_name_delta === 'string') {
+			call.name += delta.tool_name_delta;
+			this.held += delta.tool_name_delta.length;
+		}
 		this.held -= call.grownSize;
 		growArgs(call, delta.args_delta);
 		this.held += call.grownSize;
