@@ -1,6 +1,7 @@
 import { HeldBytes } from '../heldBytes';
 import { messageLimitBytes } from '../limits';
 import { parseJson } from '../json';
+import { EVENT_KINDS } from './flatEvent';
 
 /** One Server-Sent Events message: its `event:` name and its `data:` text. */
 export interface SseMessage {
@@ -44,6 +45,13 @@ const DISCARDED_EVENT = 'FrontendModelRequest';
 export class EventNames {
 	/** The known names as bytes, by length. */
 	private readonly byLength = new Map<number, KnownName[]>();
+	/**
+	 * The flat form's names of the unread events and of the echo (docs/api.md#flat-stream-form),
+	 * by the leading key that tells them: `type`'s value, or pydantic-ai's `event_kind`'s.
+	 */
+	readonly flatUnread: ReadonlyMap<FlatKey, ReadonlyMap<string, string>>;
+	/** The longest value in `flatUnread`, in bytes: a longer one names no unread event. */
+	readonly flatNameBytes: number;
 
 	/**
 	 * `known`: passed on as these very strings, a name compared as bytes, not decoded anew.
@@ -62,6 +70,15 @@ export class EventNames {
 			sameLength.push({ bytes, name });
 			this.byLength.set(bytes.length, sameLength);
 		}
+		const unreadNames = new Set([DISCARDED_EVENT, ...unread]);
+		const byType = new Map([...unreadNames].map((name) => [name, name]));
+		const byKind = new Map(Object.entries(EVENT_KINDS).filter(([, name]) => unreadNames.has(name)));
+		this.flatUnread = new Map([
+			['type', byType],
+			['event_kind', byKind],
+		]);
+		const values = [...byType.keys(), ...byKind.keys()];
+		this.flatNameBytes = Math.max(...values.map((value) => Buffer.byteLength(value)));
 	}
 
 	/** The known name `line` holds from `from` to `to`, if it is one. */
@@ -78,6 +95,9 @@ interface KnownName {
 	name: string;
 }
 
+/** The keys that name a flat event (flatEvent.ts). */
+type FlatKey = 'type' | 'event_kind';
+
 const NO_NAMES = new EventNames([], new Set());
 
 const LF = 0x0a;
@@ -86,6 +106,13 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 const DATA_FIELD = Buffer.from('data:');
 const EVENT_FIRST = 0x65; // e
+const TAB = 0x09;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const BOM = [0xef, 0xbb, 0xbf];
+/** The longest key FlatSniffer reads (`event_kind`). */
+const FLAT_KEY_BYTES = 10;
 
 /**
  * Bytes of an event-stream body -> SSE messages, and nothing more (their meaning is in
@@ -98,7 +125,9 @@ const EVENT_FIRST = 0x65; // e
  * the bytes arrive), and the data lines of the events `names` calls unread (the reader reads
  * nothing of them) and of the request echo are skipped as they arrive, never held: those events
  * are passed on by name alone, with no data, when `names` asks for it (tellUnread), and not at
- * all otherwise. The test suite holds it to eventsource-parser's reading of the same streams.
+ * all otherwise. The same holds for such an event in the flat form (its name inside the JSON of
+ * an unnamed event's first `data:` line), recognised by that line's opening bytes (FlatSniffer).
+ * The test suite holds it to eventsource-parser's reading of the same streams.
  */
 export function createSseDecoder(
 	onMessage: (message: SseMessage) => void,
@@ -131,6 +160,11 @@ class EventStreamDecoder implements SseDecoder {
 	private unreadName = '';
 	/** The known name found last: a stream's events mostly repeat it. */
 	private lastName: KnownName | undefined;
+	/**
+	 * The line not ended yet, looked at for the flat form of an unread event: undefined before
+	 * it is, null once it cannot be one.
+	 */
+	private sniff: FlatSniffer | null | undefined;
 
 	constructor(
 		private readonly onMessage: (message: SseMessage) => void,
@@ -183,6 +217,15 @@ class EventStreamDecoder implements SseDecoder {
 			this.held.clear();
 			return;
 		}
+		const flatName = this.sniffFlat(bytes, from, to);
+		if (flatName !== undefined) {
+			// An unread event told flat: from here on, as if an `event:` line had named it.
+			this.unread = true;
+			this.unreadName = flatName;
+			this.skipping = true;
+			this.held.clear();
+			return;
+		}
 		// A line too short to tell yet is held (a few bytes) until the next chunk shows it.
 		this.checkBounds(this.held.length + to - from);
 		this.held.append(bytes, from, to);
@@ -201,10 +244,59 @@ class EventStreamDecoder implements SseDecoder {
 		return true;
 	}
 
+	/**
+	 * The name of the unread event whose flat form the line being read opens with, once its bytes
+	 * so far (those held, then `bytes` from `from` to `to`, not seen before) show it; undefined
+	 * until then, and when the line is no such thing. Only the first data line of an event not
+	 * named otherwise can be: the flat form's JSON opens there.
+	 */
+	private sniffFlat(bytes: Buffer, from: number, to: number): string | undefined {
+		if (this.sniff === null) return undefined;
+		if (this.sniff === undefined) {
+			const held = this.held.bytes();
+			const first = held.length > 0 ? held[0] : from < to ? bytes[from] : undefined;
+			// A blank line, and the line's first byte not seen yet: nothing to tell.
+			if (first === undefined) return undefined;
+			// Most lines tell by their first byte, or by the event, that they are none: no sniffer.
+			if (
+				(first !== DATA_FIELD[0] && !(this.atStart && first === BOM[0])) ||
+				this.unread ||
+				this.dataLines > 0 ||
+				(this.name !== '' && this.name !== 'message')
+			) {
+				this.sniff = null;
+				return undefined;
+			}
+			this.sniff = new FlatSniffer(this.names, this.atStart);
+			// The line's bytes held before it was looked at, if any (hold() looks at them as they come).
+			const found = this.sniff.feed(held, 0, held.length);
+			if (found !== undefined) return this.sniffed(found);
+		}
+		return this.sniffed(this.sniff.feed(bytes, from, to));
+	}
+
+	private sniffed(found: string | null | undefined): string | undefined {
+		if (found === null) this.sniff = null;
+		return found ?? undefined;
+	}
+
 	/** A line has ended at `to`: what was held of it, then `bytes` from `from`. */
 	private lineEnds(bytes: Buffer, from: number, to: number): void {
+		// Whether it opens an unread event's flat form: the bytes not looked at yet, then no more.
+		const flatName = this.skipping ? undefined : this.sniffFlat(bytes, from, to);
+		this.sniff = undefined;
+		if (flatName !== undefined) {
+			// Skipped unmeasured, as the named form's data is.
+			this.held.clear();
+			this.atStart = false;
+			this.unread = true;
+			this.unreadName = flatName;
+			this.dataLines += 1;
+			return;
+		}
 		if (this.skipping) {
 			this.skipping = false;
+			this.atStart = false;
 			this.dataLines += 1;
 			return;
 		}
@@ -285,6 +377,112 @@ class EventStreamDecoder implements SseDecoder {
 		}
 		if (this.ended && !isWholeJson(data)) return;
 		this.onMessage({ event: name || 'message', data });
+	}
+}
+
+/**
+ * Reads the opening bytes of a line, as they arrive, for the flat form of an event whose data is
+ * not read (docs/api.md#flat-stream-form): `data:`, then JSON whose leading key is `type` (or
+ * `event_kind`) and whose value names such an event: `data: {"type": "FrontendModelRequest", …`.
+ * JSON's white space may stand between the tokens (the line's end may not: it ends the line).
+ * Only the leading key can be read so, without holding the line: a name given by a later key, or
+ * with escapes in it, is not seen, and such a line is held and bounded as any other. It looks at
+ * each byte once, and at no more than the opening; at most the name's bytes are kept.
+ */
+class FlatSniffer {
+	private step:
+		| 'bom'
+		| 'field'
+		| 'beforeObject'
+		| 'beforeKey'
+		| 'key'
+		| 'beforeColon'
+		| 'beforeValue'
+		| 'value' = 'field';
+	/** How far into the byte order mark, or into `data:`. */
+	private at = 0;
+	private text: number[] = [];
+	private key: FlatKey = 'type';
+
+	/** `first`: the body's first line, which a byte order mark may open. */
+	constructor(
+		private readonly names: EventNames,
+		first: boolean,
+	) {
+		if (first) this.step = 'bom';
+	}
+
+	/** The event's name once the bytes show it; null once they show it is none; else undefined. */
+	feed(bytes: Buffer, from: number, to: number): string | null | undefined {
+		for (let i = from; i < to; i++) {
+			const found = this.next(bytes[i]);
+			if (found !== undefined) return found;
+		}
+		return undefined;
+	}
+
+	private next(byte: number): string | null | undefined {
+		const space = byte === SPACE || byte === TAB;
+		switch (this.step) {
+			case 'bom':
+				if (byte === BOM[this.at]) {
+					this.at += 1;
+					if (this.at === BOM.length) {
+						this.step = 'field';
+						this.at = 0;
+					}
+					return undefined;
+				}
+				if (this.at > 0) return null;
+				this.step = 'field';
+			// falls through: no byte order mark, the line itself
+			case 'field':
+				if (byte !== DATA_FIELD[this.at]) return null;
+				this.at += 1;
+				if (this.at === DATA_FIELD.length) this.step = 'beforeObject';
+				return undefined;
+			case 'beforeObject':
+				if (space) return undefined;
+				if (byte !== OPEN_BRACE) return null;
+				this.step = 'beforeKey';
+				return undefined;
+			case 'beforeKey':
+				if (space) return undefined;
+				if (byte !== QUOTE) return null;
+				this.step = 'key';
+				return undefined;
+			case 'key': {
+				if (byte !== QUOTE) return this.collect(byte, FLAT_KEY_BYTES);
+				const key = Buffer.from(this.text).toString('latin1');
+				if (key !== 'type' && key !== 'event_kind') return null;
+				this.key = key;
+				this.text = [];
+				this.step = 'beforeColon';
+				return undefined;
+			}
+			case 'beforeColon':
+				if (space) return undefined;
+				if (byte !== COLON) return null;
+				this.step = 'beforeValue';
+				return undefined;
+			case 'beforeValue':
+				if (space) return undefined;
+				if (byte !== QUOTE) return null;
+				this.step = 'value';
+				return undefined;
+			case 'value': {
+				if (byte !== QUOTE) return this.collect(byte, this.names.flatNameBytes);
+				const value = Buffer.from(this.text).toString('utf8');
+				return this.names.flatUnread.get(this.key)?.get(value) ?? null;
+			}
+		}
+	}
+
+	/** One more byte of a key or a name, up to `most` of them; an escape is not read. */
+	private collect(byte: number, most: number): null | undefined {
+		if (byte === BACKSLASH || this.text.length >= most) return null;
+		this.text.push(byte);
+		return undefined;
 	}
 }
 
