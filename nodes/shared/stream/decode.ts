@@ -253,17 +253,18 @@ class EventStreamDecoder implements SseDecoder {
 	private sniffFlat(bytes: Buffer, from: number, to: number): string | undefined {
 		if (this.sniff === null) return undefined;
 		if (this.sniff === undefined) {
+			// Most lines tell by their event (named, or past its first data line) that they are
+			// none: no sniffer, and nothing more looked at (a stream's every line passes here).
+			if (this.unread || this.dataLines > 0 || (this.name !== '' && this.name !== 'message')) {
+				this.sniff = null;
+				return undefined;
+			}
 			const held = this.held.bytes();
 			const first = held.length > 0 ? held[0] : from < to ? bytes[from] : undefined;
 			// A blank line, and the line's first byte not seen yet: nothing to tell.
 			if (first === undefined) return undefined;
-			// Most lines tell by their first byte, or by the event, that they are none: no sniffer.
-			if (
-				(first !== DATA_FIELD[0] && !(this.atStart && first === BOM[0])) ||
-				this.unread ||
-				this.dataLines > 0 ||
-				(this.name !== '' && this.name !== 'message')
-			) {
+			// Or by their first byte.
+			if (first !== DATA_FIELD[0] && !(this.atStart && first === BOM[0])) {
 				this.sniff = null;
 				return undefined;
 			}
