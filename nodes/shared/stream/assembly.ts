@@ -20,8 +20,9 @@ export const MESSAGE_SEPARATOR = '\n\n';
  * (docs/api.md#assembling-the-answer). Per model message, the text already taken; the Part
  * events and the `parts` snapshots each offer a view of it, and only what a view adds beyond the
  * text taken is taken. The `content` deltas know no messages: they are read against the turn's
- * text without separators, and wait while the current message has ended in a tool call (what
- * they carry then belongs to the next message, which the other sources have yet to open).
+ * text without separators, from where they began (the turn's start, or a later message's), and
+ * wait while the current message has ended in a tool call (what they carry then belongs to the
+ * next message, which the other sources have yet to open).
  * Each newly taken piece goes to `onText` as it is taken.
  */
 export class AnswerAssembler {
@@ -334,11 +335,32 @@ export class AnswerAssembler {
 			return;
 		}
 		const overlap = Math.min(added.length, lag);
-		if (!this.turn.holdsAt(start, added.slice(0, overlap))) {
-			this.contentAgrees = false;
+		if (this.turn.holdsAt(start, added.slice(0, overlap))) {
+			this.contentAhead = added.slice(overlap);
 			return;
 		}
-		this.contentAhead = added.slice(overlap);
+		// Content that does not tell a message again from its start began later than the turn: it
+		// is the current message's (the source began there), or, once that message ended in a tool
+		// call, the next one's, held (docs/api.md#assembling-the-answer). Elsewhere the sources differ.
+		if (start !== this.messageStart && this.isMessageStart(start)) {
+			this.contentLength = this.messageStart;
+			this.contentDelta(added);
+		} else if (start === this.messageStart && this.afterToolCall) {
+			this.contentLength = this.turn.length + added.length;
+			this.contentAhead = added;
+		} else {
+			this.contentAgrees = false;
+		}
+	}
+
+	/** Where a message's text begins in the turn's text (a message without text: none kept). */
+	private isMessageStart(at: number): boolean {
+		return at === 0 || at === this.messageStart || this.separators.includes(at);
+	}
+
+	/** The current message's last part is a tool call (or another kind that may end it). */
+	private get afterToolCall(): boolean {
+		return this.lastPartKind !== undefined && !WITHIN_MESSAGE_KINDS.has(this.lastPartKind);
 	}
 
 	/**
@@ -347,8 +369,7 @@ export class AnswerAssembler {
 	 */
 	private pumpContent(atEnd: boolean): void {
 		if (!this.contentAgrees || !this.contentAhead) return;
-		const afterToolCall =
-			this.lastPartKind !== undefined && !WITHIN_MESSAGE_KINDS.has(this.lastPartKind);
+		const afterToolCall = this.afterToolCall;
 		if (afterToolCall && !atEnd) return;
 		if (afterToolCall) this.beginMessage();
 		const ahead = this.contentAhead;
