@@ -168,7 +168,7 @@ export class StreamAnswer {
 				case 'partDelta':
 				case 'partEnd':
 				case 'toolDelta':
-					this.assembler.enterPartEvent(event.response);
+					this.assembler.enterPartEvent(event);
 				// falls through: a Part event is read as every other
 				case 'snapshot':
 				case 'toolEvent':

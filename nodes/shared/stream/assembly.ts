@@ -4,6 +4,7 @@ import { freshView, segmented, type Part, type View } from './messageViews';
 import { SegmentedText } from './segmentedText';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
+export type PartEvent = Extract<StreamEvent, { type: `part${string}` | 'toolDelta' }>;
 
 /**
  * Part kinds after which a message goes on with more text: text, thinking, and pydantic-ai's
@@ -48,6 +49,8 @@ export class AnswerAssembler {
 	private snapshotKinds: string[] = [];
 	/** The kind of the message's last part, as the latest Part event or snapshot showed it. */
 	private lastPartKind: string | undefined;
+	/** A Part event or snapshot showed a part of the message that may end it (a tool call, …). */
+	private toolPartTold = false;
 	/** The content deltas: how long they are, what they carry beyond the turn's text taken. */
 	private contentLength = 0;
 	private contentAhead = '';
@@ -149,14 +152,34 @@ export class AnswerAssembler {
 	/**
 	 * A Part event comes, naming the model response it belongs to or not. After a tool round, or
 	 * of another response than the current message's, it begins a new message, whatever its part
-	 * index (docs/api.md#2026-stream-dialect).
+	 * index (docs/api.md#2026-stream-dialect); so does the first to name one after a message of
+	 * none that it cannot go on (firstNamedIsNext).
 	 */
-	enterPartEvent(response: string | undefined): void {
+	enterPartEvent(event: PartEvent): void {
+		const response = event.response;
 		const another =
-			response !== undefined && this.responseId !== undefined && this.responseId !== response;
+			response !== undefined &&
+			(this.responseId === undefined ? this.firstNamedIsNext(event) : this.responseId !== response);
 		// A new message also ends the tool round's mark (beginMessage).
 		if (this.toolRoundSince || another) this.beginMessage();
 		if (response !== undefined) this.responseId = response;
+	}
+
+	/**
+	 * The first Part event to name a response, in a message that named none (live Part events, or
+	 * a snapshot): it goes on in that message, as the Part events of the response a snapshot just
+	 * told do (from index 0, text that continues the snapshot's), unless it cannot be that
+	 * message's: the message holds a tool call already (the next response comes after it), its
+	 * Part events used the index already (indexes start again at 0 in each message), or the
+	 * part's text would replace the message's rather than continue it (every piece counts once).
+	 */
+	private firstNamedIsNext(event: PartEvent): boolean {
+		if (this.toolPartTold || event.index <= this.highestIndex) return true;
+		if (event.type === 'toolDelta' || (event.kind ?? 'text') !== 'text') return false;
+		// The part is new (its index is above every one): its text goes on at the view's end.
+		const at = this.partsView.length;
+		const overlap = Math.min(event.text.length, this.messageLength - at);
+		return overlap > 0 && !this.turn.holdsAt(this.messageStart + at, event.text.slice(0, overlap));
 	}
 
 	/**
@@ -195,6 +218,7 @@ export class AnswerAssembler {
 			this.partsLength += lengthOf(kinds) - lengthOf(this.snapshotKinds);
 			this.snapshotKinds = kinds;
 			this.lastPartKind = kinds[kinds.length - 1];
+			if (kinds.some((kind) => !WITHIN_MESSAGE_KINDS.has(kind))) this.toolPartTold = true;
 		}
 		this.replace(this.snapshotView, text);
 	}
@@ -248,6 +272,7 @@ export class AnswerAssembler {
 		if (index <= this.highestIndex) this.beginMessage();
 		this.highestIndex = index;
 		this.lastPartKind = kind;
+		if (!WITHIN_MESSAGE_KINDS.has(kind)) this.toolPartTold = true;
 		this.parts.set(index, { kind, text: segmented('') });
 		this.partsLength += kind.length;
 	}
@@ -257,6 +282,7 @@ export class AnswerAssembler {
 		const old = this.parts.get(index);
 		const before = old?.kind === 'text' ? old.text : new SegmentedText();
 		const after = kind === 'text' ? text : '';
+		if (!WITHIN_MESSAGE_KINDS.has(kind)) this.toolPartTold = true;
 		this.parts.set(index, { kind, text: segmented(after) });
 		this.partsLength += after.length + kind.length - (old ? old.text.length + old.kind.length : 0);
 		if (after && index > this.lastTextIndex) this.lastTextIndex = index;
@@ -440,6 +466,7 @@ export class AnswerAssembler {
 		this.snapshotView = freshView();
 		this.snapshotKinds = [];
 		this.lastPartKind = undefined;
+		this.toolPartTold = false;
 	}
 }
 
