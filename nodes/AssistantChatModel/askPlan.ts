@@ -1,8 +1,9 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { normalized } from '../shared/recovery/turnReading';
+import { fileNameOf } from './attachments';
 import { readMark, type ConversationMark } from './conversationMark';
-import type { ImagePolicy } from './chatImages';
+import { isImageFile, type ImagePolicy } from './chatImages';
 import { formatTranscript, toolNamesById, type Transcript } from './messages';
 import { ACTION_FINAL_ANSWER } from './toolEnvelope';
 
@@ -89,8 +90,9 @@ function latestMark(messages: Message[]): (ConversationMark & { index: number })
 
 /**
  * The text of the assistant message at `held`, when the messages it answered (those after the
- * assistant message before it) are the very messages this ask sends (`fresh`): the same roles and
- * contents. Undefined otherwise: a turn with other messages cannot be taken for this ask's.
+ * assistant message before it) are the very messages this ask sends (`fresh`), as the
+ * conversation shows them (shownContent): the same roles and contents. Undefined otherwise: a
+ * turn with other messages cannot be taken for this ask's.
  */
 function repeatedAnswer(messages: Message[], held: number, fresh: Message[]): string | undefined {
 	const answer = messages[held];
@@ -99,7 +101,8 @@ function repeatedAnswer(messages: Message[], held: number, fresh: Message[]): st
 	while (from >= 0 && messages[from].role !== 'assistant') from--;
 	const answered = messages.slice(from + 1, held);
 	if (answered.length !== fresh.length) return undefined;
-	const said = (message: Message) => JSON.stringify([message.role, message.content]);
+	const said = (message: Message) =>
+		JSON.stringify([message.role, message.content.map(shownContent)]);
 	if (answered.some((message, index) => said(message) !== said(fresh[index]))) return undefined;
 	return answer.content
 		.map((content) => (content.type === 'text' ? content.text : ''))
@@ -120,6 +123,16 @@ export function isHeldAnswer(output: string | Record<string, unknown>, held: str
 			: output;
 	const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
 	return normalized(text) === normalized(held);
+}
+
+/**
+ * A part of a message as its conversation shows it: the service takes an image out of the
+ * prompt (docs/api.md#images), so a new photo with the same words reads there as the last one
+ * did; no file's bytes show. The conversation cannot tell such turns apart, and neither does this.
+ */
+function shownContent(content: MessageContent): unknown {
+	if (content.type !== 'file') return content;
+	return isImageFile(content) ? { type: 'image' } : { type: 'file', name: fileNameOf(content) };
 }
 
 /** The last assistant message at or after `from` (or `from` itself when none is). */

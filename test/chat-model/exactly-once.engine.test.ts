@@ -20,6 +20,7 @@ import { answeredConversation, heldAnswer } from '../helpers/conversations';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { serveScript } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
+import { withoutImages } from '../../nodes/shared/images';
 
 const TOKEN = 'secret-token-for-exactly-once-chat-model';
 
@@ -249,4 +250,56 @@ describe('a later execution whose message repeats the conversation’s last one 
 			expect((run.outputs('Consumer')[0].json as ConsumerOutput).text).toBe(earlierAnswerText);
 		},
 	);
+});
+
+test('a new photo with the same words as the last turn’s, its ask failing at a proxy: the earlier photo’s answer is not taken for it', async () => {
+	const conversation = 'con_RepeatedPhoto0001';
+	const earlier = 'It is a red apple.';
+	const png = (fill: number) =>
+		Buffer.concat([
+			Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+			Buffer.alloc(64, fill),
+		]).toString('base64');
+	const photo = (fill: number): ScriptMessage => ({
+		role: 'user',
+		content: 'What is this?',
+		image: { mimeType: 'image/png', base64: png(fill) },
+	});
+	const server = await serveScript(
+		(response) => {
+			response.writeHead(502, { 'content-type': 'text/html' });
+			response.end('<html><body>Bad gateway</body></html>');
+		},
+		(response) => {
+			// The conversation's last turn: the earlier photo's, its image taken out of the prompt
+			// by the service (docs/api.md#images), so it reads as this ask's does without its own.
+			const prompt = withoutImages(String(server.asks[0]?.input));
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(
+				JSON.stringify({
+					state: 'idle',
+					messages: [
+						{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: prompt }] },
+						{ kind: 'response', parts: [{ part_kind: 'text', content: earlier }] },
+					],
+				}),
+			);
+		},
+	);
+	try {
+		const run = await runChatModel(
+			await assistantPackage(),
+			'invoke',
+			[photo(1), { role: 'assistant', content: earlier }, photo(2)],
+			{ options: { conversationId: conversation, retries: 0 } },
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		expect(server.asks).toHaveLength(1);
+		expect(String(server.asks[0]?.input)).toContain(png(2));
+		expect(run.error()?.message).toBe(
+			`The assistant service failed (HTTP 502): Bad gateway; conversation ${conversation} cannot tell whether it took this ask`,
+		);
+	} finally {
+		await server.close();
+	}
 });
