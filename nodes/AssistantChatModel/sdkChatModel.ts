@@ -2,6 +2,7 @@ import type { ChatModel, GenerateResult, Message, StreamChunk, Tool } from '@n8n
 import { NodeOperationError, type ISupplyDataFunctions } from 'n8n-workflow';
 
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
+import { answerSchemaMismatch } from '../shared/outputFormat/answerSchema';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
 import type { TextObjectRule } from '../shared/outputFormat/structuredText';
 import { askStreamed, askWhole, type AskResult } from './ask';
@@ -86,6 +87,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			undefined,
 			plan.heldAnswer,
 		);
+		await this.checkStructured(answer);
 		return textResult(
 			answerText(answer.output),
 			answer,
@@ -162,6 +164,21 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		const answer = await askWhole(this.ctx, request, this.settings, textObject, heldAnswer);
 		this.noteFallback(answer);
 		return answer;
+	}
+
+	/**
+	 * A Response Format's or structured output's answer is an object of the schema: one that is
+	 * not fails the call, as Ask's item does (answerSchema.ts), quoting its start, redacted.
+	 */
+	private async checkStructured(answer: AskResult): Promise<void> {
+		const schema = this.settings.outputFormat;
+		const mismatch = schema && answerSchemaMismatch(answer.output, schema);
+		if (!mismatch) return;
+		const failure = new NodeOperationError(this.ctx.getNode(), mismatch.message, {
+			description: mismatch.description,
+		});
+		const { redaction } = await this.settings.run.credentials();
+		throw redaction ? redaction.error(failure) : failure;
 	}
 
 	/** docs/api.md#model-fallback: the answer stands; the log says which model gave it. */

@@ -1,7 +1,9 @@
 import type { GenerateResult, Message, Tool } from '@n8n/ai-node-sdk';
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
-import type { AskRequest } from '../shared/api';
+import type { AskRequest, OutputFormatSchema } from '../shared/api';
+import { parseJson } from '../shared/json';
+import { answerSchemaMismatch } from '../shared/outputFormat/answerSchema';
 import type { AskResult } from './ask';
 import { answerId, answerMetadata, textResult } from './answerMessage';
 import { askRequest } from './askRequest';
@@ -94,7 +96,7 @@ export async function generateWithTools(
 		plan.conversationId && plan.catalogue === catalogue
 			? plan.input
 			: withCatalogue(plan.input, toolInstructions(tools));
-	const structured = settings.outputFormat !== undefined;
+	const answerSchema = settings.outputFormat;
 	let answer = await model.ask(
 		askRequest(settings, input, plan.conversationId, tools),
 		plan.heldAnswer,
@@ -105,7 +107,7 @@ export async function generateWithTools(
 			tools,
 			messages.length,
 			catalogue,
-			structured,
+			answerSchema,
 			answerMetadata(reply, settings, plan.leftOut),
 		);
 	let outcome = interpreted(answer);
@@ -144,18 +146,28 @@ export async function generateWithTools(
 
 type Outcome = { result: GenerateResult } | { problem: string };
 
-/** The reply as the final answer or one checked tool call, or what is wrong with it. */
+/**
+ * The reply as the final answer or one checked tool call, or what is wrong with it. With a
+ * Response Format (`answerSchema`), the final answer is its object, checked against it as the
+ * tool calls' arguments are against theirs.
+ */
 function interpret(
 	answer: AskResult,
 	tools: BoundTool[],
 	messageCount: number,
 	catalogue: string,
-	structured: boolean,
+	answerSchema: OutputFormatSchema | undefined,
 	metadata: LogDetails,
 ): Outcome {
-	const reply = readEnvelope(answer.output, tools, structured);
+	const reply = readEnvelope(answer.output, tools, answerSchema !== undefined);
 	if (reply.action === 'invalid') return { problem: reply.problem };
 	if (reply.action === 'final_answer') {
+		const mismatch = answerSchema && answerSchemaMismatch(parseJson(reply.answer), answerSchema);
+		if (mismatch) {
+			return {
+				problem: `"final_answer" does not match the schema: ${mismatch.problems.join('; ')}`,
+			};
+		}
 		return { result: textResult(reply.answer, answer, messageCount, metadata, catalogue) };
 	}
 	const tool = tools.find((candidate) => candidate.name === reply.toolName) as BoundTool;

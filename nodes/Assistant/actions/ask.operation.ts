@@ -18,7 +18,8 @@ import { activeModel } from './ask/deprecatedModel';
 import { addAnswerHints } from './ask/answerHints';
 import { checkModelSeesImages, inputWithImages, readItemImages } from './ask/askImages';
 import { forAgentIfUnknownConversation } from './ask/unknownConversation';
-import { checkAnswerMatchesSchema } from './ask/answerSchema';
+import { apiError } from '../../shared/transport/errors';
+import { answerSchemaMismatch } from '../../shared/outputFormat/answerSchema';
 import { responseFormatProperties } from '../../shared/outputFormat/responseFormat';
 
 /** Ask: one message per item, the answer as text or as an object. */
@@ -129,9 +130,9 @@ async function askItem(
 		watch: run.watch,
 		turns: run.turns,
 	});
-	if (request.output_format) {
-		checkAnswerMatchesSchema(ctx, itemIndex, result.output, request.output_format);
-	}
+	const mismatch =
+		request.output_format && answerSchemaMismatch(result.output, request.output_format);
+	if (mismatch) throw apiError(ctx.getNode(), mismatch, itemIndex);
 	live.finish(result.output);
 	return askOutput(ctx, run, request, result);
 }
