@@ -593,3 +593,37 @@ describe('an ask answered "303 See Other" was taken: whatever fails after it, it
 		}
 	});
 });
+
+test('a 502 on a continued conversation, its reads with a Retry-After that is no delay ("-1"): "never taken" waits the schedule’s first pause, and the answer is read, not asked again', async () => {
+	const id = 'con_RetryAfterJunk01';
+	const input = 'Send the invoice to Dana';
+	const before = turn('Hello', 'Hi.');
+	const read = (response: http.ServerResponse, messages: unknown[]) => {
+		// Date.parse reads "-1" as a date of 2001: taken as a pause of none, before.
+		response.writeHead(200, { 'content-type': 'application/json', 'retry-after': '-1' });
+		response.end(JSON.stringify({ state: 'idle', messages }));
+	};
+	let firstAskAt = 0;
+	const server = await serveScript(
+		(response, n) => {
+			if (n === 1) firstAskAt = Date.now();
+			response.writeHead(502, { 'content-type': 'text/plain' });
+			response.end('Bad Gateway');
+		},
+		(response) => {
+			// The service stores the user's message a moment (1.5 s) after it starts the run.
+			if (Date.now() - firstAskAt < 1500) return read(response, before);
+			read(response, [...before, ...turn(input, 'Sent the invoice.')]);
+		},
+	);
+	try {
+		const run = await assistant.run(
+			{ input, conversationId: id, options: { retries: 2 } },
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		expect(server.asks).toHaveLength(1);
+		expect(run.json).toEqual({ output: 'Sent the invoice.', conversation_id: id, recovered: true });
+	} finally {
+		await server.close();
+	}
+}, 30_000);

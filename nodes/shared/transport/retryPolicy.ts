@@ -43,15 +43,32 @@ export function retryLimit(cause: RetryCause, retries: number): number {
 	return retries;
 }
 
-/** `retry-after-ms`, else `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
+/** A number of seconds or milliseconds as the headers write it: digits, a decimal part at most. */
+const DELAY_NUMBER = /^\d+(\.\d+)?$/;
+
+/**
+ * The three forms of an HTTP date (RFC 9110): `Sun, 06 Nov 1994 08:49:37 GMT`, the obsolete
+ * `Sunday, 06-Nov-94 08:49:37 GMT` and asctime's `Sun Nov  6 08:49:37 1994`. Date.parse alone
+ * reads almost anything as some date (`-1`, `5.`, `later 2`): a pause of none, which would send
+ * a possibly taken ask again at once.
+ */
+const HTTP_DATE = [
+	/^[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+	/^[A-Za-z]{6,9}, \d{1,2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+	/^[A-Za-z]{3} [A-Za-z]{3} [ \d]?\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * `retry-after-ms`, else `Retry-After` as seconds or an HTTP date; undefined when absent or when
+ * it is neither (then no pause was asked for, and the retry policy's own applies).
+ */
 export function serverRequestedDelayMs(headers: ResponseHeaders, now: number): number | undefined {
-	const ms = headerValue(headers, 'retry-after-ms');
-	if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms))) {
-		return Math.max(0, Number(ms));
-	}
+	const ms = headerValue(headers, 'retry-after-ms')?.trim();
+	if (ms && DELAY_NUMBER.test(ms)) return Number(ms);
 	const after = headerValue(headers, 'retry-after')?.trim();
 	if (!after) return undefined;
-	if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
+	if (DELAY_NUMBER.test(after)) return Number(after) * 1000;
+	if (!HTTP_DATE.some((form) => form.test(after))) return undefined;
 	const date = Date.parse(after);
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -41,6 +41,26 @@ describe('retry policy', () => {
 		expect(serverRequestedDelayMs({ 'retry-after': 'soon' }, NOW)).toBeUndefined();
 	});
 
+	test('the three forms of an HTTP date are read; anything else asks for no pause, and the schedule applies', () => {
+		// Ten seconds after NOW, a Monday.
+		for (const form of [
+			'Mon, 23 Nov 2026 20:00:10 GMT',
+			'Monday, 23-Nov-26 20:00:10 GMT',
+			'Mon Nov 23 20:00:10 2026',
+		]) {
+			expect([form, serverRequestedDelayMs({ 'retry-after': form }, NOW)]).toEqual([form, 10_000]);
+		}
+		// Date.parse reads each of these as a date long past: a pause of none, an ask sent again at once.
+		for (const value of ['-1', '5.', '+5', 'later 2', 'abc 1', '1,5']) {
+			expect([value, serverRequestedDelayMs({ 'retry-after': value }, NOW)]).toEqual([
+				value,
+				undefined,
+			]);
+		}
+		expect(serverRequestedDelayMs({ 'retry-after-ms': '-1' }, NOW)).toBeUndefined();
+		expect(retryDelayMs('session-pool', 0, 2, { 'retry-after': '-1' }, clock(0))).toBe(15_000);
+	});
+
 	test('a wait the server asks for is capped (60 s; 120 s for a full session pool)', () => {
 		expect(retryDelayMs('status', 0, 2, { 'retry-after': '3600' }, clock(0))).toBe(60_000);
 		expect(retryDelayMs('session-pool', 0, 2, { 'retry-after': '3600' }, clock(0))).toBe(120_000);
