@@ -440,3 +440,40 @@ describe('the access token appears in no output, error or log line (docs/api.md#
 		}
 	});
 });
+
+describe('a full session pool said inside a 200 JSON answer whose other fields are null or empty', () => {
+	const POOL = 'All 4 assistant sessions are busy and the oldest cannot evict';
+
+	test.each([
+		['"output": null', { output: null, conversation_id: null, error: POOL }],
+		['"output": ""', { output: '', conversation_id: null, error: POOL }],
+		['no output', { error: POOL }],
+	])('with %s: a failure, not an empty answer; waited out and asked again', async (_name, body) => {
+		const server = await serveScript(
+			(response, n) => {
+				if (n === 1) {
+					response.writeHead(200, { 'content-type': 'application/json', 'retry-after': '0' });
+					response.end(JSON.stringify(body));
+					return;
+				}
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ output: 'Done.', conversation_id: 'con_PoolInBand0001' }));
+			},
+			(response) => {
+				response.writeHead(404);
+				response.end();
+			},
+		);
+		try {
+			const run = await assistant.run(
+				{ input: 'Book the meeting room', options: { retries: 2 } },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.failure).toBeUndefined();
+			expect(run.json).toEqual({ output: 'Done.', conversation_id: 'con_PoolInBand0001' });
+			expect(server.asks).toHaveLength(2);
+		} finally {
+			await server.close();
+		}
+	});
+});

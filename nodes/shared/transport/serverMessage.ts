@@ -173,16 +173,22 @@ export function isSessionPoolMessage(text: string): boolean {
 	return /sessions are busy|cannot evict/i.test(text);
 }
 
+/** An `output` that is an answer: anything but none, null or empty text. */
+function holdsOutput(body: object): boolean {
+	const output = (body as { output?: unknown }).output;
+	return output !== undefined && output !== null && output !== '';
+}
+
 /**
- * `{"error": "..."}` without an `output` (docs/api.md#ask-answer); the error may be an object
- * with its words inside, or sit under `data`. For an answer and a list alike (the credential
- * test's too).
+ * `{"error": "..."}` without an answer (docs/api.md#ask-answer): no `output`, or one that is null
+ * or empty text (a response model that writes every field); the error may be an object with its
+ * words inside, or sit under `data`. For an answer and a list alike (the credential test's too).
  */
 export function inBandErrorOf(body: unknown): string | undefined {
-	if (typeof body !== 'object' || body === null || 'output' in body) return undefined;
+	if (typeof body !== 'object' || body === null || holdsOutput(body)) return undefined;
 	const { error, data } = body as Unchecked<InBandErrorResponse> & { data?: unknown };
 	const nested =
-		typeof data === 'object' && data !== null && !('output' in data)
+		typeof data === 'object' && data !== null && !holdsOutput(data)
 			? (data as { error?: unknown }).error
 			: undefined;
 	const found = error ?? nested;
