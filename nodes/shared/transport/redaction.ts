@@ -231,12 +231,16 @@ function writtenAt(text: string, at: number, wanted: string): number {
 	return 0;
 }
 
-/** The same, for the characters that end just before `end`. */
+/**
+ * The same, for the characters that end just before `end`. An escape first: the last digit of
+ * `%31` is the `1` it writes too, and taking it alone would end the run inside the escape,
+ * leaving the token's characters before it in the text.
+ */
 function writtenBefore(text: string, end: number, wanted: string): number {
-	if (end > 0 && text[end - 1].toLowerCase() === wanted) return 1;
-	for (const length of [3, 6]) {
+	for (const length of [6, 3]) {
 		if (end >= length && escapeSpells(text.slice(end - length, end), wanted)) return length;
 	}
+	if (end > 0 && text[end - 1].toLowerCase() === wanted) return 1;
 	return 0;
 }
 

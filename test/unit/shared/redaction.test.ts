@@ -61,6 +61,12 @@ describe('texts written partly or wholly escaped', () => {
 		expect(redaction.text(`${TOKEN.slice(0, -1)}\\u00${hex(last)} end`)).toBe('[redacted] end');
 	});
 
+	test('its end, back through an escape of a digit (whose last character is that digit)', () => {
+		const digits = redactionOf('Zo_Sk_Digits-Leading-Part-81aQ-xyz12345')!;
+		expect(digits.text('said Digits-Leading-Part-8%31aQ-xyz12345.')).toBe('said [redacted].');
+		expect(digits.text('said Digits-Leading-Part-8\\u0031aQ-xyz12345.')).toBe('said [redacted].');
+	});
+
 	test('escapes beside it that spell other characters stay', () => {
 		expect(redaction.text(`%41${TOKEN.slice(1)}`)).toBe('%41[redacted]');
 	});
