@@ -56,10 +56,12 @@ export class LiveText {
 }
 
 /**
- * Pieces going out without the token (docs/security.md): each redacted, and a piece's end that
- * may be the token's beginning held back until the next piece shows whether it is (or the answer
- * ends), so that a token split between pieces is caught too. Text that cannot begin the token
- * goes out at once.
+ * Pieces going out without the token (docs/security.md), redacted as the whole answer would be,
+ * wherever they were cut: a piece's end that may be part of the token, in any form the
+ * redaction reads (its characters, some written as escapes), is held back until the next piece
+ * shows whether it is (or the answer ends), and what goes out is redacted by itself only where
+ * nothing that follows can change that (Redaction.safeLength). Text that cannot be part of the
+ * token goes out at once.
  */
 class RedactedPieces {
 	private held = '';
@@ -78,10 +80,9 @@ class RedactedPieces {
 			return;
 		}
 		const joined = this.held ? this.held + piece : piece;
-		const keep = redaction.possibleStartLength(joined);
-		this.held = keep > 0 ? joined.slice(joined.length - keep) : '';
-		const ready = keep > 0 ? joined.slice(0, joined.length - keep) : joined;
-		if (ready) this.sink(redaction.text(ready));
+		const ready = redaction.safeLength(joined);
+		this.held = joined.slice(ready);
+		if (ready > 0) this.sink(redaction.text(joined.slice(0, ready)));
 	}
 
 	flush(): void {

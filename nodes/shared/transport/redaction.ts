@@ -59,6 +59,20 @@ export class Redaction {
 	 * character of the form may be written as an escape there (%XX, \uXXXX).
 	 */
 	private withoutSpans(text: string): string {
+		const spans = this.spans(text).sort((a, b) => a[0] - b[0]);
+		let shown = '';
+		let from = 0;
+		for (const [begin, end] of spans) {
+			if (end <= from) continue;
+			// A span that overlaps the one before lengthens it.
+			shown += begin >= from ? text.slice(from, begin) + REDACTED : '';
+			from = end;
+		}
+		return shown + text.slice(from);
+	}
+
+	/** The runs withoutSpans takes out: [begin, end) in the text, in no order. */
+	private spans(text: string): Array<[number, number]> {
 		const spans: Array<[number, number]> = [];
 		for (const form of this.forms) {
 			const head = form.slice(0, MIN_CUT_LENGTH);
@@ -82,39 +96,35 @@ export class Redaction {
 				spans.push([begin, i + tail.length]);
 			}
 		}
-		spans.sort((a, b) => a[0] - b[0]);
-		let shown = '';
-		let from = 0;
-		for (const [begin, end] of spans) {
-			if (end <= from) continue;
-			// A span that overlaps the one before lengthens it.
-			shown += begin >= from ? text.slice(from, begin) + REDACTED : '';
-			from = end;
-		}
-		return shown + text.slice(from);
+		return spans;
 	}
 
 	/**
-	 * How long the text's end is that may be the beginning of the token (in any of its forms and
-	 * letter cases), shorter than the token; 0 when none can be.
+	 * How much of the text's beginning can go out now, redacted by itself, when more text may
+	 * follow (the pieces of a stream, liveText.ts): redacted alone, it becomes what redacting the
+	 * whole text makes of it, whatever follows. The rest waits for what follows: any end of the
+	 * text that may be part of the token, in any form and letter case this redaction reads (a
+	 * run of its characters, some or all written as escapes, or an escape not yet complete), and
+	 * whatever it already holds that is redacted as one (a run taken for the token, an escape,
+	 * escapes that spell the token's first or last characters) and reaches into that end. Text
+	 * that cannot be part of the token does not wait.
 	 */
-	possibleStartLength(text: string): number {
-		let longest = 0;
-		for (const form of this.forms) {
-			const lower = form[0];
-			const upper = lower.toUpperCase();
-			let from = Math.max(0, text.length - form.length + 1);
-			while (text.length - from > longest) {
-				const at = firstOf(text.indexOf(lower, from), text.indexOf(upper, from));
-				if (at < 0 || text.length - at <= longest) break;
-				if (text.slice(at).toLowerCase() === form.slice(0, text.length - at)) {
-					longest = text.length - at;
-					break;
+	safeLength(text: string): number {
+		let cut = text.length;
+		for (const form of this.forms) cut = Math.min(cut, continuableFrom(text, form));
+		if (cut === 0) return 0;
+		const whole = this.spans(text);
+		if (text.includes('%') || text.includes('\\')) whole.push(...escapeRuns(text, this.forms[0]));
+		for (let moved = true; moved;) {
+			moved = false;
+			for (const [begin, end] of whole) {
+				if (begin < cut && cut < end) {
+					cut = begin;
+					moved = true;
 				}
-				from = at + 1;
 			}
 		}
-		return longest;
+		return cut;
 	}
 
 	/** Whether the value, written as JSON, holds the token, whole or cut. */
@@ -252,9 +262,168 @@ function escapeSpells(written: string, wanted: string): boolean {
 	return String.fromCharCode(code).toLowerCase() === wanted;
 }
 
-/** The smaller of two indexes, -1 meaning none. */
-function firstOf(a: number, b: number): number {
-	return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+/**
+ * The longest one written character can be: `\uXXXX` with each of its six characters written
+ * %XX (hiddenInEscapes decodes %XX first, then \uXXXX in what that gave).
+ */
+const MAX_WRITTEN_LENGTH = 18;
+
+/**
+ * Where the text's longest end begins that may be part of the (lower-case) form: read as
+ * characters each written plainly, in any letter case, or as an escape (%XX, \uXXXX, \uXXXX
+ * with some of its characters written %XX), it writes a run of the form's characters that is
+ * not yet the form's end, optionally followed by an escape not yet complete; or it is such an
+ * escape. Every reading counts, so the end is never shorter than the one the redaction
+ * makes; the text's length when no end can be.
+ */
+function continuableFrom(text: string, form: string): number {
+	const n = text.length;
+	const last = form.length - 1;
+	const at = new Map<string, number[]>();
+	for (let a = 0; a < last; a++) {
+		const list = at.get(form[a]);
+		if (list) list.push(a);
+		else at.set(form[a], [a]);
+	}
+	// rows.get(k)[a]: text.slice(k) may write the form's characters from its a-th on, and more
+	// of them may follow. Past the text's end, any of them may follow.
+	const rows = new Map<number, Uint8Array>();
+	const follows = (k: number, a: number) => k === n || rows.get(k)?.[a] === 1;
+	let from = n;
+	for (let k = n - 1; k >= 0; k--) {
+		// No row in reach of k is open: none before it can be.
+		if (n - k > MAX_WRITTEN_LENGTH && from - k > MAX_WRITTEN_LENGTH) break;
+		const { written, open } = writtenFrom(text, k);
+		let row: Uint8Array | undefined;
+		if (open) row = new Uint8Array(form.length).fill(1);
+		else {
+			for (const [length, char] of written) {
+				for (const a of at.get(char.toLowerCase()) ?? []) {
+					if (follows(k + length, a + 1)) (row ??= new Uint8Array(form.length))[a] = 1;
+				}
+			}
+		}
+		if (row) {
+			rows.set(k, row);
+			from = k;
+		}
+	}
+	return from;
+}
+
+/**
+ * The characters the text may write from `at` ([length, character] for each reading: itself,
+ * %XX, \uXXXX with any of its characters written %XX), and whether it may be an escape that
+ * the text ends before it is complete.
+ */
+function writtenFrom(
+	text: string,
+	at: number,
+): { written: Array<[number, string]>; open: boolean } {
+	const written: Array<[number, string]> = [[1, text[at]]];
+	let open = false;
+	if (text[at] === '%') {
+		const hex = text.slice(at + 1, at + 3);
+		if (/^[0-9a-f]{2}$/i.test(hex)) written.push([3, String.fromCharCode(parseInt(hex, 16))]);
+		else if (at + 3 > text.length && /^[0-9a-f]?$/i.test(hex)) open = true;
+	}
+	if (text[at] === '\\' || text.startsWith('%5', at)) {
+		open = unicodeEscapeStep(text, at, at, 0, '', written) || open;
+	}
+	return { written, open };
+}
+
+/** The first characters of a \uXXXX, one by one. */
+const UNICODE_ESCAPE = [/^\\$/, /^u$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i];
+
+/**
+ * Adds to `written` each \uXXXX the text writes from `from`: `step` of its characters read up to
+ * `at` (each written plainly or %XX), `hex` its digits so far. Whether the text ends where one
+ * may go on.
+ */
+function unicodeEscapeStep(
+	text: string,
+	from: number,
+	at: number,
+	step: number,
+	hex: string,
+	written: Array<[number, string]>,
+): boolean {
+	if (step === UNICODE_ESCAPE.length) {
+		written.push([at - from, String.fromCharCode(parseInt(hex, 16))]);
+		return false;
+	}
+	if (at >= text.length) return true;
+	const fits = (char: string) => UNICODE_ESCAPE[step].test(char);
+	const digits = (char: string) => (step >= 2 ? hex + char : hex);
+	let open = false;
+	if (fits(text[at])) {
+		open = unicodeEscapeStep(text, from, at + 1, step + 1, digits(text[at]), written) || open;
+	}
+	if (text[at] === '%') {
+		const code = text.slice(at + 1, at + 3);
+		if (/^[0-9a-f]{2}$/i.test(code)) {
+			const char = String.fromCharCode(parseInt(code, 16));
+			if (fits(char)) {
+				open = unicodeEscapeStep(text, from, at + 3, step + 1, digits(char), written) || open;
+			}
+		} else if (at + 3 > text.length && /^[0-9a-f]?$/i.test(code)) {
+			open = true;
+		}
+	}
+	return open;
+}
+
+/**
+ * What hiddenInEscapes reads as one: each escape the text holds (%XX, then \uXXXX in what %XX
+ * decoded to), and each run of them and other characters that, decoded, spells the secret's
+ * first or last MIN_CUT_LENGTH characters, as far as it goes on spelling the secret (all of
+ * such a run goes with the text it is in); [begin, end) in the text.
+ */
+function escapeRuns(text: string, secret: string): Array<[number, number]> {
+	const runs: Array<[number, number]> = [];
+	const once: Array<{ char: string; begin: number; end: number }> = [];
+	for (let i = 0; i < text.length;) {
+		const hex = text[i] === '%' ? text.slice(i + 1, i + 3) : '';
+		if (/^[0-9a-f]{2}$/i.test(hex)) {
+			once.push({ char: String.fromCharCode(parseInt(hex, 16)), begin: i, end: i + 3 });
+			runs.push([i, i + 3]);
+			i += 3;
+		} else {
+			once.push({ char: text[i], begin: i, end: i + 1 });
+			i += 1;
+		}
+	}
+	const decoded: typeof once = [];
+	for (let j = 0; j < once.length;) {
+		const six = once.slice(j, j + 6);
+		if (six.length === 6 && six.every((c, step) => UNICODE_ESCAPE[step].test(c.char))) {
+			const digits = six.slice(2).map((c) => c.char);
+			const char = String.fromCharCode(parseInt(digits.join(''), 16));
+			decoded.push({ char, begin: six[0].begin, end: six[5].end });
+			runs.push([six[0].begin, six[5].end]);
+			j += 6;
+		} else {
+			decoded.push(once[j]);
+			j += 1;
+		}
+	}
+	// Each run of the secret, decoded, from its beginning or to its end, as far as it goes on.
+	const spells = (i: number, k: number) => decoded[i].char.toLowerCase() === secret[k];
+	const head = Math.min(MIN_CUT_LENGTH, secret.length);
+	const tail = secret.length - head;
+	for (let i = 0; i + head <= decoded.length; i++) {
+		let k = 0;
+		while (k < secret.length && i + k < decoded.length && spells(i + k, k)) k++;
+		if (k >= head) runs.push([decoded[i].begin, decoded[i + k - 1].end]);
+		k = 0;
+		while (k < head && spells(i + k, tail + k)) k++;
+		if (k < head) continue;
+		let begin = i;
+		for (let m = tail; m > 0 && begin > 0 && spells(begin - 1, m - 1); m--) begin--;
+		runs.push([decoded[begin].begin, decoded[i + head - 1].end]);
+	}
+	return runs;
 }
 
 /** Where `needle` is in `text`, in any letter case. */

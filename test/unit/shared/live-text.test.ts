@@ -1,7 +1,7 @@
 /**
  * The pieces a streaming workflow is given (nodes/shared/liveText.ts): never the token, also when
- * it is split between pieces; the rest of the answer whole and at once, and `sent` as the service
- * gave it (the recovery's rest is reckoned from it).
+ * it is split between pieces; the rest of the answer whole, what cannot be part of the token at
+ * once, and `sent` as the service gave it (the recovery's rest is reckoned from it).
  */
 import { LiveText } from '../../../nodes/shared/liveText';
 import { redactionOf } from '../../../nodes/shared/transport/redaction';
@@ -30,14 +30,28 @@ test('a token split anywhere between pieces never goes out', () => {
 	}
 });
 
-test('text that cannot begin the token goes out at once', () => {
+test('text that cannot be part of the token goes out at once; what may be waits', () => {
 	const { text, out } = live();
-	text.passOn('Hello there');
-	expect(out).toEqual(['Hello there']);
+	text.passOn('Hello world!');
+	expect(out).toEqual(['Hello world!']);
 	text.passOn(' and Z');
-	expect(out).toEqual(['Hello there', ' and ']);
+	expect(out).toEqual(['Hello world!', ' and ']);
+	// Its `a` may be the token's, which the token's end would take with it:
 	text.passOn('ebra');
-	expect(out).toEqual(['Hello there', ' and ', 'Zebra']);
+	expect(out).toEqual(['Hello world!', ' and ', 'Zebr']);
+	text.passOn('.');
+	expect(out).toEqual(['Hello world!', ' and ', 'Zebr', 'a.']);
+});
+
+test("the token's middle, followed by its end, is taken with it however it was cut", () => {
+	const answer = `Hello ${TOKEN.slice(7)} bye`;
+	for (let cut = 1; cut < answer.length; cut++) {
+		const { text, out } = live();
+		text.passOn(answer.slice(0, cut));
+		text.passOn(answer.slice(cut));
+		text.finish();
+		expect(out.join('')).toBe('Hello [redacted] bye');
+	}
 });
 
 test('without a token known, pieces go out as they are', () => {

@@ -96,13 +96,26 @@ describe('texts written partly or wholly escaped', () => {
 });
 
 describe('pieces going out one by one', () => {
-	test("a piece's end that may begin the token is that long", () => {
-		expect(redaction.possibleStartLength('Hello Zo_S')).toBe(4);
-		expect(redaction.possibleStartLength('Hello zO_s')).toBe(4);
-		expect(redaction.possibleStartLength('Hello Z')).toBe(1);
-		expect(redaction.possibleStartLength('Hello Zx')).toBe(0);
-		expect(redaction.possibleStartLength('Hello')).toBe(0);
-		expect(redaction.possibleStartLength(TOKEN.slice(0, -1))).toBe(TOKEN.length - 1);
+	test('what may be part of the token, in any form, waits; the rest can go out', () => {
+		expect(redaction.safeLength('Hello Zo_S')).toBe(6);
+		expect(redaction.safeLength('Hello zO_s')).toBe(6);
+		expect(redaction.safeLength('Hello Zx')).toBe(8);
+		expect(redaction.safeLength('Hello!')).toBe(6);
+		// Its `o` may be the token's second character, which its end would take with it:
+		expect(redaction.safeLength('Hello')).toBe(4);
+		expect(redaction.safeLength(TOKEN.slice(0, -1))).toBe(0);
+		expect(redaction.safeLength(`said ${TOKEN.slice(5, 15)}`)).toBe(5);
+	});
+
+	test('escapes: written characters of the token, and escapes not yet complete, wait', () => {
+		expect(redaction.safeLength(`at ${TOKEN.slice(0, 7)}%65d`)).toBe(3);
+		expect(redaction.safeLength('at %5A%6F')).toBe(3);
+		expect(redaction.safeLength('at \\u005a%6f_')).toBe(3);
+		expect(redaction.safeLength('100%')).toBe(3);
+		expect(redaction.safeLength('100%2')).toBe(3);
+		expect(redaction.safeLength('a \\u00')).toBe(2);
+		expect(redaction.safeLength('a %5Cu00')).toBe(2);
+		expect(redaction.safeLength('100%25!')).toBe(7);
 	});
 });
 
