@@ -150,7 +150,7 @@ async function attemptOrRecover(
 		const { output } = outcome.result;
 		// An answer that came whole (a JSON answer, or End's output with no text streamed before
 		// it): a streaming workflow gets it now, so that its response is never empty.
-		if (live.forward && typeof output === 'string' && !live.sent) live.passOn(output);
+		if (live.forward && typeof output === 'string' && !live.sent) live.passOnEnd(output);
 		recordTurn(call, outcome.result.conversationId);
 		return outcome.result;
 	}
@@ -187,7 +187,7 @@ function recovered(
 	conversationId: string,
 ): AskResult {
 	checkWholeAnswer(attempt.scope, output);
-	if (typeof output === 'string' && live.forward) live.passOn(unsentRest(live.sent, output));
+	if (typeof output === 'string' && live.forward) live.passOnEnd(unsentRest(live.sent, output));
 	recordTurn(call, conversationId);
 	return { output, conversationId, recovered: true };
 }

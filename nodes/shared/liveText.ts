@@ -40,6 +40,18 @@ export class LiveText {
 		this.forward(rest);
 	}
 
+	/**
+	 * Passes on the rest of an answer that ends it (a whole answer, or a recovered answer's
+	 * rest): nothing follows that could make a part of it the token's, so it goes out in one
+	 * piece with what was held back.
+	 */
+	passOnEnd(rest: string): void {
+		if (!this.forward) return;
+		this.settle();
+		this.earlier += rest;
+		this.pieces?.end(rest);
+	}
+
 	/** The answer is whole: what was held back goes out. */
 	finish(): void {
 		this.pieces?.flush();
@@ -85,10 +97,14 @@ class RedactedPieces {
 		if (ready > 0) this.sink(redaction.text(joined.slice(0, ready)));
 	}
 
-	flush(): void {
-		if (!this.held) return;
-		const held = this.held;
+	/** The last piece: out whole, with what was held back. */
+	end(piece: string): void {
+		const joined = this.held + piece;
 		this.held = '';
-		this.sink(this.redaction ? this.redaction.text(held) : held);
+		if (joined) this.sink(this.redaction ? this.redaction.text(joined) : joined);
+	}
+
+	flush(): void {
+		this.end('');
 	}
 }

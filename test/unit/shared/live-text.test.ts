@@ -54,6 +54,17 @@ test("the token's middle, followed by its end, is taken with it however it was c
 	}
 });
 
+test("an answer's end goes out in one piece, with what was held back", () => {
+	const { text, out } = live();
+	text.passOnEnd('a whole answer');
+	expect(out).toEqual(['a whole answer']);
+	text.passOn(' Hello there');
+	expect(out).toEqual(['a whole answer', ' Hello ther']);
+	text.passOnEnd(`, ${TOKEN.slice(0, 10)}`);
+	expect(out).toEqual(['a whole answer', ' Hello ther', 'e, [redacted]']);
+	expect(text.sent).toBe(`a whole answer Hello there, ${TOKEN.slice(0, 10)}`);
+});
+
 test('without a token known, pieces go out as they are', () => {
 	const out: string[] = [];
 	const text = new LiveText((piece) => out.push(piece));
