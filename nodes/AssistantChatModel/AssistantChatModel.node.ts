@@ -102,8 +102,18 @@ function readChatOptions(
 			"Set Options > Conversation ID to a conversation's ID, e.g. {{ $json.conversationId }}, or remove the option.",
 		);
 	}
+	const conversationId = id === undefined || id === null ? undefined : String(id).trim();
+	// No conversation id holds white space: this is text, or several ids run together.
+	if (conversationId && /\s/.test(conversationId)) {
+		throw invalidParameter(
+			ctx,
+			itemIndex,
+			`Conversation ID ${JSON.stringify(conversationId.length > 80 ? `${conversationId.slice(0, 80)}…` : conversationId)} is not valid: IDs have no spaces or line breaks`,
+			"Set Options > Conversation ID to one conversation's ID, e.g. {{ $json.conversationId }}, or remove the option.",
+		);
+	}
 	return {
 		memoryMode: memory === false ? 'off' : undefined,
-		conversationId: id === undefined || id === null ? undefined : String(id).trim() || undefined,
+		conversationId: conversationId || undefined,
 	};
 }

@@ -392,6 +392,16 @@ describe('Options > Conversation ID', () => {
 		expect(result.error()?.description ?? '').toContain('Conversation ID must be text');
 		expect(asks()).toEqual([]);
 	});
+
+	test('a Conversation ID with spaces or line breaks fails naming the option, before any request', async () => {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
+			options: { conversationId: 'con_One con_Two' },
+		});
+		expect(result.error()?.description ?? '').toContain(
+			'Conversation ID "con_One con_Two" is not valid: IDs have no spaces or line breaks',
+		);
+		expect(asks()).toEqual([]);
+	});
 });
 
 describe('Response Format', () => {
