@@ -113,7 +113,11 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 			return await attemptOrRecover(attempt, call, live, earlier);
 		},
 		busyConversationWait(call.request.conversation_id, earlier),
-	);
+	).catch((error: unknown) => {
+		// Failed for good: the conversations it may have reached may hold it as their last turn.
+		recordFailedTurn(call, earlier);
+		return Promise.reject(error);
+	});
 	live.finish();
 	return result;
 }
@@ -154,7 +158,7 @@ async function attemptOrRecover(
 		recordTurn(call, outcome.result.conversationId);
 		return outcome.result;
 	}
-	earlier.failed(outcome.failure);
+	earlier.failed(outcome.failure, outcome.heard.conversationId);
 	const { output, conversationId } = await recoverAfterFailure(
 		attempt,
 		outcome.failure,
@@ -212,4 +216,20 @@ function recordTurn(call: AskCall, conversationId: string | null | undefined): v
 	const continued = call.request.conversation_id;
 	if (continued && continued !== conversationId)
 		call.turns?.answered(continued, call.request.input);
+}
+
+/**
+ * The ask failed for good after an attempt of it may have reached the service: the conversations
+ * that attempt was in may hold it as their last turn, answered or not, so that a later ask of the
+ * run with the same input, failing there, cannot take that turn's answer for its own
+ * (docs/api.md#recovery-after-a-failure).
+ */
+function recordFailedTurn(call: AskCall, earlier: EarlierAttempts): void {
+	if (!earlier.mayHaveReached) return;
+	const conversations = new Set(earlier.reachedConversations());
+	// The conversation the ask continues, also when a response named another.
+	const continued = call.request.conversation_id;
+	if (continued) conversations.add(continued);
+	for (const conversationId of conversations)
+		call.turns?.mayHaveTaken(conversationId, call.request.input);
 }

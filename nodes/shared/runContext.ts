@@ -14,19 +14,20 @@ import {
 } from './transport';
 
 /**
- * The message of each conversation's last answered ask (docs/api.md#recovery-after-a-failure):
- * when an ask that continues a conversation with the very same message fails, the conversation
+ * The message of each conversation's last answered ask, and of the asks after it that the service
+ * took, or may have taken, and that then failed (docs/api.md#recovery-after-a-failure): when an
+ * ask that continues a conversation with one of these very messages fails, the conversation
  * cannot tell whether it took this one or holds only the earlier one (an agent's tool giving the
  * same result twice, say), so its answer is not taken from there. Kept in the node's context of
  * the execution, so that the node's later runs in it know them too: an AI Agent runs its tool,
  * and asks its chat model again, in a run of their own each time. Only a fingerprint of each
  * message is kept, under a fingerprint of its conversation's id (a server may echo anything as
  * an id, the token too: the execution's data keeps neither), for the latest MAX_TURNS_KEPT
- * conversations.
+ * conversations, at most MAX_MESSAGES_KEPT messages each.
  */
 export class AskedTurns {
 	/**
-	 * The record's keys, least recently answered first: listing the record's keys at every answer
+	 * The record's keys, least recently kept first: listing the record's keys at every answer
 	 * cost tens of microseconds an ask once it held hundreds, so they are listed once per run.
 	 */
 	private readonly order: Map<string, true>;
@@ -35,13 +36,35 @@ export class AskedTurns {
 		this.order = new Map(Object.keys(lastMessages).map((key) => [key, true]));
 	}
 
+	/** The conversation's last ask, with this message, was answered: the one message it keeps. */
 	answered(conversationId: string, input: string): void {
+		this.keep(conversationId, [fingerprint(normalized(input))]);
+	}
+
+	/**
+	 * An ask with this message failed after the service took it, or may have taken it: the
+	 * conversation's last turn may be its, or still the one before (whose message is kept too).
+	 */
+	mayHaveTaken(conversationId: string, input: string): void {
+		const message = fingerprint(normalized(input));
+		const earlier = messagesOf(this.lastMessages[fingerprint(conversationId)]);
+		const messages = [...earlier.filter((kept) => kept !== message), message];
+		this.keep(conversationId, messages.slice(-MAX_MESSAGES_KEPT));
+	}
+
+	/** Whether the conversation's last ask, answered or failed after it may have been taken, had this very message. */
+	repeats(conversationId: string, input: string): boolean {
+		const kept = messagesOf(this.lastMessages[fingerprint(conversationId)]);
+		return kept.includes(fingerprint(normalized(input)));
+	}
+
+	private keep(conversationId: string, messages: string[]): void {
 		const kept = this.lastMessages;
 		const key = fingerprint(conversationId);
-		// Answered again: the latest, in the record too (a later run lists it in this order).
+		// Asked again: the latest, in the record too (a later run lists it in this order).
 		delete kept[key];
 		this.order.delete(key);
-		kept[key] = fingerprint(normalized(input));
+		kept[key] = messages.join(MESSAGE_SEPARATOR);
 		this.order.set(key, true);
 		for (const oldest of this.order.keys()) {
 			if (this.order.size <= MAX_TURNS_KEPT) break;
@@ -49,13 +72,20 @@ export class AskedTurns {
 			delete kept[oldest];
 		}
 	}
-
-	/** Whether the conversation's last answered ask had this very message. */
-	repeats(conversationId: string, input: string): boolean {
-		const last = this.lastMessages[fingerprint(conversationId)];
-		return last !== undefined && last === fingerprint(normalized(input));
-	}
 }
+
+/** Between a conversation's kept messages: no fingerprint holds it. */
+const MESSAGE_SEPARATOR = ' ';
+
+function messagesOf(kept: string | undefined): string[] {
+	return kept ? kept.split(MESSAGE_SEPARATOR) : [];
+}
+
+/**
+ * How many messages a conversation keeps: its last answered ask's and those of the failed asks
+ * after it (a run of failures in one conversation is short; the oldest goes first).
+ */
+const MAX_MESSAGES_KEPT = 16;
 
 /** How many conversations' last messages a node keeps in an execution. */
 const MAX_TURNS_KEPT = 1000;
@@ -107,8 +137,9 @@ export type ExecuteRun = RunContext<IExecuteFunctions>;
  * - what the run has told once: hints in the editor, notices in n8n's log (runNotices.ts);
  * - what times its calls and stops them when the execution is cancelled: one timer and one
  *   listener for all of them (transport/lifetime.ts's CallWatch);
- * - the message of each conversation's last answered ask (AskedTurns): a failed ask that repeats
- *   it cannot be told apart from it in the conversation. This alone outlives the run, in the
+ * - the message of each conversation's last answered ask, and of the failed asks after it that
+ *   the service took or may have taken (AskedTurns): a failed ask that repeats one of them cannot
+ *   be told apart from it in the conversation. This alone outlives the run, in the
  *   node's context of the execution, as a fingerprint per conversation.
  *
  * The n8n context itself is `ctx`.
@@ -118,7 +149,10 @@ export class RunContext<C extends RunStart = RunStart> extends RunParameters<C> 
 	readonly notices = new RunNotices();
 	/** What times the run's calls, and stops them when the execution is cancelled. */
 	readonly watch = new CallWatch(cancelSignalOf(this.ctx));
-	/** The message of each conversation's last answered ask, in this run and the node's earlier ones. */
+	/**
+	 * The message of each conversation's last answered ask, and of the failed asks after it that
+	 * may have been taken, in this run and the node's earlier ones.
+	 */
 	readonly turns = new AskedTurns(turnsKept(this.ctx));
 	private readonly shared = new Map<string, Promise<unknown>>();
 	private credentialsRead?: Promise<AssistantCredentials>;

@@ -128,20 +128,38 @@ export async function recoverAfterFailure(
 /**
  * What the attempts of one ask tell the next (docs/api.md#busy-conversation-409): whether one may
  * have reached the service, and then the conversation a 409's wait found idle, to be looked at
- * before the ask is sent again (the 409 may have been that attempt's own run).
+ * before the ask is sent again (the 409 may have been that attempt's own run); and, when the ask
+ * fails for good, the conversations that may hold it (AskedTurns.mayHaveTaken).
  */
 export class EarlierAttempts {
-	private mayHaveReached = false;
+	private reached = false;
+	private readonly conversations = new Set<string>();
 	private idle: { messages: ConversationMessage[]; busy: NodeApiError } | undefined;
 
-	/** An attempt failed with `failure`, as it came, before any recovery judged it. */
-	failed(failure: AttemptFailure): void {
-		if (failure.accepted !== 'no') this.mayHaveReached = true;
+	/**
+	 * An attempt failed with `failure`, as it came, before any recovery judged it; `conversationId`
+	 * is the ask's conversation as the attempt knew it (AttemptHeard's).
+	 */
+	failed(failure: AttemptFailure, conversationId?: string): void {
+		if (failure.accepted === 'no') return;
+		this.reached = true;
+		const named = failure.conversationId ?? conversationId;
+		if (named) this.conversations.add(named);
+	}
+
+	/** Whether an earlier attempt may have reached the service (the running ask may be it). */
+	get mayHaveReached(): boolean {
+		return this.reached;
+	}
+
+	/** The conversations an attempt that may have reached the service was in. */
+	reachedConversations(): Iterable<string> {
+		return this.conversations;
 	}
 
 	/** The conversation a 409's wait found idle, when an earlier attempt may have reached it. */
 	foundIdle(messages: ConversationMessage[], busy: NodeApiError): void {
-		if (this.mayHaveReached) this.idle = { messages, busy };
+		if (this.reached) this.idle = { messages, busy };
 	}
 
 	/** What the last wait found, once. */

@@ -86,7 +86,7 @@ describe('the public catalog is read once per execution', () => {
 	});
 });
 
-describe("each conversation's last answered message (docs/api.md#recovery-after-a-failure)", () => {
+describe("each conversation's last answered message, and the failed asks after it (docs/api.md#recovery-after-a-failure)", () => {
 	test('an ask repeats it when its message is the same, line endings, whitespace and images aside', () => {
 		const turns = new AskedTurns();
 		expect(turns.repeats('c1', 'Status?')).toBe(false);
@@ -96,6 +96,31 @@ describe("each conversation's last answered message (docs/api.md#recovery-after-
 		expect(turns.repeats('c2', 'Status?')).toBe(false);
 		turns.answered('c1', 'Status now?');
 		expect(turns.repeats('c1', 'Status?')).toBe(false);
+	});
+
+	test('an ask that failed after it may have been taken is kept beside the last answered one, until the next answer', () => {
+		const turns = new AskedTurns();
+		turns.answered('c1', 'Status?');
+		turns.mayHaveTaken('c1', 'Send the report');
+		// The conversation's last turn may be either: both are kept.
+		expect(turns.repeats('c1', 'Status?')).toBe(true);
+		expect(turns.repeats('c1', 'Send the report')).toBe(true);
+		expect(turns.repeats('c1', 'Something else')).toBe(false);
+		turns.mayHaveTaken('c2', 'Send the report');
+		expect(turns.repeats('c2', 'Send the report')).toBe(true);
+		// An answer is the conversation's last turn: it alone is kept.
+		turns.answered('c1', 'Done?');
+		expect(turns.repeats('c1', 'Status?')).toBe(false);
+		expect(turns.repeats('c1', 'Send the report')).toBe(false);
+		expect(turns.repeats('c1', 'Done?')).toBe(true);
+		// A run of failures keeps the latest 16 messages, as fingerprints.
+		const kept: Record<string, string> = {};
+		const many = new AskedTurns(kept);
+		for (let i = 1; i <= 17; i++) many.mayHaveTaken('c3', `Private ask ${i}`);
+		expect(many.repeats('c3', 'Private ask 1')).toBe(false);
+		expect(new AskedTurns(kept).repeats('c3', 'Private ask 2')).toBe(true);
+		expect(new AskedTurns(kept).repeats('c3', 'Private ask 17')).toBe(true);
+		expect(JSON.stringify(kept)).not.toMatch(/Private|c3/);
 	});
 
 	test('kept where it is given (the node’s context of the execution), as fingerprints, for the latest 1,000 conversations', () => {
