@@ -112,7 +112,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 			live.redactWith(attempt.credentials.redaction);
 			return await attemptOrRecover(attempt, call, live, earlier);
 		},
-		busyConversationWait(call.request.conversation_id, earlier),
+		busyConversationWait(call.request.conversation_id, call.request.input, earlier),
 	).catch((error: unknown) => {
 		// Failed for good: the conversations it may have reached may hold it as their last turn.
 		recordFailedTurn(call, earlier);

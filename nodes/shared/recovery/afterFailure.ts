@@ -172,15 +172,20 @@ export class EarlierAttempts {
 
 /**
  * Before the retry of a 409 on the ask's own conversation: wait until the conversation is idle
- * (docs/api.md#busy-conversation-409) instead of the policy's pause.
+ * (docs/api.md#busy-conversation-409) instead of the policy's pause. When Timeout runs out first,
+ * the error says whether the running ask may be this one (`input`, `earlier`): waitUntilIdle.
  */
 export function busyConversationWait(
 	conversationId: string | undefined,
+	input: string,
 	earlier: EarlierAttempts,
 ): WaitBeforeRetry {
 	return async (failure, attempt) => {
 		if (failure.retry !== 'busy-conversation' || !conversationId) return false;
-		const messages = await waitUntilIdle(attempt, conversationId, failure.shown);
+		const messages = await waitUntilIdle(attempt, conversationId, failure.shown, {
+			input,
+			earlierMayHaveReached: earlier.mayHaveReached,
+		});
 		if (!messages) return false;
 		earlier.foundIdle(messages, failure.shown);
 		return true;

@@ -20,9 +20,9 @@ export type Watched =
 	| { kind: 'unavailable'; what: string }
 	/**
 	 * The call's time ran out while the conversation was still answering, or, when `lastFailure`
-	 * is set, while it could not be read.
+	 * is set, while it could not be read. `conversation`: how it read last, when a read answered.
 	 */
-	| { kind: 'out-of-time'; lastFailure?: NodeApiError };
+	| { kind: 'out-of-time'; lastFailure?: NodeApiError; conversation?: ConversationResponse };
 
 /**
  * Reads a conversation until it is no longer answering (docs/api.md#recovery-after-a-failure):
@@ -36,16 +36,16 @@ export async function watchConversation(
 ): Promise<Watched> {
 	const { ctx, scope, lifetime } = attempt;
 	let lastFailure: NodeApiError | undefined;
-	let everRead = false;
+	let lastRead: ConversationResponse | undefined;
 	for (let pauses = 0; ; pauses++) {
 		const read = await readOnce(attempt, conversationId);
 		if (read.kind === 'unavailable') return read;
 		if (read.kind === 'timed-out') {
 			// Cut by the deadline before any read answered: nothing says it is still answering.
-			const unread = everRead ? undefined : unreadInTime(scope, conversationId);
-			return { kind: 'out-of-time', lastFailure: lastFailure ?? unread };
+			const unread = lastRead ? undefined : unreadInTime(scope, conversationId);
+			return { kind: 'out-of-time', lastFailure: lastFailure ?? unread, conversation: lastRead };
 		}
-		everRead ||= read.kind === 'read';
+		if (read.kind === 'read') lastRead = read.conversation;
 		if (read.kind === 'read' && !isAnswering(read.conversation.state)) {
 			return { kind: 'settled', conversation: read.conversation, headers: read.headers };
 		}
@@ -53,7 +53,7 @@ export async function watchConversation(
 		const headers = read.kind === 'read' ? read.headers : read.failure.headers;
 		const requestedMs = serverRequestedDelayMs(headers, Date.now());
 		const pause = nextPollPauseMs(pauses, lifetime.remainingMs(), requestedMs);
-		if (pause === undefined) return { kind: 'out-of-time', lastFailure };
+		if (pause === undefined) return { kind: 'out-of-time', lastFailure, conversation: lastRead };
 		ctx.logger.debug(
 			redacted(
 				`Assistant: conversation ${conversationId} ${lastFailure ? 'could not be read' : 'is still answering'}; reading it again in ${pause} ms`,
@@ -64,7 +64,9 @@ export async function watchConversation(
 		try {
 			await lifetime.pause(pause);
 		} catch {
-			if (lifetime.reason === 'timeout') return { kind: 'out-of-time', lastFailure };
+			if (lifetime.reason === 'timeout') {
+				return { kind: 'out-of-time', lastFailure, conversation: lastRead };
+			}
 			// During recovery: the ask's acceptance was what sent it here, and is not known better.
 			throw stoppedFailure(scope, lifetime, 'maybe');
 		}

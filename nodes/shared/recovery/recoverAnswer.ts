@@ -13,6 +13,7 @@ import type { Attempt } from '../transport/send';
 import { watchConversation } from './conversationWatch';
 import {
 	busyNote,
+	mayBeAnsweringThis,
 	noAnswerInConversation,
 	notConfirmedInTime,
 	objectNotWhole,
@@ -21,7 +22,7 @@ import {
 	withNote,
 } from './recoveryErrors';
 import { nextPollPauseMs } from './pollSchedule';
-import { readTurn, type TurnReading } from './turnReading';
+import { lastPromptIs, readTurn, type TurnReading } from './turnReading';
 
 /** An ask whose response failed after the service may have accepted it. */
 export interface AskToRecover {
@@ -126,21 +127,40 @@ function answerOf(
 	}
 }
 
+/** The ask a 409's wait is for: whether the conversation's running ask may be it. */
+export interface BusyAsk {
+	input: string;
+	/** An earlier attempt of the ask may have reached the service (EarlierAttempts). */
+	earlierMayHaveReached: boolean;
+}
+
 /**
  * A 409 on one's own conversation (docs/api.md#busy-conversation-409): waits until it is no
  * longer answering, through the same endpoint, within the deadline. Its messages when it is idle
  * (ask again at once, unless they show the ask taken: afterBusyWait), undefined when the endpoint
- * is not there (the usual pause then); throws `busy`, with a note, when the deadline comes first.
+ * is not there (the usual pause then). When the deadline comes first, throws an error naming the
+ * conversation: that the running ask may be this very one, when an earlier attempt may have
+ * reached the service or the running turn has this ask's message (it was not sent again); else
+ * `busy`, with a note that this ask was not taken.
  */
 export async function waitUntilIdle(
 	attempt: Attempt,
 	conversationId: string,
 	busy: NodeApiError,
+	ask: BusyAsk,
 ): Promise<ConversationMessage[] | undefined> {
 	const watched = await watchConversation(attempt, conversationId);
 	if (watched.kind === 'settled') return watched.conversation.messages;
 	if (watched.kind === 'unavailable') return undefined;
-	throw withNote(attempt.scope, busy, busyNote(conversationId));
+	const { scope, lifetime } = attempt;
+	if (ask.earlierMayHaveReached) {
+		throw mayBeAnsweringThis(scope, conversationId, lifetime.timeoutMs, 'earlier-attempt', busy);
+	}
+	const running = watched.conversation?.messages;
+	if (running && lastPromptIs(running, ask.input)) {
+		throw mayBeAnsweringThis(scope, conversationId, lifetime.timeoutMs, 'same-message', busy);
+	}
+	throw withNote(scope, busy, busyNote(conversationId));
 }
 
 /**

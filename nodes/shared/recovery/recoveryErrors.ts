@@ -187,6 +187,31 @@ export function deadlineNote(conversationId: string, accepted: boolean): string 
 		: `It was not sent again: if the assistant accepted it, its answer will appear in conversation ${conversationId}.`;
 }
 
+/**
+ * A 409's wait ran out of time while the conversation was still answering, and the ask it was
+ * answering may be this very one: an earlier attempt of it may have reached the service
+ * (`earlier-attempt`), or the running turn has its message (`same-message`: an earlier try of the
+ * same item, say). It was not sent again (docs/api.md#recovery-after-a-failure).
+ */
+export function mayBeAnsweringThis(
+	scope: FailureScope,
+	conversationId: string,
+	timeoutMs: number,
+	why: 'earlier-attempt' | 'same-message',
+	busy: NodeApiError,
+): NodeApiError {
+	const reason =
+		why === 'earlier-attempt'
+			? 'An earlier attempt of this ask failed after it may have reached the assistant, and its retry found the conversation busy (HTTP 409)'
+			: "The conversation was busy (HTTP 409) answering an ask with this ask's message (an earlier try of the same item, say)";
+	return error(
+		scope,
+		`The assistant did not answer within ${seconds(timeoutMs)}; conversation ${conversationId} is still answering, and may be answering this very ask`,
+		`${reason} until Options > Timeout (Minutes) ran out. The ask was not sent again, so that the assistant does not do the work twice: if the conversation is answering it, its answer will be in that conversation. Look at it before running the item again; raise the Timeout if answers take longer.`,
+		busy,
+	);
+}
+
 /** A busy conversation still answering an earlier ask when the deadline came. */
 export function busyNote(conversationId: string): string {
 	return `Conversation ${conversationId} was still answering an earlier ask when Options > Timeout (Minutes) ran out; this ask was not taken.`;

@@ -31,6 +31,15 @@ export function isAnswering(state: ConversationResponse['state']): boolean {
 	return state === 'running' || state === 'stopping';
 }
 
+/**
+ * Whether the conversation's last request that carries a prompt has this input (compared as
+ * readTurn compares it): the turn it holds, running or not, may be this ask's.
+ */
+export function lastPromptIs(messages: ConversationMessage[], input: string): boolean {
+	const asked = lastPromptIndex(messages);
+	return asked >= 0 && normalized(promptText(messages[asked]) ?? '') === normalized(input);
+}
+
 export function readTurn(
 	messages: ConversationMessage[],
 	input: string,
