@@ -1,7 +1,6 @@
 import { HeldBytes } from '../heldBytes';
 import { messageLimitBytes } from '../limits';
 import { parseJson } from '../json';
-import { EVENT_KINDS } from './flatEvent';
 
 /** One Server-Sent Events message: its `event:` name and its `data:` text. */
 export interface SseMessage {
@@ -46,11 +45,11 @@ export class EventNames {
 	/** The known names as bytes, by length. */
 	private readonly byLength = new Map<number, KnownName[]>();
 	/**
-	 * The flat form's names of the unread events and of the echo (docs/api.md#flat-stream-form),
-	 * by the leading key that tells them: `type`'s value, or pydantic-ai's `event_kind`'s.
+	 * The names of the unread events and of the echo, as the flat form's leading `type` gives
+	 * them (docs/api.md#flat-stream-form).
 	 */
-	readonly flatUnread: ReadonlyMap<FlatKey, ReadonlyMap<string, string>>;
-	/** The longest value in `flatUnread`, in bytes: a longer one names no unread event. */
+	readonly flatUnread: ReadonlySet<string>;
+	/** The longest name in `flatUnread`, in bytes: a longer one names no unread event. */
 	readonly flatNameBytes: number;
 
 	/**
@@ -70,15 +69,8 @@ export class EventNames {
 			sameLength.push({ bytes, name });
 			this.byLength.set(bytes.length, sameLength);
 		}
-		const unreadNames = new Set([DISCARDED_EVENT, ...unread]);
-		const byType = new Map([...unreadNames].map((name) => [name, name]));
-		const byKind = new Map(Object.entries(EVENT_KINDS).filter(([, name]) => unreadNames.has(name)));
-		this.flatUnread = new Map([
-			['type', byType],
-			['event_kind', byKind],
-		]);
-		const values = [...byType.keys(), ...byKind.keys()];
-		this.flatNameBytes = Math.max(...values.map((value) => Buffer.byteLength(value)));
+		this.flatUnread = new Set([DISCARDED_EVENT, ...unread]);
+		this.flatNameBytes = Math.max(...[...this.flatUnread].map((name) => Buffer.byteLength(name)));
 	}
 
 	/** The known name `line` holds from `from` to `to`, if it is one. */
@@ -95,9 +87,6 @@ interface KnownName {
 	name: string;
 }
 
-/** The keys that name a flat event (flatEvent.ts). */
-type FlatKey = 'type' | 'event_kind';
-
 const NO_NAMES = new EventNames([], new Set());
 
 const LF = 0x0a;
@@ -111,8 +100,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const BOM = [0xef, 0xbb, 0xbf];
-/** The longest key FlatSniffer reads (`event_kind`). */
-const FLAT_KEY_BYTES = 10;
+/** The key FlatSniffer reads: `type`, the one that names a flat event whatever follows (flatEvent.ts). */
+const FLAT_KEY = Buffer.from('type');
 
 /**
  * Bytes of an event-stream body -> SSE messages, and nothing more (their meaning is in
@@ -259,8 +248,8 @@ class EventStreamDecoder implements SseDecoder {
 				this.sniff = null;
 				return undefined;
 			}
-			const held = this.held.bytes();
-			const first = held.length > 0 ? held[0] : from < to ? bytes[from] : undefined;
+			const heldLength = this.held.length;
+			const first = heldLength > 0 ? this.held.bytes()[0] : from < to ? bytes[from] : undefined;
 			// A blank line, and the line's first byte not seen yet: nothing to tell.
 			if (first === undefined) return undefined;
 			// Or by their first byte.
@@ -270,8 +259,10 @@ class EventStreamDecoder implements SseDecoder {
 			}
 			this.sniff = new FlatSniffer(this.names, this.atStart);
 			// The line's bytes held before it was looked at, if any (hold() looks at them as they come).
-			const found = this.sniff.feed(held, 0, held.length);
-			if (found !== undefined) return this.sniffed(found);
+			if (heldLength > 0) {
+				const found = this.sniff.feed(this.held.bytes(), 0, heldLength);
+				if (found !== undefined) return this.sniffed(found);
+			}
 		}
 		return this.sniffed(this.sniff.feed(bytes, from, to));
 	}
@@ -383,8 +374,8 @@ class EventStreamDecoder implements SseDecoder {
 
 /**
  * Reads the opening bytes of a line, as they arrive, for the flat form of an event whose data is
- * not read (docs/api.md#flat-stream-form): `data:`, then JSON whose leading key is `type` (or
- * `event_kind`) and whose value names such an event: `data: {"type": "FrontendModelRequest", …`.
+ * not read (docs/api.md#flat-stream-form): `data:`, then JSON whose leading key is `type` and
+ * whose value names such an event: `data: {"type": "FrontendModelRequest", …`.
  * JSON's white space may stand between the tokens (the line's end may not: it ends the line).
  * Only the leading key can be read so, without holding the line: a name given by a later key, or
  * with escapes in it, is not seen, and such a line is held and bounded as any other. It looks at
@@ -403,7 +394,6 @@ class FlatSniffer {
 	/** How far into the byte order mark, or into `data:`. */
 	private at = 0;
 	private text: number[] = [];
-	private key: FlatKey = 'type';
 
 	/** `first`: the body's first line, which a byte order mark may open. */
 	constructor(
@@ -453,10 +443,14 @@ class FlatSniffer {
 				this.step = 'key';
 				return undefined;
 			case 'key': {
-				if (byte !== QUOTE) return this.collect(byte, FLAT_KEY_BYTES);
-				const key = Buffer.from(this.text).toString('latin1');
-				if (key !== 'type' && key !== 'event_kind') return null;
-				this.key = key;
+				// Only `type` leads to a name: flatEvent.ts takes it before `event_kind`, which a
+				// `type` after it would override, so a line led by `event_kind` is read whole.
+				if (byte !== QUOTE) {
+					if (byte !== FLAT_KEY[this.text.length]) return null;
+					this.text.push(byte);
+					return undefined;
+				}
+				if (this.text.length !== FLAT_KEY.length) return null;
 				this.text = [];
 				this.step = 'beforeColon';
 				return undefined;
@@ -474,7 +468,7 @@ class FlatSniffer {
 			case 'value': {
 				if (byte !== QUOTE) return this.collect(byte, this.names.flatNameBytes);
 				const value = Buffer.from(this.text).toString('utf8');
-				return this.names.flatUnread.get(this.key)?.get(value) ?? null;
+				return this.names.flatUnread.has(value) ? value : null;
 			}
 		}
 	}

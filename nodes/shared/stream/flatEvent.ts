@@ -2,7 +2,7 @@ import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 import type { SseMessage } from './decode';
 
 /** pydantic-ai's `event_kind` values, for flat events that name their kind so instead of `type`. */
-export const EVENT_KINDS: Readonly<Record<string, string>> = {
+const EVENT_KINDS: Record<string, string> = {
 	part_start: 'PartStartEvent',
 	part_delta: 'PartDeltaEvent',
 	part_end: 'PartEndEvent',

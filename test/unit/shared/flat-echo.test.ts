@@ -41,7 +41,6 @@ test.each([
 	['{"type":"FrontendModelRequest",', 'FrontendModelRequest'],
 	['  {  \t"type"  :\t "FrontendModelRequest" , ', 'FrontendModelRequest'],
 	['{"type": "AgentRuntimeStreamChunk", ', 'AgentRuntimeStreamChunk'],
-	['{"event_kind": "final_result", ', 'FinalResultEvent'],
 ])('data: %s… past the bound is skipped, told as %s, split anywhere', (opening, name) => {
 	const body = `data: ${opening}"parts": "${BIG}"}\n\n${after}`;
 	for (const chunks of everySplit(body)) {
@@ -72,6 +71,8 @@ test.each([
 	['an event that is read', `{"type": "FrontendModelResponse", "content": "${BIG}"}`],
 	['a name that only begins so', `{"type": "FrontendModelRequestX", "parts": "${BIG}"}`],
 	['no JSON', `FrontendModelRequest ${BIG}`],
+	// flatEvent.ts names the event by a `type` after it first: only a leading `type` decides.
+	['a leading event_kind', `{"event_kind": "final_result", "parts": "${BIG}"}`],
 ])('a flat line with %s is held and bounded as any other', (_, data) => {
 	const body = `data: ${data}\n\n${after}`;
 	// Whole, and with its opening in one-character chunks.
@@ -80,6 +81,15 @@ test.each([
 });
 
 test('within the bound, the flat form of events that are read passes as before', () => {
+	// Led by an unread event's kind, then a `type` of an event that is read: read, by its type.
+	const kindFirst =
+		'data: {"event_kind":"final_result","type":"FrontendModelResponse","content":"Hello"}\n\n';
+	expect(decode([kindFirst])).toEqual([
+		{
+			event: 'message',
+			data: '{"event_kind":"final_result","type":"FrontendModelResponse","content":"Hello"}',
+		},
+	]);
 	const flat = 'data: {"type": "FrontendModelResponse", "content": "Hi"}\n\n';
 	expect(decode([flat])).toEqual([
 		{ event: 'message', data: '{"type": "FrontendModelResponse", "content": "Hi"}' },
