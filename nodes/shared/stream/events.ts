@@ -13,7 +13,12 @@ import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
-import { clippedMessage, messageFromJson, printableEventName } from '../transport/serverMessage';
+import {
+	clippedMessage,
+	messageFromJson,
+	printableEventName,
+	saysError,
+} from '../transport/serverMessage';
 
 /**
  * What the node reads from each SSE message of an ask stream, in every dialect
@@ -336,13 +341,6 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 	return failure;
 }
 
-/** An `error` field that says something went wrong: anything but nothing, false, '', {} or []. */
-function isError(value: unknown): boolean {
-	if (value === undefined || value === null || value === false || value === '') return false;
-	if (Array.isArray(value)) return value.length > 0;
-	return !isObject(value) || Object.keys(value).length > 0;
-}
-
 /** Data that is text, not JSON (JSON that did not parse may be cut short: no words then). */
 function plainWords(dataText: string): string | undefined {
 	return /^\s*[[{"]/.test(dataText) ? undefined : nonBlank(dataText);
@@ -367,7 +365,7 @@ function words(value: unknown): string | undefined {
  * true), the value as it is.
  */
 function errorShown(value: unknown): string | undefined {
-	return words(value) ?? (isError(value) ? clippedMessage(JSON.stringify(value)) : undefined);
+	return words(value) ?? (saysError(value) ? clippedMessage(JSON.stringify(value)) : undefined);
 }
 
 /**

@@ -173,6 +173,18 @@ export function isSessionPoolMessage(text: string): boolean {
 	return /sessions are busy|cannot evict/i.test(text);
 }
 
+/**
+ * An `error` field that says something went wrong: anything but nothing, false, blank text, {}
+ * or [] (a response model that writes every field writes those when nothing did). One rule for
+ * an answer's in-band error and a stream's error fields (stream/events.ts).
+ */
+export function saysError(value: unknown): boolean {
+	if (value === undefined || value === null || value === false) return false;
+	if (typeof value === 'string') return value.trim() !== '';
+	if (Array.isArray(value)) return value.length > 0;
+	return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
 /** An `output` that is an answer: anything but none, null or empty text. */
 function holdsOutput(body: object): boolean {
 	const output = (body as { output?: unknown }).output;
@@ -191,7 +203,7 @@ export function inBandErrorOf(body: unknown): string | undefined {
 		typeof data === 'object' && data !== null && !holdsOutput(data)
 			? (data as { error?: unknown }).error
 			: undefined;
-	const found = error ?? nested;
-	if (found === undefined || found === null) return undefined;
+	const found = saysError(error) ? error : nested;
+	if (!saysError(found)) return undefined;
 	return clippedMessage(messageFromJson(found) ?? JSON.stringify(found));
 }
