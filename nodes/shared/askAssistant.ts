@@ -171,7 +171,7 @@ async function attemptOrRecover(
 		},
 		outcome.heard,
 	);
-	const result = recovered(attempt, call, live, output, conversationId);
+	const result = recovered(attempt, call, live, output, conversationId, outcome.continues);
 	// The steps the stream told before it failed (the conversation's answer has none), and the
 	// model it named.
 	if (outcome.steps) result.steps = outcome.steps;
@@ -181,7 +181,8 @@ async function attemptOrRecover(
 
 /**
  * An answer read from the conversation, held to Max Answer Length as the stream's would have
- * been: a streaming workflow gets what it has not received.
+ * been: a streaming workflow gets what it has not received (`continues`: how much of what it
+ * got the answer may go on from, attemptAsk's).
  */
 function recovered(
 	attempt: Attempt,
@@ -189,9 +190,12 @@ function recovered(
 	live: LiveText,
 	output: string | Record<string, unknown>,
 	conversationId: string,
+	continues?: number | false,
 ): AskResult {
 	checkWholeAnswer(attempt.scope, output);
-	if (typeof output === 'string' && live.forward) live.passOnEnd(unsentRest(live.sent, output));
+	if (typeof output === 'string' && live.forward) {
+		live.passOnEnd(unsentRest(live.sent, output, continues));
+	}
 	recordTurn(call, conversationId);
 	return { output, conversationId, recovered: true };
 }

@@ -37,6 +37,12 @@ export type AttemptOutcome =
 			steps?: AssistantStep[];
 			/** With steps asked for: the model the stream named before it failed. */
 			model?: string;
+			/**
+			 * Of the text passed on, how much (its end) an answer read from the conversation may go
+			 * on from; false: none, the stream's last message had ended (stream/assembly.ts);
+			 * undefined: no stream was read.
+			 */
+			continues?: number | false;
 	  };
 
 /**
@@ -96,7 +102,9 @@ export async function attemptAsk(
 		};
 		// With steps asked for: what the stream told before it failed, its model too.
 		const told = call.steps ? { steps: answer?.steps() ?? [], model: answer?.streamModel() } : {};
-		return failedOutcome(failure, heard, told);
+		const outcome = failedOutcome(failure, heard, told);
+		if (answer && !outcome.answered) outcome.continues = answer.openMessageLength ?? false;
+		return outcome;
 	}
 }
 

@@ -180,13 +180,18 @@ export function afterBusyWait(
 /**
  * What of a recovered answer a streaming workflow has yet to receive, after the pieces `sent`
  * (docs/api.md#recovery-after-a-failure): the answer beyond the longest end of `sent` it starts
- * with; the whole answer, after a blank line, when it does not continue `sent` at all.
+ * with; the whole answer, after a blank line, when it does not continue `sent` at all. Only the
+ * message the stream left open can go on (`continues`: the length of its text at `sent`'s end;
+ * false when it had ended in a tool call or a tool round, and the answer is a later message's):
+ * an end of an earlier message that the answer happens to start with (`**`) is not it.
  */
-export function unsentRest(sent: string, answer: string): string {
+export function unsentRest(sent: string, answer: string, continues?: number | false): string {
 	if (!sent) return answer;
+	if (continues === false) return `${MESSAGE_SEPARATOR}${answer}`;
 	// The common case: the answer goes on from all that was sent.
 	if (answer.startsWith(sent)) return answer.slice(sent.length);
-	const overlap = longestOverlap(sent, answer);
+	const open = continues === undefined ? sent : sent.slice(sent.length - continues);
+	const overlap = longestOverlap(open, answer);
 	return overlap > 0 ? answer.slice(overlap) : `${MESSAGE_SEPARATOR}${answer}`;
 }
 

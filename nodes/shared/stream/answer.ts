@@ -92,6 +92,11 @@ export class StreamAnswer {
 		return this.unknown;
 	}
 
+	/** Of the text passed on, how much an answer read elsewhere may go on from (assembly.ts). */
+	get openMessageLength(): number | undefined {
+		return this.assembler.openMessageLength;
+	}
+
 	/** The steps so far (docs/api.md#steps); undefined when they are not collected. */
 	steps(): AssistantStep[] | undefined {
 		return this.collector?.steps();

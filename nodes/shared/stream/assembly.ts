@@ -108,6 +108,18 @@ export class AnswerAssembler {
 	}
 
 	/**
+	 * How much of the turn's text (the end of it) the message still open wrote, which an answer
+	 * read from its conversation after the stream broke off may go on from; undefined when that
+	 * message has ended in a tool call or a tool round: such an answer is a later message's
+	 * (docs/api.md#recovery-after-a-failure).
+	 */
+	get openMessageLength(): number | undefined {
+		return this.toolRoundSince || this.afterToolCall
+			? undefined
+			: this.turn.length - this.messageStart;
+	}
+
+	/**
 	 * One of the assistant's own tools ran after the last model message, and neither a message
 	 * nor text came after it: that message's text was written before a tool round (the run
 	 * stopped, or its next response was empty).

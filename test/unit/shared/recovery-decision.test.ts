@@ -268,6 +268,18 @@ describe('unsentRest: what of a recovered answer a streaming workflow has not re
 		expect(unsentRest('Thinking aloud', 'The answer.')).toBe('\n\nThe answer.');
 	});
 
+	it('only the message the stream left open can go on: an earlier message’s end the answer happens to start with is no part of it', () => {
+		const sent = 'Let me look that up.\n\nLet me check **your calendar**';
+		// The stream broke in the tool round: the answer is a later message's, whole.
+		expect(unsentRest(sent, '**Today:** 3 meetings.', false)).toBe('\n\n**Today:** 3 meetings.');
+		// The open message wrote "Let me check **your calendar**": its end can go on…
+		expect(unsentRest(sent, '**your calendar** is full.', 30)).toBe(' is full.');
+		// …and an answer that starts like the message before it does not.
+		expect(unsentRest(sent, 'Let me look again.', 30)).toBe('\n\nLet me look again.');
+		// The open message wrote nothing yet.
+		expect(unsentRest(sent, 'up.', 0)).toBe('\n\nup.');
+	});
+
 	it('is what trying every place in what was sent gives, on many short texts', () => {
 		// The reading it replaces: the longest end of `sent` the answer starts with, by trial.
 		const byTrial = (sent: string, answer: string) => {
