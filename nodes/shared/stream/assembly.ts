@@ -23,7 +23,10 @@ export const MESSAGE_SEPARATOR = '\n\n';
  * text taken is taken. The `content` deltas know no messages: they are read against the turn's
  * text without separators, from where they began (the turn's start, or a later message's), and
  * wait while the current message has ended in a tool call (what they carry then belongs to the
- * next message, which the other sources have yet to open).
+ * next message, which the other sources have yet to open). After such a tool call, content that
+ * agrees with the turn's text may be that text told again or the next message's beginning as it
+ * did: both readings are kept (the second is the turn's text since `nextFrom`, no copy) until a
+ * delta tells them apart or the next message opens.
  * Each newly taken piece goes to `onText` as it is taken.
  */
 export class AnswerAssembler {
@@ -55,6 +58,13 @@ export class AnswerAssembler {
 	private contentLength = 0;
 	private contentAhead = '';
 	private contentAgrees = true;
+	/**
+	 * After the current message's tool call, while the content deltas could be the turn told again
+	 * or the next message's text: where (along the turn's text) the next message's would begin.
+	 */
+	private nextFrom: number | undefined;
+	/** Which of the two readings holds is known for the current message's tool call. */
+	private contentSettled = false;
 
 	/** The id of the model response the current message is, when the Part events name it. */
 	private responseId: string | undefined;
@@ -365,35 +375,107 @@ export class AnswerAssembler {
 	/** Content deltas run along the turn's text (without separators), lagging or ahead. */
 	private contentDelta(added: string): void {
 		if (!this.contentAgrees) return;
+		if (!this.afterToolCall) {
+			this.nextFrom = undefined;
+			this.contentSettled = false;
+		} else if (this.nextFrom === undefined && !this.contentSettled) {
+			// The message has ended in a tool call: what the content tells from here may be the
+			// turn told again or the next message's text (docs/api.md#assembling-the-answer).
+			this.nextFrom = Math.max(this.contentLength, this.messageStart);
+		}
 		const start = this.contentLength;
 		this.contentLength += added.length;
 		const lag = this.turn.length - start;
 		if (lag <= 0) {
+			// Past the turn's text at a delta's start: both readings say the same from here on.
+			this.settleContent(false);
 			this.contentAhead += added;
 			return;
 		}
 		const overlap = Math.min(added.length, lag);
-		if (this.turn.holdsAt(start, added.slice(0, overlap))) {
-			this.contentAhead = added.slice(overlap);
+		const differs = firstDifference(this.turn.slice(start, start + overlap), added);
+		if (differs < 0) {
+			// A delta that runs past the end of the text it began telling again, after a tool call,
+			// is the next message's (a message's text ends where a delta ends).
+			const from = this.nextFrom;
+			if (added.length > lag && from !== undefined && start >= from) {
+				this.contentIsNext(this.turn.slice(from, start) + added);
+			} else {
+				if (added.length > lag) this.settleContent(false);
+				this.contentAhead = added.slice(overlap);
+			}
 			return;
 		}
 		// Content that does not tell a message again from its start began later than the turn: it
 		// is the current message's (the source began there), or, once that message ended in a tool
 		// call, the next one's, held (docs/api.md#assembling-the-answer). Elsewhere the sources differ.
-		if (start !== this.messageStart && this.isMessageStart(start)) {
+		const at = start + differs;
+		const since = this.messageStartAtOrBefore(at);
+		const from = this.nextFrom;
+		if (since < this.messageStart) {
 			this.contentLength = this.messageStart;
-			this.contentDelta(added);
-		} else if (start === this.messageStart && this.afterToolCall) {
-			this.contentLength = this.turn.length + added.length;
-			this.contentAhead = added;
+			this.contentAhead = '';
+			this.contentDelta(
+				this.turn.slice(since, Math.max(since, start)) + added.slice(Math.max(0, since - start)),
+			);
+		} else if (from !== undefined && at >= from) {
+			this.contentIsNext(
+				this.turn.slice(from, Math.max(from, start)) + added.slice(Math.max(0, from - start)),
+			);
 		} else {
 			this.contentAgrees = false;
 		}
 	}
 
-	/** Where a message's text begins in the turn's text (a message without text: none kept). */
-	private isMessageStart(at: number): boolean {
-		return at === 0 || at === this.messageStart || this.separators.includes(at);
+	/** Where the message that holds position `at` of the turn's text begins. */
+	private messageStartAtOrBefore(at: number): number {
+		if (at >= this.messageStart) return this.messageStart;
+		const starts = this.separators;
+		let low = 0;
+		let high = starts.length - 1;
+		let found = 0;
+		while (low <= high) {
+			const middle = (low + high) >> 1;
+			if (starts[middle] <= at) {
+				found = starts[middle];
+				low = middle + 1;
+			} else high = middle - 1;
+		}
+		return found;
+	}
+
+	/**
+	 * The content deltas since the current message ended in a tool call are `text`, the next
+	 * message's (held until it opens, or until the stream's end).
+	 */
+	private contentIsNext(text: string): void {
+		this.contentLength = this.turn.length + text.length;
+		this.contentAhead = text;
+		this.nextFrom = undefined;
+		this.contentSettled = true;
+	}
+
+	/**
+	 * Which reading of the content after a tool call holds is known: the turn told again (a delta
+	 * began at or past the end of its text: `now` false), or, at the stream's end or when the next
+	 * message opens (`now` true), the one still open: content that told the message's text again
+	 * without running past its end is the next message's text, which may begin as the one before
+	 * did (docs/api.md#assembling-the-answer).
+	 */
+	private settleContent(now: boolean): void {
+		const from = this.nextFrom;
+		if (from === undefined) return;
+		if (
+			now &&
+			this.afterToolCall &&
+			this.contentLength > from &&
+			this.contentLength <= this.turn.length
+		) {
+			this.contentIsNext(this.turn.slice(from, this.contentLength));
+			return;
+		}
+		this.nextFrom = undefined;
+		this.contentSettled = true;
 	}
 
 	/** The current message's last part is a tool call (or another kind that may end it). */
@@ -406,9 +488,11 @@ export class AnswerAssembler {
 	 * ended in a tool call (then it waits for the next message to open, or for the stream's end).
 	 */
 	private pumpContent(atEnd: boolean): void {
-		if (!this.contentAgrees || !this.contentAhead) return;
+		if (!this.contentAgrees || (!this.contentAhead && this.nextFrom === undefined)) return;
 		const afterToolCall = this.afterToolCall;
 		if (afterToolCall && !atEnd) return;
+		if (afterToolCall) this.settleContent(true);
+		if (!this.contentAhead) return;
 		if (afterToolCall) this.beginMessage();
 		const ahead = this.contentAhead;
 		this.contentAhead = '';
@@ -466,6 +550,10 @@ export class AnswerAssembler {
 
 	/** Part indexes start again at 0 in each model message: every message view starts afresh. */
 	private beginMessage(): void {
+		// Content held after the message's tool call is the next message's when it can be.
+		this.settleContent(true);
+		this.nextFrom = undefined;
+		this.contentSettled = false;
 		this.messageNumber++;
 		// The round, if any, came before this message.
 		this.toolRoundSince = false;
@@ -480,6 +568,14 @@ export class AnswerAssembler {
 		this.lastPartKind = undefined;
 		this.toolPartTold = false;
 	}
+}
+
+/** Where `a` first differs from `b` (over `a`'s length), or -1. */
+function firstDifference(a: string, b: string): number {
+	if (b.startsWith(a)) return -1;
+	let at = 0;
+	while (at < a.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+	return at;
 }
 
 /** Characters of a list of names (a snapshot's part kinds). */

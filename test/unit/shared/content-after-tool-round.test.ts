@@ -1,8 +1,8 @@
 /**
- * docs/api.md#assembling-the-answer, rule 3: "`content` deltas carry no message boundary:
- * once the current message's last part is a tool call, text that arrives only as `content` is
- * held until Part events or a snapshot open the next message (or until `End`), and then belongs
- * to that next message." and "Every piece of answer text counts exactly once." (field notes:
+ * docs/api.md#assembling-the-answer, rule 3: "`content` deltas carry no message boundary"; once
+ * the current message's last part is a tool call, "Text that arrives only as `content` after the
+ * tool call is held until then, and belongs to that next message" (until Part events or a
+ * snapshot open it, or until `End`), and "Every piece of answer text counts exactly once." (field notes:
  * "every piece counts exactly once"; the three sources may come "in any mix").
  *
  * A turn whose first model response (text, then a tool call) is told by 2026 Part events and whose
@@ -90,3 +90,99 @@ describe.each([undefined, { thinking: true }])('steps %p', (steps) => {
 		},
 	);
 });
+
+/**
+ * The answer after the round may begin as the text before it did: content deltas carry no
+ * message boundary, so a first delta that agrees with the turn's start could be that text told
+ * again or the next message's. Review of ad87067: read as the first, the answer was lost ("I"
+ * then " found…") or lost its start ("Let me check. " then "Found a.txt.").
+ */
+const firstResponse = (text: string) => [
+	sse('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { content: text, id: null, part_kind: 'text' },
+		previous_part_kind: null,
+		metadata: metadata('z1'),
+	}),
+	sse('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 1,
+		part: call,
+		previous_part_kind: 'text',
+		metadata: metadata('z1'),
+	}),
+];
+
+test.each([
+	['same first word', 'I will check.', ['I', ' found one file: a.txt.']],
+	['repeats the first message', 'Let me check.', ['Let me check. ', 'Found a.txt.']],
+])('answer after the round told only as content, %s: it counts whole', (_n, first, deltas) => {
+	const pieces: string[] = [];
+	const got = readAnswerFromChunks(
+		[
+			...firstResponse(first),
+			...ROUND,
+			...deltas.map((content) => sse('FrontendModelResponse', { content })),
+			ENDS[0][1],
+		],
+		{ structured: false, onText: (piece) => pieces.push(piece) },
+	);
+	const expected = `${first}\n\n${deltas.join('')}`;
+	expect(got.output).toBe(expected);
+	expect(pieces.join('')).toBe(expected);
+});
+
+test.each([
+	[
+		'the text before the round told again, to its end, then the answer',
+		[...firstResponse('Let me check.'), ...ROUND, c('Let me check.'), c('Found a.txt.')],
+		'Let me check.\n\nFound a.txt.',
+	],
+	[
+		'after two rounds, beginning as the first message did',
+		[
+			...firstResponse('I will check.'),
+			...ROUND,
+			...secondResponse('I looked.'),
+			...ROUND,
+			c('I'),
+			c(' found it.'),
+		],
+		'I will check.\n\nI looked.\n\nI found it.',
+	],
+	[
+		'after two rounds, the first message told again before it',
+		[
+			...firstResponse('I will check.'),
+			...ROUND,
+			...secondResponse('I looked.'),
+			...ROUND,
+			c('I will check.'),
+			c('I'),
+			c(' found it.'),
+		],
+		'I will check.\n\nI looked.\n\nI found it.',
+	],
+	[
+		'the first message told live, then the answer beginning as it did',
+		[c('I will check.'), ...firstResponse('I will check.'), ...ROUND, c('I'), c(' found it.')],
+		'I will check.\n\nI found it.',
+	],
+])('content after a tool round, %s: every piece once', (_n, chunks, expected) => {
+	const pieces: string[] = [];
+	const got = readAnswerFromChunks([...chunks, ENDS[0][1]], {
+		structured: false,
+		onText: (piece) => pieces.push(piece),
+	});
+	expect(got.output).toBe(expected);
+	expect(pieces.join('')).toBe(expected);
+});
+
+function c(content: string): string {
+	return sse('FrontendModelResponse', { content });
+}
+
+function secondResponse(text: string): string[] {
+	return firstResponse(text).map((chunk) => chunk.replace(/"zmid":"z1"/g, '"zmid":"z2"'));
+}
