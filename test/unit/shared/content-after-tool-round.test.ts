@@ -7,7 +7,8 @@
  *
  * A turn whose first model response (text, then a tool call) is told by 2026 Part events and whose
  * answer after the tool round comes only as `FrontendModelResponse.content`: the answer after the
- * round is lost, the item's output and the streamed pieces stop at "Let me check.".
+ * round was lost (the item's output and the streamed pieces stopped at "Let me check."), and
+ * then, after a first fix, an answer that began with the same words as the text before the round.
  */
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 

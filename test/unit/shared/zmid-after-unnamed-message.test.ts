@@ -6,8 +6,8 @@
  *
  * A first model response told in the live dialect (no `metadata.zmid`: Part events, or its
  * snapshot) that ended in a builtin tool call, then the next response in the 2026 dialect
- * (`metadata.zmid`, part indexes from 0 again). The next response's text is lost: the output
- * and the streamed pieces stop at the first response's.
+ * (`metadata.zmid`, part indexes from 0 again). The next response's text was lost: the output
+ * and the streamed pieces stopped at the first response's.
  */
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 
