@@ -708,3 +708,96 @@ describe('a stream cut in a tool round, the answer recovered', () => {
 		expect(pieces.join('')).toBe(`${FIRST}\n\n${SECOND}`);
 	});
 });
+
+describe('a stream cut after the tool round, the next message open with no text yet', () => {
+	const CUT_ID = 'con_RoundCutAfter001';
+	const CUT_INPUT = 'What is on my calendar today?';
+	const CUT_FIRST = 'Let me check your calendar.';
+	const CUT_SECOND = 'Let me check your calendar. You have 3 meetings.';
+	const calendarCall = {
+		part_kind: 'tool-call',
+		tool_name: 'calendar',
+		args: '{}',
+		tool_call_id: 'call_1',
+	};
+	const zmidOf = (zmid: string) => ({ zmid, runner_id: 'r1' });
+
+	test('stream cut while the next message thinks: the streaming caller gets that message whole, after a blank line', async () => {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream',
+					'x-conversation-id': CUT_ID,
+				});
+				response.write(
+					sse('PartStartEvent', {
+						event_kind: 'part_start',
+						index: 0,
+						part: { part_kind: 'text', content: CUT_FIRST },
+						metadata: zmidOf('z1'),
+					}) +
+						sse('PartStartEvent', {
+							event_kind: 'part_start',
+							index: 1,
+							part: calendarCall,
+							metadata: zmidOf('z1'),
+						}) +
+						sse('FunctionToolCallEvent', {
+							event_kind: 'function_tool_call',
+							args_valid: true,
+							part: calendarCall,
+							metadata: zmidOf('z1'),
+						}) +
+						sse('FunctionToolResultEvent', {
+							event_kind: 'function_tool_result',
+							result: {
+								part_kind: 'tool-return',
+								tool_name: 'calendar',
+								tool_call_id: 'call_1',
+								content: '3',
+								outcome: 'success',
+							},
+							metadata: zmidOf('z1'),
+						}) +
+						sse('PartStartEvent', {
+							event_kind: 'part_start',
+							index: 0,
+							part: { part_kind: 'thinking', content: 'Three meetings', id: 'reasoning_content' },
+							metadata: zmidOf('z2'),
+						}),
+				);
+				setTimeout(() => response.destroy(), 30);
+			},
+			(response) =>
+				conversationJson(response, 'idle', [
+					...turn(CUT_INPUT),
+					{ kind: 'response', parts: [{ part_kind: 'text', content: CUT_FIRST }, calendarCall] },
+					{
+						kind: 'request',
+						parts: [
+							{
+								part_kind: 'tool-return',
+								tool_name: 'calendar',
+								tool_call_id: 'call_1',
+								content: '3',
+							},
+						],
+					},
+					{ kind: 'response', parts: [{ part_kind: 'text', content: CUT_SECOND }] },
+				]),
+		);
+		try {
+			const run = await assistant.run(
+				{ input: CUT_INPUT, options: { stream: true } },
+				{ streaming: true, credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.failure).toBeUndefined();
+			expect(server.asks.length).toBe(1);
+			const pieces = run.chunks.filter((c) => c.type === 'item').map((c) => String(c.content));
+			// The caller had CUT_FIRST (the message before the round); none of CUT_SECOND's message was sent.
+			expect(pieces.join('')).toBe(`${CUT_FIRST}\n\n${CUT_SECOND}`);
+		} finally {
+			await server.close();
+		}
+	}, 30_000);
+});

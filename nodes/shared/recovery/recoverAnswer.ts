@@ -188,9 +188,13 @@ export function afterBusyWait(
 export function unsentRest(sent: string, answer: string, continues?: number | false): string {
 	if (!sent) return answer;
 	if (continues === false) return `${MESSAGE_SEPARATOR}${answer}`;
-	// The common case: the answer goes on from all that was sent.
-	if (answer.startsWith(sent)) return answer.slice(sent.length);
-	const open = continues === undefined ? sent : sent.slice(sent.length - continues);
+	const open =
+		continues === undefined || continues >= sent.length
+			? sent
+			: sent.slice(sent.length - continues);
+	// The common case: the answer goes on from all of the open message that was sent.
+	if (answer.startsWith(open))
+		return open ? answer.slice(open.length) : `${MESSAGE_SEPARATOR}${answer}`;
 	const overlap = longestOverlap(open, answer);
 	return overlap > 0 ? answer.slice(overlap) : `${MESSAGE_SEPARATOR}${answer}`;
 }

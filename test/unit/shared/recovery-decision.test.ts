@@ -276,8 +276,12 @@ describe('unsentRest: what of a recovered answer a streaming workflow has not re
 		expect(unsentRest(sent, '**your calendar** is full.', 30)).toBe(' is full.');
 		// …and an answer that starts like the message before it does not.
 		expect(unsentRest(sent, 'Let me look again.', 30)).toBe('\n\nLet me look again.');
-		// The open message wrote nothing yet.
+		// The open message wrote nothing yet: the answer comes whole, also when it begins with
+		// all that was sent (an earlier message's text, said again).
 		expect(unsentRest(sent, 'up.', 0)).toBe('\n\nup.');
+		expect(unsentRest('Let me check.', 'Let me check. You have 3 meetings.', 0)).toBe(
+			'\n\nLet me check. You have 3 meetings.',
+		);
 	});
 
 	it('is what trying every place in what was sent gives, on many short texts', () => {
