@@ -422,6 +422,12 @@ export class AnswerAssembler {
 			this.contentIsNext(
 				this.turn.slice(from, Math.max(from, start)) + added.slice(Math.max(0, from - start)),
 			);
+		} else if (start < this.messageStart) {
+			// It stops telling the turn just where the current message begins: told from the turn's
+			// start (all it told agreed), it is read again as that message's from its start.
+			this.contentLength = this.messageStart;
+			this.contentAhead = '';
+			this.contentDelta(this.turn.slice(0, start) + added);
 		} else {
 			this.contentAgrees = false;
 		}

@@ -187,3 +187,63 @@ function c(content: string): string {
 function secondResponse(text: string): string[] {
 	return firstResponse(text).map((chunk) => chunk.replace(/"zmid":"z1"/g, '"zmid":"z2"'));
 }
+
+describe('content that tells the open message from its start, after Part events that told it (review of the both-readings fix)', () => {
+	const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+	const call = {
+		args: '',
+		id: 'fc_1',
+		part_kind: 'tool-call',
+		tool_call_id: 'call_1',
+		tool_name: 'bash',
+	};
+	const text = (zmid: string, content: string, index = 0) =>
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index,
+			part: { content, id: null, part_kind: 'text' },
+			metadata: metadata(zmid),
+		});
+	const ROUND = [
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 1,
+			part: call,
+			metadata: metadata('z1'),
+		}),
+		sse('FunctionToolCallEvent', {
+			args_valid: true,
+			event_kind: 'function_tool_call',
+			part: { ...call, args: '{}' },
+		}),
+		sse('FunctionToolResultEvent', {
+			event_kind: 'function_tool_result',
+			result: {
+				content: 'a.txt',
+				outcome: 'success',
+				part_kind: 'tool-return',
+				tool_call_id: 'call_1',
+				tool_name: 'bash',
+			},
+		}),
+	];
+	const c = (content: string) => sse('FrontendModelResponse', { content });
+	const END = sse('completed', { status: 'succeeded' });
+
+	test('content that begins with the open message, which begins as the message before the round did: its end beyond the Part events counts', () => {
+		const pieces: string[] = [];
+		const got = readAnswerFromChunks(
+			[
+				text('z1', 'Let me check.'),
+				...ROUND,
+				text('z2', 'Let me check.'),
+				c('Let me check. Found a.txt.'),
+				END,
+			],
+			{ structured: false, onText: (piece) => pieces.push(piece) },
+		);
+		const expected = 'Let me check.\n\nLet me check. Found a.txt.';
+		expect(got.output).toBe(expected);
+		expect(pieces.join('')).toBe(expected);
+	});
+});
