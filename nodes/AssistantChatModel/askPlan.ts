@@ -1,9 +1,9 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { normalized } from '../shared/recovery/turnReading';
-import { fileNameOf } from './attachments';
+import { withoutImages } from '../shared/images';
 import { readMark, type ConversationMark } from './conversationMark';
-import { isImageFile, type ImagePolicy } from './chatImages';
+import type { ImagePolicy } from './chatImages';
 import { formatTranscript, toolNamesById, type Transcript } from './messages';
 import { ACTION_FINAL_ANSWER } from './toolEnvelope';
 
@@ -56,7 +56,9 @@ export function planAsk(
 				...formatTranscript(fresh, toolNames, { continued: marked !== undefined, images }),
 			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
-			const heldAnswer = repeatedAnswer(messages, held, fresh);
+			const heldAnswer = repeatedAnswer(messages, held, fresh, (said) =>
+				shownText(said, toolNames, images),
+			);
 			if (heldAnswer) plan.heldAnswer = heldAnswer;
 			return plan;
 		}
@@ -91,19 +93,21 @@ function latestMark(messages: Message[]): (ConversationMark & { index: number })
 /**
  * The text of the assistant message at `held`, when the messages it answered (those after the
  * assistant message before it) are the very messages this ask sends (`fresh`), as the
- * conversation shows them (shownContent): the same roles and contents. Undefined otherwise: a
- * turn with other messages cannot be taken for this ask's.
+ * conversation shows them (`shown`). Undefined otherwise: a turn with other messages cannot be
+ * taken for this ask's.
  */
-function repeatedAnswer(messages: Message[], held: number, fresh: Message[]): string | undefined {
+function repeatedAnswer(
+	messages: Message[],
+	held: number,
+	fresh: Message[],
+	shown: (said: Message[]) => string,
+): string | undefined {
 	const answer = messages[held];
 	if (answer?.role !== 'assistant') return undefined;
 	let from = held - 1;
 	while (from >= 0 && messages[from].role !== 'assistant') from--;
 	const answered = messages.slice(from + 1, held);
-	if (answered.length !== fresh.length) return undefined;
-	const said = (message: Message) =>
-		JSON.stringify([message.role, message.content.map(shownContent)]);
-	if (answered.some((message, index) => said(message) !== said(fresh[index]))) return undefined;
+	if (answered.length !== fresh.length || shown(answered) !== shown(fresh)) return undefined;
 	return answer.content
 		.map((content) => (content.type === 'text' ? content.text : ''))
 		.join('')
@@ -126,13 +130,17 @@ export function isHeldAnswer(output: string | Record<string, unknown>, held: str
 }
 
 /**
- * A part of a message as its conversation shows it: the service takes an image out of the
- * prompt (docs/api.md#images), so a new photo with the same words reads there as the last one
- * did; no file's bytes show. The conversation cannot tell such turns apart, and neither does this.
+ * Messages as their conversation shows them: as the ask writes them (text parts joined, a file
+ * the model cannot take as its note), with the images it sends taken out, as the service takes
+ * them out of the prompt (docs/api.md#images). A new photo with the same words reads there as
+ * the last one did: the conversation cannot tell such turns apart, and neither does this.
  */
-function shownContent(content: MessageContent): unknown {
-	if (content.type !== 'file') return content;
-	return isImageFile(content) ? { type: 'image' } : { type: 'file', name: fileNameOf(content) };
+function shownText(
+	said: Message[],
+	toolNames: Map<string, string>,
+	images: ImagePolicy | undefined,
+): string {
+	return withoutImages(formatTranscript(said, toolNames, { continued: true, images }).input);
 }
 
 /** The last assistant message at or after `from` (or `from` itself when none is). */
