@@ -628,176 +628,97 @@ test('a 502 on a continued conversation, its reads with a Retry-After that is no
 	}
 }, 30_000);
 
-describe('a stream cut in a tool round, the answer recovered', () => {
+describe('a stream cut around the assistant’s tool round, the answer recovered', () => {
 	const ID = 'con_ToolRoundCut0001';
 	const INPUT = 'What is on my calendar today?';
-	const FIRST = 'Let me check **your calendar**';
-	const SECOND = '**Today:** 3 meetings.';
 	const lookUp = {
 		part_kind: 'tool-call',
 		tool_name: 'calendar',
 		args: '{}',
 		tool_call_id: 'call_1',
 	};
+	const toolReturn = {
+		part_kind: 'tool-return',
+		tool_name: 'calendar',
+		tool_call_id: 'call_1',
+		content: '3',
+	};
 	const meta = (zmid: string) => ({ zmid, runner_id: 'r1' });
+	const start = (index: number, part: object, zmid: string) =>
+		sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: meta(zmid) });
+	/** The first response: `first`, then the tool call, which the assistant runs. */
+	const firstResponse = (first: string) =>
+		start(0, { part_kind: 'text', content: first }, 'z1') +
+		start(1, lookUp, 'z1') +
+		sse('FunctionToolCallEvent', {
+			event_kind: 'function_tool_call',
+			args_valid: true,
+			part: lookUp,
+			metadata: meta('z1'),
+		});
 
-	async function runBrokenStream(stream: boolean) {
+	/**
+	 * A streamed Ask (Stream on, a streaming workflow) whose stream `streamed` breaks off, the turn
+	 * running on: its conversation then holds `first` and the tool call, the tool's return, and
+	 * `second` as the last response. What the caller was streamed, and how many asks were sent.
+	 */
+	async function runCut(streamed: string, first: string, second: string) {
 		const server = await serveScript(
 			(response) => {
 				response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': ID });
-				response.write(
-					sse('PartStartEvent', {
-						event_kind: 'part_start',
-						index: 0,
-						part: { part_kind: 'text', content: FIRST },
-						metadata: meta('z1'),
-					}) +
-						sse('PartStartEvent', {
-							event_kind: 'part_start',
-							index: 1,
-							part: lookUp,
-							metadata: meta('z1'),
-						}) +
-						sse('FunctionToolCallEvent', {
-							event_kind: 'function_tool_call',
-							args_valid: true,
-							part: lookUp,
-							metadata: meta('z1'),
-						}),
-				);
-				// The connection breaks while the assistant's tool runs; the turn runs on.
+				response.write(streamed);
 				setTimeout(() => response.destroy(), 30);
 			},
 			(response) =>
 				conversationJson(response, 'idle', [
 					...turn(INPUT),
-					{ kind: 'response', parts: [{ part_kind: 'text', content: FIRST }, lookUp] },
-					{
-						kind: 'request',
-						parts: [
-							{
-								part_kind: 'tool-return',
-								tool_name: 'calendar',
-								tool_call_id: 'call_1',
-								content: '3',
-							},
-						],
-					},
-					{ kind: 'response', parts: [{ part_kind: 'text', content: SECOND }] },
+					{ kind: 'response', parts: [{ part_kind: 'text', content: first }, lookUp] },
+					{ kind: 'request', parts: [toolReturn] },
+					{ kind: 'response', parts: [{ part_kind: 'text', content: second }] },
 				]),
 		);
 		try {
 			const run = await assistant.run(
-				{ input: INPUT, options: { stream } },
+				{ input: INPUT, options: { stream: true } },
 				{ streaming: true, credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
 			);
-			return { run, asks: server.asks.length };
+			expect(run.failure).toBeUndefined();
+			return {
+				asks: server.asks.length,
+				streamed: run.chunks
+					.filter((c) => c.type === 'item')
+					.map((c) => String(c.content))
+					.join(''),
+			};
 		} finally {
 			await server.close();
 		}
 	}
 
-	test('a stream that broke off in the assistant’s tool round: the streaming caller gets the recovered answer whole after what it had, none of it cut (an earlier message’s end it starts with is no part of it)', async () => {
-		const { run, asks } = await runBrokenStream(true);
-		expect(run.failure).toBeUndefined();
+	test('cut while the tool runs: the streaming caller gets the recovered answer whole after what it had, none of it cut (an earlier message’s end it starts with is no part of it)', async () => {
+		const first = 'Let me check **your calendar**';
+		const second = '**Today:** 3 meetings.';
+		const { asks, streamed } = await runCut(firstResponse(first), first, second);
 		expect(asks).toBe(1);
-		const pieces = run.chunks.filter((c) => c.type === 'item').map((c) => String(c.content));
-		// The caller had FIRST; none of SECOND was sent: it gets all of SECOND after a blank line
+		// The caller had `first`; none of `second` was sent: it gets all of it after a blank line
 		// (docs/api.md: "a streaming workflow gets what it had not yet received of it (the answer
 		// beyond the pieces already sent, never a piece twice)").
-		expect(pieces.join('')).toBe(`${FIRST}\n\n${SECOND}`);
+		expect(streamed).toBe(`${first}\n\n${second}`);
 	});
-});
 
-describe('a stream cut after the tool round, the next message open with no text yet', () => {
-	const CUT_ID = 'con_RoundCutAfter001';
-	const CUT_INPUT = 'What is on my calendar today?';
-	const CUT_FIRST = 'Let me check your calendar.';
-	const CUT_SECOND = 'Let me check your calendar. You have 3 meetings.';
-	const calendarCall = {
-		part_kind: 'tool-call',
-		tool_name: 'calendar',
-		args: '{}',
-		tool_call_id: 'call_1',
-	};
-	const zmidOf = (zmid: string) => ({ zmid, runner_id: 'r1' });
-
-	test('stream cut while the next message thinks: the streaming caller gets that message whole, after a blank line', async () => {
-		const server = await serveScript(
-			(response) => {
-				response.writeHead(200, {
-					'content-type': 'text/event-stream',
-					'x-conversation-id': CUT_ID,
-				});
-				response.write(
-					sse('PartStartEvent', {
-						event_kind: 'part_start',
-						index: 0,
-						part: { part_kind: 'text', content: CUT_FIRST },
-						metadata: zmidOf('z1'),
-					}) +
-						sse('PartStartEvent', {
-							event_kind: 'part_start',
-							index: 1,
-							part: calendarCall,
-							metadata: zmidOf('z1'),
-						}) +
-						sse('FunctionToolCallEvent', {
-							event_kind: 'function_tool_call',
-							args_valid: true,
-							part: calendarCall,
-							metadata: zmidOf('z1'),
-						}) +
-						sse('FunctionToolResultEvent', {
-							event_kind: 'function_tool_result',
-							result: {
-								part_kind: 'tool-return',
-								tool_name: 'calendar',
-								tool_call_id: 'call_1',
-								content: '3',
-								outcome: 'success',
-							},
-							metadata: zmidOf('z1'),
-						}) +
-						sse('PartStartEvent', {
-							event_kind: 'part_start',
-							index: 0,
-							part: { part_kind: 'thinking', content: 'Three meetings', id: 'reasoning_content' },
-							metadata: zmidOf('z2'),
-						}),
-				);
-				setTimeout(() => response.destroy(), 30);
-			},
-			(response) =>
-				conversationJson(response, 'idle', [
-					...turn(CUT_INPUT),
-					{ kind: 'response', parts: [{ part_kind: 'text', content: CUT_FIRST }, calendarCall] },
-					{
-						kind: 'request',
-						parts: [
-							{
-								part_kind: 'tool-return',
-								tool_name: 'calendar',
-								tool_call_id: 'call_1',
-								content: '3',
-							},
-						],
-					},
-					{ kind: 'response', parts: [{ part_kind: 'text', content: CUT_SECOND }] },
-				]),
-		);
-		try {
-			const run = await assistant.run(
-				{ input: CUT_INPUT, options: { stream: true } },
-				{ streaming: true, credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-			);
-			expect(run.failure).toBeUndefined();
-			expect(server.asks.length).toBe(1);
-			const pieces = run.chunks.filter((c) => c.type === 'item').map((c) => String(c.content));
-			// The caller had CUT_FIRST (the message before the round); none of CUT_SECOND's message was sent.
-			expect(pieces.join('')).toBe(`${CUT_FIRST}\n\n${CUT_SECOND}`);
-		} finally {
-			await server.close();
-		}
-	}, 30_000);
+	test('cut while the next message thinks: the streaming caller gets that message whole, after a blank line, also when it begins with all that was sent', async () => {
+		const first = 'Let me check your calendar.';
+		const second = 'Let me check your calendar. You have 3 meetings.';
+		const cut =
+			firstResponse(first) +
+			sse('FunctionToolResultEvent', {
+				event_kind: 'function_tool_result',
+				result: { ...toolReturn, outcome: 'success' },
+				metadata: meta('z1'),
+			}) +
+			start(0, { part_kind: 'thinking', content: 'Three meetings', id: 'reasoning_content' }, 'z2');
+		const { asks, streamed } = await runCut(cut, first, second);
+		expect(asks).toBe(1);
+		expect(streamed).toBe(`${first}\n\n${second}`);
+	});
 });
