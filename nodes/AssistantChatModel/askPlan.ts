@@ -107,11 +107,27 @@ function repeatedAnswer(
 	let from = held - 1;
 	while (from >= 0 && messages[from].role !== 'assistant') from--;
 	const answered = messages.slice(from + 1, held);
-	if (answered.length !== fresh.length || shown(answered) !== shown(fresh)) return undefined;
-	return answer.content
+	if (answered.length !== fresh.length) return undefined;
+	// Messages whose roles or texts differ show differently: only the rest is written out (an
+	// ask's messages are written already; these would be written again, images and all).
+	if (answered.some((message, index) => saidPlainly(message) !== saidPlainly(fresh[index]))) {
+		return undefined;
+	}
+	if (shown(answered) !== shown(fresh)) return undefined;
+	return textOf(answer);
+}
+
+/** A message's text parts, joined as they are. */
+function textOf(message: Message): string {
+	return message.content
 		.map((content) => (content.type === 'text' ? content.text : ''))
 		.join('')
 		.trim();
+}
+
+/** A message's role and text: two messages that differ here are written differently too. */
+function saidPlainly(message: Message): string {
+	return `${message.role}\n${textOf(message)}`;
 }
 
 /**
