@@ -348,6 +348,77 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		describe('content deltas one piece behind the Part events, past the tool call: every piece once', () => {
+			// The documented `content` deltas tell the first response's text as its Part events do,
+			// one piece behind: " check." comes after the tool-call part started.
+			const call = { args: '', part_kind: 'tool-call', tool_call_id: 'call_1', tool_name: 'bash' };
+			const firstResponse =
+				partStart(0, { part_kind: 'text', content: 'Let me' }) +
+				sse('FrontendModelResponse', { content: 'Let me' }) +
+				partDelta(0, 'text', ' check.') +
+				partStart(1, call) +
+				sse('FrontendModelResponse', { content: ' check.' }) +
+				sse('FunctionToolCallEvent', {
+					args_valid: true,
+					event_kind: 'function_tool_call',
+					part: { ...call, args: '{"cmd": "ls"}' },
+					metadata: metadata('z1'),
+				}) +
+				sse('FunctionToolResultEvent', {
+					content: null,
+					event_kind: 'function_tool_result',
+					result: {
+						content: 'ok',
+						metadata: null,
+						outcome: 'success',
+						part_kind: 'tool-return',
+						timestamp: 't',
+						tool_call_id: 'call_1',
+						tool_name: 'bash',
+					},
+					metadata: metadata('z1'),
+				});
+			const thinkingResponse = partStart(
+				0,
+				{ part_kind: 'thinking', content: 'Nothing more to say.', id: 'reasoning_content' },
+				'z2',
+			);
+
+			test.each([
+				[
+					'the run completes right after the tool round',
+					firstResponse + completed,
+					'Let me check.',
+				],
+				[
+					'the response after the round only thinks',
+					firstResponse + thinkingResponse + completed,
+					'Let me check.',
+				],
+				[
+					'the response after the round thinks, then writes "Done." as content',
+					firstResponse +
+						thinkingResponse +
+						sse('FrontendModelResponse', { content: 'Done.' }) +
+						completed,
+					'Let me check.\n\nDone.',
+				],
+			])(
+				'%s: the output and the streamed pieces hold each piece once',
+				async (_n, body, answer) => {
+					const run = await runAgainst(body, {
+						input: 'Check it',
+						options: { stream, retries: 0 },
+					});
+					expect(run.failure).toBeUndefined();
+					expect(run.json.output).toBe(answer);
+					const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+					expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
+					expect(run.asks).toBe(1);
+				},
+			);
+		});
+
 		test('an Error event whose `error` is an object: the service’s words, sent once', async () => {
 			const body =
 				partStart(0, { part_kind: 'text', content: 'Working' }) +

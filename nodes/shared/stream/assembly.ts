@@ -24,8 +24,8 @@ export const MESSAGE_SEPARATOR = '\n\n';
  * text without separators, from where they began (the turn's start, or a later message's), and
  * wait while the current message has ended in a tool call (what they carry then belongs to the
  * next message, which the other sources have yet to open). After such a tool call, content that
- * agrees with the turn's text may be that text told again or the next message's beginning as it
- * did: both readings are kept (the second is the turn's text since `nextFrom`, no copy) until a
+ * had told nothing of the message yet and agrees with the turn's text may be that text told again
+ * or the next message's beginning as it did: both readings are kept (the second is the turn's text since `nextFrom`, no copy) until a
  * delta tells them apart or the next message opens.
  * Each newly taken piece goes to `onText` as it is taken.
  */
@@ -379,9 +379,15 @@ export class AnswerAssembler {
 			this.nextFrom = undefined;
 			this.contentSettled = false;
 		} else if (this.nextFrom === undefined && !this.contentSettled) {
-			// The message has ended in a tool call: what the content tells from here may be the
-			// turn told again or the next message's text (docs/api.md#assembling-the-answer).
-			this.nextFrom = Math.max(this.contentLength, this.messageStart);
+			if (this.contentLength > this.messageStart) {
+				// The content had told part of this message already: it is one telling lagging
+				// behind, going on where it stood, not the next message's beginning.
+				this.contentSettled = true;
+			} else {
+				// The message has ended in a tool call: what the content tells from here may be the
+				// turn told again or the next message's text (docs/api.md#assembling-the-answer).
+				this.nextFrom = this.messageStart;
+			}
 		}
 		const start = this.contentLength;
 		this.contentLength += added.length;

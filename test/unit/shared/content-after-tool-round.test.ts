@@ -247,3 +247,72 @@ describe('content that tells the open message from its start, after Part events 
 		expect(pieces.join('')).toBe(expected);
 	});
 });
+
+describe('content that told part of the response before its tool call, lagging behind the Part events: it goes on where it stood, never the next response', () => {
+	// The Part events tell "Let me check." and the tool call; the content deltas tell the same
+	// text one piece behind: " check." comes after the tool-call part started.
+	const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+	const call = { args: '', part_kind: 'tool-call', tool_call_id: 'call_1', tool_name: 'bash' };
+	const FIRST = [
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 0,
+			part: { content: 'Let me', part_kind: 'text' },
+			metadata: metadata('z1'),
+		}),
+		c('Let me'),
+		sse('PartDeltaEvent', {
+			delta: { content_delta: ' check.', part_delta_kind: 'text' },
+			event_kind: 'part_delta',
+			index: 0,
+			metadata: metadata('z1'),
+		}),
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 1,
+			part: call,
+			metadata: metadata('z1'),
+		}),
+		c(' check.'),
+		sse('FunctionToolCallEvent', {
+			args_valid: true,
+			part: { ...call, args: '{}' },
+			metadata: metadata('z1'),
+		}),
+		sse('FunctionToolResultEvent', {
+			content: null,
+			result: {
+				content: 'ok',
+				outcome: 'success',
+				part_kind: 'tool-return',
+				tool_call_id: 'call_1',
+				tool_name: 'bash',
+			},
+			metadata: metadata('z1'),
+		}),
+	];
+	const THINKING = sse('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { content: 'hm', part_kind: 'thinking' },
+		metadata: metadata('z2'),
+	});
+
+	test.each([
+		['the run completes right after the round', [...FIRST], 'Let me check.'],
+		['the response after the round only thinks', [...FIRST, THINKING], 'Let me check.'],
+		[
+			'the response after the round thinks, then writes "Done." as content',
+			[...FIRST, THINKING, c('Done.')],
+			'Let me check.\n\nDone.',
+		],
+	])('%s: every piece once', (_n, chunks, expected) => {
+		const pieces: string[] = [];
+		const got = readAnswerFromChunks([...chunks, ENDS[0][1]], {
+			structured: false,
+			onText: (piece) => pieces.push(piece),
+		});
+		expect(got.output).toBe(expected);
+		expect(pieces.join('')).toBe(expected);
+	});
+});
