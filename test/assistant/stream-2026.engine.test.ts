@@ -430,6 +430,25 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		test('a `completed` with no status that names a failure class and kind: the item fails, the text before it is no answer, sent once', async () => {
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Partial' }) +
+				sse('completed', {
+					status: null,
+					error: null,
+					runner_id: null,
+					error_type: 'ProviderError',
+					failure_owner: 'provider',
+					failure_kind: 'provider_error',
+				});
+			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } });
+			expect(run.json?.output).toBeUndefined();
+			expect(run.failure?.message).toBe(
+				"The assistant's run failed: ProviderError, provider_error",
+			);
+			expect(run.asks).toBe(1);
+		});
+
 		test('an unknown end event, the stream closes, the conversation does not show the ask: the error still names the event, never its data', async () => {
 			// Stream on: part of the answer went out (the workflow would get it twice); off: the
 			// response had begun. Either way the ask is not sent again.

@@ -308,10 +308,11 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 
 /**
  * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
- * `succeeded` ends the answer, and so does one with no status and no `error`; `failed`, or
- * `completed` with another status or with an `error`, is the run's failure with the service's
- * `error`. Their fields may also sit under `data` (flat form). Where there is no `error`, the
- * words are those of `message` or `detail` (FastAPI's), or the data itself when it is text.
+ * `succeeded` ends the answer, and so does one with no status that names no failure (no `error`,
+ * `error_type` or `failure_kind`); `failed`, or `completed` with another status or naming a
+ * failure, is the run's failure with the service's `error`. Their fields may also sit under
+ * `data` (flat form). Where there is no `error`, the words are those of `message` or `detail`
+ * (FastAPI's), the data itself when it is text, or else the failure's class and kind.
  */
 function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEvent {
 	const data = parseObject<RunEndEventData & { data: unknown; message: unknown }>(dataText);
@@ -320,9 +321,12 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 		...data,
 	};
 	const error = errorShown(fields.error);
-	// Without a status, an error says the run did not succeed: its text is no whole answer.
+	const named = [fields.error_type, fields.failure_kind].map(errorShown).filter(Boolean);
+	// Without a status, an error, or a class or kind of failure, says the run did not succeed:
+	// its text is no whole answer. Only a `completed` that names nothing at all is read leniently.
 	const status =
-		nonBlank(fields.status) ?? (name === 'failed' || error !== undefined ? 'failed' : 'succeeded');
+		nonBlank(fields.status) ??
+		(name === 'failed' || error !== undefined || named.length > 0 ? 'failed' : 'succeeded');
 	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
 	const failure: StreamEvent = {
 		type: 'runFailed',
@@ -332,6 +336,7 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 			words(fields.message) ??
 			words(fields.detail) ??
 			(data === undefined ? plainWords(dataText) : undefined) ??
+			(named.length > 0 ? named.join(', ') : undefined) ??
 			`The run ended with status "${status}"`,
 	};
 	const errorType = nonBlank(fields.error_type);

@@ -267,10 +267,34 @@ describe('a failed run', () => {
 		},
 	);
 
-	it('a `completed` with no status and no error ends the answer', () => {
+	it.each([
+		[
+			'null',
+			{ status: null, error: null, error_type: 'ProviderError', failure_kind: 'provider_error' },
+			'ProviderError, provider_error',
+		],
+		['absent', { error_type: 'ProviderError' }, 'ProviderError'],
+		['blank', { status: '', error: '', failure_kind: 'provider_error' }, 'provider_error'],
+	])(
+		'is also a `completed` whose status is %s and that names a failure class or kind without an error: the text before it is no answer',
+		(_, completed, shown) => {
+			const error = failureOf([
+				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Partial' } }),
+				sse('completed', completed),
+			]);
+			expect(error.failure).toBe('run-failed');
+			expect(error.message).toBe(`The assistant's run failed: ${shown}`);
+		},
+	);
+
+	it('a `completed` with no status that names no failure (no error, class or kind) ends the answer', () => {
 		const text = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
 		for (const error of [null, false, '', {}, []]) {
 			expect(read([text, sse('completed', { status: null, error })]).output).toBe('Hi');
+		}
+		for (const empty of [null, '', ' ']) {
+			const completed = { status: null, error: null, error_type: empty, failure_kind: empty };
+			expect(read([text, sse('completed', completed)]).output).toBe('Hi');
 		}
 		expect(read([text, sse('completed', {})]).output).toBe('Hi');
 	});
