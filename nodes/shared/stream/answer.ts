@@ -215,7 +215,10 @@ export class StreamAnswer {
 		this.options.onUnknownEvent?.(name);
 	}
 
-	/** A tool call's part or delta (the output tool's may carry the object); after the assembler. */
+	/**
+	 * A tool call's part, delta or snapshot (the output tool's may carry the object); after the
+	 * assembler, which decides the message a snapshot is of.
+	 */
 	private readOutputTool(
 		calls: OutputToolCalls,
 		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
@@ -224,7 +227,7 @@ export class StreamAnswer {
 		if (event.type === 'toolDelta') calls.delta(message, event.index, event.delta);
 		else if ((event.type === 'partStart' || event.type === 'partEnd') && event.part) {
 			calls.part(message, event.index, event.part, event.type === 'partEnd');
-		}
+		} else if (event.type === 'snapshot' && event.parts) calls.snapshot(message, event.parts);
 	}
 
 	/** The assembler decides where a model message begins; the steps go by its messages. */

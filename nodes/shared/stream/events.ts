@@ -33,7 +33,8 @@ export type StreamEvent =
 	| { type: 'content'; text: string }
 	/**
 	 * `FrontendModelResponse.parts`: the current message so far, its text parts joined; with
-	 * steps, the parts themselves and the `model_name` beside them.
+	 * steps, or when it holds a tool call, the parts themselves; with steps, the `model_name`
+	 * beside them.
 	 */
 	| { type: 'snapshot'; text: string; kinds: string[]; parts?: unknown[]; model?: string }
 	/**
@@ -218,8 +219,14 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 			kinds.push(typeof part.part_kind === 'string' ? part.part_kind : 'unknown');
 			if (part.part_kind === 'text' && typeof part.content === 'string') text += part.content;
 		}
-		if (!steps) events.push({ type: 'snapshot', text, kinds });
-		else {
+		if (!steps) {
+			// A tool call's parts are always read, as a Part event's: the output tool's may carry
+			// the structured answer.
+			const parts = kinds.includes('tool-call') ? (data.parts as unknown[]) : undefined;
+			events.push(
+				parts ? { type: 'snapshot', text, kinds, parts } : { type: 'snapshot', text, kinds },
+			);
+		} else {
 			// pydantic-ai's model message names the model that wrote it.
 			const model =
 				typeof data.model_name === 'string' && data.model_name ? data.model_name : undefined;

@@ -101,6 +101,27 @@ export class OutputToolCalls {
 		}
 	}
 
+	/**
+	 * A snapshot of the current message: each tool-call part is told whole so far, its arguments
+	 * replacing what the message's Part events grew for it (docs/api.md#structured-output-in-a-stream).
+	 * Text a snapshot that lags behind the deltas already holds at its start changes nothing.
+	 */
+	snapshot(message: number, parts: unknown[]): void {
+		for (let index = 0; index < parts.length; index++) {
+			const part = parts[index];
+			if (!isObject(part) || part.part_kind !== 'tool-call') continue;
+			const known = this.byIndex.get(index);
+			const { args } = part;
+			const lags =
+				known?.message === message &&
+				typeof known.grown === 'string' &&
+				typeof args === 'string' &&
+				known.grown.length > args.length &&
+				known.grown.startsWith(args);
+			if (!lags) this.part(message, index, part, true);
+		}
+	}
+
 	/** A `tool_call` delta: the name grows by `tool_name_delta`, the arguments by `args_delta`. */
 	delta(message: number, index: number, delta: Json): void {
 		const call = this.at(message, index);

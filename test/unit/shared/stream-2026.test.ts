@@ -700,6 +700,31 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		expect(read(events, { structured: true, textObject: 'last' }).output).toEqual({ found: true });
 	});
 
+	it("is the output tool's call in a snapshot, its arguments told whole", () => {
+		const snapshot = (args: unknown) =>
+			sse('FrontendModelResponse', {
+				parts: [
+					{ part_kind: 'tool-call', tool_name: 'final_result', args, tool_call_id: 'call_1' },
+				],
+			});
+		for (const structured of [
+			{ structured: true },
+			{ structured: true, steps: { thinking: false } },
+		]) {
+			expect(read([snapshot({ a: 1 }), COMPLETED], structured).output).toEqual({ a: 1 });
+			expect(read([snapshot('{"a": 2}'), sse('End', {})], structured).output).toEqual({ a: 2 });
+			// The snapshot replaces what the Part events grew for the part; one lagging behind them
+			// changes nothing.
+			const grown = [toolStart('final_result', ''), argsDelta('{"a": 3')];
+			expect(read([...grown, snapshot('{"a": 4}'), COMPLETED], structured).output).toEqual({
+				a: 4,
+			});
+			expect(
+				read([...grown, snapshot('{"a"'), argsDelta('}'), COMPLETED], structured).output,
+			).toEqual({ a: 3 });
+		}
+	});
+
 	it('is not taken from a tool that is not the output tool', () => {
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');

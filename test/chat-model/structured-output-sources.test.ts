@@ -1,0 +1,135 @@
+/**
+ * The chat model's structured output and tool calling (output_format) read from each source of
+ * a 2026 stream (docs/api.md#structured-output-in-a-stream) a scripted server replays, through
+ * the real engine.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { assistantPackage, emulatorCredential } from '../helpers/assistant';
+import { runChatModel, type ConsumerOutput, type Scenario } from '../helpers/chat-model';
+import { serveScript, sse } from '../helpers/scripted-server';
+
+const TOKEN = 'tok_structured_sources_chat';
+const COMPLETED = sse('completed', { status: 'succeeded', error: null });
+const meta = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+const start = (index: number, part: IDataObject, zmid = 'z1') =>
+	sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: meta(zmid) });
+const argsDelta = (index: number, args: string, zmid = 'z1') =>
+	sse('PartDeltaEvent', {
+		delta: {
+			args_delta: args,
+			part_delta_kind: 'tool_call',
+			tool_call_id: 'call_f',
+			tool_name_delta: null,
+		},
+		event_kind: 'part_delta',
+		index,
+		metadata: meta(zmid),
+	});
+const call = (args: string, id = 'call_f') => ({
+	part_kind: 'tool-call',
+	tool_name: 'final_result',
+	tool_call_id: id,
+	args,
+});
+const envelope = (fields: IDataObject) =>
+	JSON.stringify({
+		action: 'call_tool',
+		final_answer: '',
+		tool_name: 'calculator',
+		tool_arguments_json: '{}',
+		...fields,
+	});
+const CALC = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
+const FINAL = envelope({ action: 'final_answer', final_answer: 'It is 42.' });
+
+async function run(
+	scenario: Scenario,
+	bodies: string[],
+	parameters: INodeParameters = {},
+	user = 'What is 6 * 7?',
+) {
+	const server = await serveScript(
+		(response, n) => {
+			response.writeHead(200, {
+				'content-type': 'text/event-stream; charset=utf-8',
+				'x-conversation-id': 'con_ReviewR3Chat0001',
+			});
+			response.end(bodies[Math.min(n, bodies.length) - 1]);
+		},
+		(response) => {
+			// The conversation read is refused (as the live service answered one kind of token).
+			response.writeHead(401, { 'content-type': 'application/json' });
+			response.end('{"detail":"Not authenticated"}');
+		},
+	);
+	try {
+		const result = await runChatModel(
+			await assistantPackage(),
+			scenario,
+			[{ role: 'user', content: user }],
+			parameters,
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		return { result, asks: server.asks.length };
+	} finally {
+		await server.close();
+	}
+}
+
+const output = (result: Awaited<ReturnType<typeof run>>['result']) =>
+	result.outputs('Consumer')[0].json as ConsumerOutput;
+
+const schema = {
+	type: 'object',
+	properties: { summary: { type: 'string' }, count: { type: 'number' } },
+	required: ['summary', 'count'],
+};
+const responseFormat = { responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(schema) };
+const A = { summary: 'apples', count: 42 };
+
+test('agent: the envelope as final_result args grown through args_delta: tool runs, then the answer', async () => {
+	const grown = (text: string) =>
+		start(0, call('')) +
+		[text.slice(0, 7), text.slice(7, 40), text.slice(40, 41), text.slice(41)]
+			.map((p) => argsDelta(0, p))
+			.join('') +
+		COMPLETED;
+	const { result, asks } = await run('agent', [grown(CALC), grown(FINAL)]);
+	expect(result.error()).toBeUndefined();
+	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
+	expect(output(result).text).toBe('It is 42.');
+	expect(asks).toBe(2);
+});
+
+test('Response Format, stream: the object goes out once, whole', async () => {
+	const text = JSON.stringify(A);
+	const body =
+		start(0, call('')) + argsDelta(0, text.slice(0, 9)) + argsDelta(0, text.slice(9)) + COMPLETED;
+	const { result } = await run('stream', [body], responseFormat);
+	expect(result.error()).toBeUndefined();
+	const out = output(result);
+	expect(JSON.parse(out.text)).toEqual(A);
+	expect(out.chunks.join('')).toBe(out.text);
+});
+
+test('agentStream: no envelope JSON reaches the streamed chunks', async () => {
+	const { result } = await run('agentStream', [
+		start(0, call(CALC)) + COMPLETED,
+		start(0, call(FINAL)) + COMPLETED,
+	]);
+	expect(result.error()).toBeUndefined();
+	const out = output(result);
+	expect(out.text).toBe('It is 42.');
+	expect(out.chunks.join('')).not.toContain('final_answer');
+	expect(out.chunks.join('')).not.toContain('call_tool');
+});
+
+test('agent: the envelope as final_result in a snapshot (FrontendModelResponse parts): the tool runs', async () => {
+	const snap = (args: string) =>
+		sse('FrontendModelResponse', { parts: [call(args)] }) + sse('End', {});
+	const { result } = await run('agent', [snap(CALC), snap(FINAL)]);
+	expect(result.error()).toBeUndefined();
+	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
+	expect(output(result).text).toBe('It is 42.');
+});
