@@ -345,6 +345,35 @@ describe('more edges (Stream on)', () => {
 		const run = await runAgainst(body, options, {}, [{ part_kind: 'text', content: 'All done.' }]);
 		expect(run.failure?.message).toMatch(/did not return an object|not whole/);
 	});
+	test('a PartStartEvent again for the same index of the same zmid: its args replace the part’s', async () => {
+		const body =
+			partStart(0, call('final_result', JSON.stringify(A))) +
+			partStart(0, call('final_result', JSON.stringify(B))) +
+			completed;
+		const run = await runAgainst(body, options);
+		expect(run.json.output).toEqual(B);
+	});
+	test('the output tool part started again (same index, same zmid) and its deltas told again: the object once', async () => {
+		const text = JSON.stringify(A);
+		const grow =
+			partStart(0, call('final_result', '')) +
+			argsDelta(0, text.slice(0, 12)) +
+			argsDelta(0, text.slice(12));
+		const body = grow + grow + completed;
+		const run = await runAgainst(body, options, {}, 401);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
+	test('a text part started again and told again is taken once, as the output tool part is', async () => {
+		const text = JSON.stringify(A);
+		const grow =
+			partStart(0, { part_kind: 'text', content: '' }) +
+			textDelta(0, text.slice(0, 12)) +
+			textDelta(0, text.slice(12));
+		const run = await runAgainst(grow + grow + completed, options, {}, 401);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
 	test('mixed: documented content deltas of the JSON plus End without output', async () => {
 		const text = JSON.stringify(A);
 		const body =

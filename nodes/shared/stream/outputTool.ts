@@ -85,7 +85,13 @@ export class OutputToolCalls {
 	 */
 	private held = 0;
 
-	/** A tool-call part's start (`whole` false) or end (whole: its arguments replace the grown ones). */
+	/**
+	 * A tool-call part's start (`whole` false) or end (whole). A start tells the part from its
+	 * beginning: one again for an index of the same message (the assembler's count: a restart it
+	 * takes for the same response, assembly.ts) replaces what the part held, as a text part's does,
+	 * so its deltas told again are not appended twice. An end repeats the part whole: its arguments
+	 * replace the grown ones, and an end without any leaves them.
+	 */
 	part(message: number, index: number, part: Json, whole: boolean): void {
 		const call = this.at(message, index);
 		if (typeof part.tool_name === 'string' && part.tool_name) {
@@ -93,12 +99,11 @@ export class OutputToolCalls {
 			call.name = part.tool_name;
 		}
 		const args = part.args;
-		if (args === undefined || args === null || args === '') return;
-		if (whole || call.grown === undefined || call.grown === '') {
-			this.held -= call.grownSize;
-			setArgs(call, args);
-			this.held += call.grownSize;
-		}
+		const none = args === undefined || args === null || args === '';
+		if (none && whole) return;
+		this.held -= call.grownSize;
+		setArgs(call, none ? undefined : args);
+		this.held += call.grownSize;
 	}
 
 	/**

@@ -725,6 +725,30 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		}
 	});
 
+	it('is what a part started again in the same response (one zmid) tells: its arguments replace the part’s', () => {
+		const start = (args: string) =>
+			sse('PartStartEvent', {
+				index: 0,
+				part: { part_kind: 'tool-call', tool_name: 'final_result', args, tool_call_id: 'call_1' },
+				metadata: { zmid: 'r1' },
+			});
+		const delta = (args: string) =>
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'tool_call', args_delta: args, tool_call_id: 'call_1' },
+				metadata: { zmid: 'r1' },
+			});
+		const structured = { structured: true };
+		expect(read([start('{"a": 1}'), start('{"a": 2}'), COMPLETED], structured).output).toEqual({
+			a: 2,
+		});
+		const told = [start(''), delta('{"a": '), delta('3}')];
+		expect(read([...told, ...told, COMPLETED], structured).output).toEqual({ a: 3 });
+		expect(
+			read([start('{"a": 4}'), start(''), delta('{"a": 5}'), COMPLETED], structured).output,
+		).toEqual({ a: 5 });
+	});
+
 	it('is not taken from a tool that is not the output tool', () => {
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');
