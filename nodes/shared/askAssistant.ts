@@ -206,6 +206,7 @@ function turnOf(call: AskCall) {
 		input: call.request.input,
 		structured: call.request.output_format !== undefined,
 		textObject: call.textObject,
+		answerSchema: call.request.output_format,
 	};
 }
 

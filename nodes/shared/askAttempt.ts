@@ -79,6 +79,7 @@ export async function attemptAsk(
 		answer = new StreamAnswer({
 			structured: call.request.output_format !== undefined,
 			textObject: call.textObject,
+			answerSchema: call.request.output_format,
 			onText: live.forward,
 			steps: call.steps,
 			onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),

@@ -270,6 +270,40 @@ describe.each([
 		expect(run.json.output).toEqual(A);
 		expect(run.json.recovered).toBeUndefined();
 	});
+
+	test('two final_result calls: the first is the answer, as pydantic-ai takes it (the second "not used")', async () => {
+		const second = call('final_result', JSON.stringify(B), 'call_2');
+		const body =
+			partStart(0, call('final_result', JSON.stringify(A), 'call_1')) +
+			partStart(1, second) +
+			sse('FinalResultEvent', {
+				event_kind: 'final_result',
+				tool_name: 'final_result',
+				tool_call_id: 'call_1',
+			}) +
+			// pydantic-ai tells the skipped output call and its "not used" return as events
+			sse('FunctionToolCallEvent', {
+				args_valid: null,
+				part: second,
+				event_kind: 'function_tool_call',
+				metadata: metadata('z1'),
+			}) +
+			sse('FunctionToolResultEvent', {
+				content: null,
+				event_kind: 'function_tool_result',
+				result: {
+					content: 'Output tool not used - a final result was already processed.',
+					part_kind: 'tool-return',
+					tool_call_id: 'call_2',
+					tool_name: 'final_result',
+				},
+				metadata: metadata('z1'),
+			}) +
+			completed;
+		const run = await runAgainst(body, options);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
 });
 
 describe('more edges (Stream on)', () => {

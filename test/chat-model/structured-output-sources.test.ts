@@ -42,6 +42,7 @@ const envelope = (fields: IDataObject) =>
 	});
 const CALC = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
 const FINAL = envelope({ action: 'final_answer', final_answer: 'It is 42.' });
+const GUESS = envelope({ action: 'final_answer', final_answer: 'I guess 41.' });
 
 async function run(
 	scenario: Scenario,
@@ -129,6 +130,39 @@ test('agent: the envelope as final_result in a snapshot (FrontendModelResponse p
 	const snap = (args: string) =>
 		sse('FrontendModelResponse', { parts: [call(args)] }) + sse('End', {});
 	const { result } = await run('agent', [snap(CALC), snap(FINAL)]);
+	expect(result.error()).toBeUndefined();
+	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
+	expect(output(result).text).toBe('It is 42.');
+});
+
+test('agent: two final_result calls, the second "not used" by the framework: the first (the tool call) is the reply', async () => {
+	const second = call(GUESS, 'call_2');
+	const twoCalls =
+		start(0, call(CALC, 'call_1')) +
+		start(1, second) +
+		sse('FinalResultEvent', {
+			event_kind: 'final_result',
+			tool_name: 'final_result',
+			tool_call_id: 'call_1',
+		}) +
+		sse('FunctionToolCallEvent', {
+			args_valid: null,
+			event_kind: 'function_tool_call',
+			part: second,
+			metadata: meta('z1'),
+		}) +
+		sse('FunctionToolResultEvent', {
+			event_kind: 'function_tool_result',
+			result: {
+				part_kind: 'tool-return',
+				tool_name: 'final_result',
+				tool_call_id: 'call_2',
+				content: 'Output tool not used - a final result was already processed.',
+			},
+			metadata: meta('z1'),
+		}) +
+		COMPLETED;
+	const { result } = await run('agent', [twoCalls, start(0, call(FINAL)) + COMPLETED]);
 	expect(result.error()).toBeUndefined();
 	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
 	expect(output(result).text).toBe('It is 42.');

@@ -17,6 +17,11 @@ export interface SchemaMismatch {
 	description: string;
 }
 
+/** Whether `output` matches `schema` (answerSchemaMismatch would find nothing wrong). */
+export function fitsAnswerSchema(output: unknown, schema: OutputFormatSchema): boolean {
+	return schemaProblems(output, schema as unknown as JsonSchema, '(answer)').length === 0;
+}
+
 /** What is wrong with `output` against `schema`; undefined when it matches. */
 export function answerSchemaMismatch(
 	output: unknown,

@@ -1,6 +1,6 @@
 import type { NodeApiError } from 'n8n-workflow';
 
-import type { ConversationMessage } from '../api';
+import type { ConversationMessage, OutputFormatSchema } from '../api';
 import { AttemptFailure } from '../transport/attemptFailure';
 import type { TextObjectRule } from '../outputFormat/structuredText';
 import type { ResponseHeaders } from '../transport/request';
@@ -34,6 +34,8 @@ export interface FailedAsk {
 	structured: boolean;
 	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
 	textObject?: TextObjectRule;
+	/** The schema the ask sent: which of several output-tool calls is the answer (turnReading.ts). */
+	answerSchema?: OutputFormatSchema;
 	/**
 	 * Whether the ask has the very message of the last ask this run had answered in the
 	 * conversation about to be read (the one it continues, or the one a response named): that

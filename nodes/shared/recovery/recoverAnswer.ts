@@ -1,6 +1,6 @@
 import type { NodeApiError } from 'n8n-workflow';
 
-import type { ConversationMessage } from '../api';
+import type { ConversationMessage, OutputFormatSchema } from '../api';
 
 import { MESSAGE_SEPARATOR } from '../stream/assembly';
 import type { TextObjectRule } from '../outputFormat/structuredText';
@@ -30,6 +30,8 @@ export interface AskToRecover {
 	structured: boolean;
 	/** Where a structured answer's object may be in the text (askAssistant.ts's AskCall). */
 	textObject?: TextObjectRule;
+	/** The schema the ask sent: which of several output-tool calls is the answer (turnReading.ts). */
+	answerSchema?: OutputFormatSchema;
 	conversationId: string;
 	/**
 	 * Whether the service accepted the ask (`yes`: its response had begun). Either way, an ask sent
@@ -76,6 +78,7 @@ export async function recoverAnswer(attempt: Attempt, ask: AskToRecover): Promis
 			ask.input,
 			ask.structured,
 			ask.textObject,
+			ask.answerSchema,
 		);
 		if (reading.kind === 'not-taken' && reads === 1) {
 			await pauseBeforeConfirming(attempt, ask, watched.headers);
@@ -173,7 +176,7 @@ export function afterBusyWait(
 	ask: Omit<AskToRecover, 'accepted'>,
 	messages: ConversationMessage[],
 ): Recovery {
-	const reading = readTurn(messages, ask.input, ask.structured, ask.textObject);
+	const reading = readTurn(messages, ask.input, ask.structured, ask.textObject, ask.answerSchema);
 	return answerOf(scope, reading, ask);
 }
 

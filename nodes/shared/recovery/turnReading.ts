@@ -1,9 +1,14 @@
-import type { ConversationMessage, ConversationResponse, Unchecked } from '../api';
+import type {
+	ConversationMessage,
+	ConversationResponse,
+	OutputFormatSchema,
+	Unchecked,
+} from '../api';
 import { withoutImages } from '../images';
 import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
 import { isObject, objectOfJson } from '../json';
 import { isBlank } from '../stream/answerFailure';
-import { isOutputTool } from '../stream/outputTool';
+import { chosenOutputObject, isOutputTool } from '../stream/outputTool';
 
 /**
  * What a conversation says about one ask, once it is no longer running
@@ -14,7 +19,8 @@ import { isOutputTool } from '../stream/outputTool';
  * an input's images out of its text, docs/api.md#images); the answer is then the
  * last `text` part of the last `response` after that request, as a public client reads it, or,
  * for a structured ask, as the stream reads it: the object of pydantic-ai's output tool call
- * (`final_result…`), else that response's text (its text parts joined) by the ask's rule. A last response inside a tool round (it calls a tool, or a tool's
+ * (`final_result…`; of several, the one the stream would choose: the first that matches
+ * `answerSchema`), else that response's text (its text parts joined) by the ask's rule. A last response inside a tool round (it calls a tool, or a tool's
  * return follows it) is no answer: the run stopped before the model had its say.
  */
 export type TurnReading =
@@ -45,6 +51,7 @@ export function readTurn(
 	input: string,
 	structured: boolean,
 	textObject?: TextObjectRule,
+	answerSchema?: OutputFormatSchema,
 ): TurnReading {
 	const asked = lastPromptIndex(messages);
 	if (asked < 0 || normalized(promptText(messages[asked]) ?? '') !== normalized(input)) {
@@ -68,7 +75,8 @@ export function readTurn(
 	// object quoted after a sentence of prose is no answer, in a part of its own or not.
 	const text = responseText(parts);
 	const object =
-		outputToolObject(parts) ?? (text === undefined ? undefined : objectFromText(text, textObject));
+		outputToolObject(parts, answerSchema) ??
+		(text === undefined ? undefined : objectFromText(text, textObject));
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
 }
 
@@ -141,16 +149,17 @@ function responseText(parts: Part[]): string | undefined {
 
 /**
  * pydantic-ai's output tool (`final_result`, or `final_result_<Name>`): its arguments, an object
- * or the JSON text of one, as the stream reads them (prose holding an object is none).
+ * or the JSON text of one, as the stream reads them (prose holding an object is none); of
+ * several calls, the one the stream chooses (chosenOutputObject).
  */
-function outputToolObject(parts: Part[]): Record<string, unknown> | undefined {
-	for (let index = parts.length - 1; index >= 0; index--) {
-		const { part_kind: kind, tool_name: name, args } = parts[index];
-		if (kind !== 'tool-call' || !callsOutputTool(name)) continue;
-		const object = objectOfJson(args);
-		if (object) return object;
-	}
-	return undefined;
+function outputToolObject(
+	parts: Part[],
+	schema: OutputFormatSchema | undefined,
+): Record<string, unknown> | undefined {
+	const objects = parts.map(({ part_kind: kind, tool_name: name, args }) =>
+		kind === 'tool-call' && callsOutputTool(name) ? objectOfJson(args) : undefined,
+	);
+	return chosenOutputObject(objects, schema);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { OutputFormatSchema } from '../api';
 import { DEFAULT_ANSWER_LIMIT_CHARS, messageLimitBytes } from '../limits';
 import { objectFromText, quotedStart, type TextObjectRule } from '../outputFormat/structuredText';
 import { AnswerAssembler } from './assembly';
@@ -31,6 +32,11 @@ export interface StreamAnswerOptions {
 	structured: boolean;
 	/** Where such an object may be in the answer's text; `last` when not given. */
 	textObject?: TextObjectRule;
+	/**
+	 * The schema the ask sent: of several output-tool calls, the first that matches it is the
+	 * answer (outputTool.ts's chosenOutputObject); without it, the first that holds an object.
+	 */
+	answerSchema?: OutputFormatSchema;
 	/**
 	 * Each newly taken piece of answer text, once, as it is taken (separators between model
 	 * messages included). Not called for a structured ask: that answer is only useful whole.
@@ -321,7 +327,10 @@ export class StreamAnswer {
 			);
 		}
 		const text = this.assembler.text();
-		const toolObject = this.outputTool?.object(this.assembler.messageNumber);
+		const toolObject = this.outputTool?.object(
+			this.assembler.messageNumber,
+			this.options.answerSchema,
+		);
 		// The answer's text is not joined into one string to be looked at (it may be long).
 		if (endOutput === undefined && !this.assembler.hasVisibleText && !toolObject) {
 			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);

@@ -1,5 +1,7 @@
+import type { OutputFormatSchema } from '../api';
 import { isObject, objectOfJson, type JsonObject as Json } from '../json';
 import { HELD_ENTRY_CHARS } from '../limits';
+import { fitsAnswerSchema } from '../outputFormat/answerSchema';
 
 /**
  * pydantic-ai's output tool (docs/api.md#structured-output-in-a-stream): with a structured output,
@@ -65,6 +67,27 @@ export function sizeOf(value: unknown): number {
 
 export function isOutputTool(name: string): boolean {
 	return name === 'final_result' || name.startsWith('final_result_');
+}
+
+/**
+ * The answer among the output tool's calls of one model message, given in their order as their
+ * arguments' objects (undefined: no object): the first that matches the ask's schema, as
+ * pydantic-ai's default end strategy ('early') takes the first call that validates and answers
+ * the later ones "Output tool not used - a final result was already processed."; when none
+ * matches (or no schema is known), the first object, so that the mismatch error names it. The
+ * stream and a conversation read after a failure both choose by it.
+ */
+export function chosenOutputObject(
+	objects: Iterable<Json | undefined>,
+	schema: OutputFormatSchema | undefined,
+): Json | undefined {
+	let first: Json | undefined;
+	for (const object of objects) {
+		if (!object) continue;
+		if (!schema || fitsAnswerSchema(object, schema)) return object;
+		first ??= object;
+	}
+	return first;
 }
 
 interface Call extends GrowingArgs {
@@ -146,18 +169,18 @@ export class OutputToolCalls {
 	}
 
 	/**
-	 * The object of the last output-tool call of model message `message` whose arguments are one,
-	 * if any: a call in an earlier message, before a tool round, was not the run's answer.
+	 * The answer among the output-tool calls of model message `message`, in their parts' order
+	 * (chosenOutputObject), if any: a call in an earlier message, before a tool round, was not the
+	 * run's answer.
 	 */
-	object(message: number): Json | undefined {
-		for (let i = this.calls.length - 1; i >= 0; i--) {
-			const { name, grown } = this.calls[i];
-			if (this.calls[i].message !== message) break;
-			if (!isOutputTool(name)) continue;
-			const object = objectOfJson(grown);
-			if (object) return object;
-		}
-		return undefined;
+	object(message: number, schema: OutputFormatSchema | undefined): Json | undefined {
+		if (message !== this.message) return undefined;
+		const indexes = [...this.byIndex.keys()].sort((a, b) => a - b);
+		const objects = indexes.map((index) => {
+			const { name, grown } = this.byIndex.get(index) as Call;
+			return isOutputTool(name) ? objectOfJson(grown) : undefined;
+		});
+		return chosenOutputObject(objects, schema);
 	}
 
 	private at(message: number, index: number): Call {

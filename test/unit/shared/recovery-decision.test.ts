@@ -160,6 +160,24 @@ describe('readTurn: was the ask taken, and what is its answer', () => {
 		).toEqual({ kind: 'answered', output: object });
 	});
 
+	it('structured: of several output tool calls, the first that matches the schema, as the stream reads them', () => {
+		const call = (args: unknown) => ({ part_kind: 'tool-call', tool_name: 'final_result', args });
+		const schema = {
+			type: 'object' as const,
+			properties: { score: { type: 'number' as const } },
+			required: ['score'],
+		};
+		const calls = response(call('{"note": 1}'), call({ score: 1 }), call({ score: 2 }));
+		expect(readTurn([prompt('Rate'), calls], 'Rate', true, 'last', schema)).toEqual({
+			kind: 'answered',
+			output: { score: 1 },
+		});
+		expect(readTurn([prompt('Rate'), calls], 'Rate', true)).toEqual({
+			kind: 'answered',
+			output: { note: 1 },
+		});
+	});
+
 	it('structured, not whole: cut JSON, another tool’s arguments, text that is no object', () => {
 		const cut = response({
 			part_kind: 'tool-call',

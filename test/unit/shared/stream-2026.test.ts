@@ -749,6 +749,34 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		).toEqual({ a: 5 });
 	});
 
+	it('is, of several output-tool calls, the first that matches the schema, else the first object', () => {
+		const call = (index: number, args: unknown) =>
+			sse('PartStartEvent', {
+				index,
+				part: {
+					part_kind: 'tool-call',
+					tool_name: 'final_result',
+					args,
+					tool_call_id: `c${index}`,
+				},
+			});
+		const answerSchema = {
+			type: 'object' as const,
+			properties: { a: { type: 'number' as const } },
+			required: ['a'],
+		};
+		const calls = [call(0, '{"b": 1}'), call(1, { a: 2 }), call(2, '{"a": 3}'), COMPLETED];
+		expect(read(calls, { structured: true, answerSchema }).output).toEqual({ a: 2 });
+		// Without a schema, or when none matches: the first object (the schema check names it).
+		expect(read(calls, { structured: true }).output).toEqual({ b: 1 });
+		expect(
+			read([call(0, 'not json'), call(1, '{"b": 4}'), call(2, '{"b": 5}'), COMPLETED], {
+				structured: true,
+				answerSchema,
+			}).output,
+		).toEqual({ b: 4 });
+	});
+
 	it('is not taken from a tool that is not the output tool', () => {
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');
