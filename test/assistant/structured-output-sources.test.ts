@@ -304,6 +304,16 @@ describe.each([
 		expect(run.failure).toBeUndefined();
 		expect(run.json.output).toEqual(A);
 	});
+
+	test('a stray "{" in prose before the object: the last complete object is the answer', async () => {
+		const body =
+			partStart(0, { part_kind: 'text', content: 'Objects open with { and close later. Here: ' }) +
+			textDelta(0, JSON.stringify(A)) +
+			completed;
+		const run = await runAgainst(body, options);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
 });
 
 describe('more edges (Stream on)', () => {

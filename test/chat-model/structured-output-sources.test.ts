@@ -167,3 +167,14 @@ test('agent: two final_result calls, the second "not used" by the framework: the
 	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
 	expect(output(result).text).toBe('It is 42.');
 });
+
+test('Response Format: a stray "{" in prose before the object: the object is the answer', async () => {
+	const body =
+		start(0, {
+			part_kind: 'text',
+			content: `Objects open with { and close later. Here: ${JSON.stringify(A)}`,
+		}) + COMPLETED;
+	const { result } = await run('invoke', [body], responseFormat);
+	expect(result.error()).toBeUndefined();
+	expect(JSON.parse(output(result).text)).toEqual(A);
+});

@@ -14,6 +14,14 @@ describe('a structured answer sent as text', () => {
 		['in a code fence', '```json\n{"a": "x"}\n```', { a: 'x' }],
 		['braces inside strings do not count', '{"a": "} { \\" }"} trailing', { a: '} { " }' }],
 		['an object cut short after a whole one', '{"a": 1} {"a": 2, "b":', { a: 1 }],
+		[
+			'a stray brace in the prose before it',
+			'Objects open with { and close. Here: {"a": 1}',
+			{ a: 1 },
+		],
+		['a stray brace and a quote before it', 'Use { for a 5" screen: {"a": 1}', { a: 1 }],
+		['braces in the prose around it', 'A set {x} and { then {"a": 1} and }', { a: 1 }],
+		['a stray brace between two objects', '{"a": 1} then { and {"a": 2}', { a: 2 }],
 	])('%s', (_name, text, expected) => {
 		expect(objectFromText(text)).toEqual(expected);
 	});
@@ -25,6 +33,24 @@ describe('a structured answer sent as text', () => {
 		['empty', ''],
 	])('%s holds no object', (_name, text) => {
 		expect(objectFromText(text)).toBeUndefined();
+	});
+
+	test.each([
+		['unclosed braces', '{'.repeat(1_000_000)],
+		['braces and quotes', '{"'.repeat(500_000)],
+		['braces that close on no JSON', '{x}'.repeat(300_000)],
+		['nested braces that close on no JSON', `${'{x'.repeat(200_000)}${'}'.repeat(200_000)}`],
+	])('a text full of %s is read in linear time, the object after it found', (_name, prose) => {
+		const started = Date.now();
+		expect(objectFromText(`${prose} {"a": 1}`)).toEqual({ a: 1 });
+		expect(Date.now() - started).toBeLessThan(2_000);
+	});
+
+	test('candidates that close on no JSON, nested, are bounded in work', () => {
+		const nested = `${'{"a": '.repeat(100_000)}1${', }'.repeat(100_000)}`;
+		const started = Date.now();
+		objectFromText(`${nested} {"a": 1}`);
+		expect(Date.now() - started).toBeLessThan(2_000);
 	});
 
 	describe('when only the whole text may be the object (the chat model’s tool envelope)', () => {
