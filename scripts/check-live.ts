@@ -12,7 +12,7 @@ import path from 'node:path';
 
 import { KNOWN_STREAM_EVENTS } from '../nodes/shared/stream/events';
 import { startEmulator } from '../test/emulator/server';
-import { redactStream, scrubText } from './live-check/redact';
+import { redactStream, scrubberOf, type Scrub } from './live-check/redact';
 import {
 	compareShapes,
 	compareSignatures,
@@ -96,7 +96,7 @@ export function differencesOf(
 	const differences: string[] = [];
 	for (const [what, fetched] of Object.entries(live)) {
 		if (fetched.status !== 200) {
-			differences.push(`${what}: HTTP ${fetched.status}: ${fetched.text.slice(0, 300)}`);
+			differences.push(`${what}: HTTP ${fetched.status}: ${fetched.text}`);
 		}
 	}
 	const unknown = unknownEventNames(liveSignatures, knownEvents);
@@ -115,16 +115,31 @@ export function differencesOf(
 	return differences;
 }
 
-function save(name: string, content: string): string {
+/** The longest line printed: an error body is cut there, after the token is taken out of it. */
+const MAX_LINE = 300;
+
+/** A line as printed: scrubbed first, whole, so that no cut can leave a piece of the token. */
+function printable(line: string, scrub: Scrub): string {
+	const shown = scrub(line).replace(/\s+/g, ' ');
+	return shown.length > MAX_LINE ? `${shown.slice(0, MAX_LINE)}…` : shown;
+}
+
+function save(name: string, content: string, scrub: Scrub): string {
 	fs.mkdirSync(OUT_DIR, { recursive: true });
 	const file = path.join(OUT_DIR, name);
-	fs.writeFileSync(file, content);
+	fs.writeFileSync(file, scrub(content));
 	return path.relative(process.cwd(), file);
 }
 
-async function main(): Promise<number> {
+/** The token the requests send: the environment's, trimmed, as a credential's is. */
+function tokenFromEnv(): string {
+	return (process.env.ASSISTANT_TOKEN ?? '').trim();
+}
+
+async function main(scrub: Scrub): Promise<number> {
+	const say = (line: string) => console.log(printable(line, scrub));
 	const baseUrl = (process.env.ASSISTANT_BASE_URL ?? '').trim().replace(/\/+$/, '');
-	const token = (process.env.ASSISTANT_TOKEN ?? '').trim();
+	const token = tokenFromEnv();
 	if (!baseUrl || !token) {
 		console.error(
 			'check:live needs ASSISTANT_BASE_URL and ASSISTANT_TOKEN in the environment ' +
@@ -132,12 +147,11 @@ async function main(): Promise<number> {
 		);
 		return 2;
 	}
-	const scrub = (text: string) => scrubText(text, [token]);
-	console.log(`Checking ${baseUrl} (token from ASSISTANT_TOKEN, not shown)…`);
+	say(`Checking ${baseUrl} (token from ASSISTANT_TOKEN, not shown)…`);
 	const live = await survey({ baseUrl, token });
 	const date = new Date().toISOString().slice(0, 10);
-	const capture = redactStream(live.stream.text, [token]);
-	const saved = save(`${date}-ask.sse`, capture);
+	const capture = redactStream(live.stream.text, scrub);
+	const saved = save(`${date}-ask.sse`, capture, scrub);
 	save(
 		`${date}-ask.meta.json`,
 		`${JSON.stringify(
@@ -154,32 +168,39 @@ async function main(): Promise<number> {
 			null,
 			2,
 		)}\n`,
+		scrub,
 	);
-	// The comparison reads the stream as saved: the echo's fields never leave this process.
+	// Only names and field paths of the live stream are compared and printed, each line scrubbed.
 	const liveSignatures = signaturesOf(parseEvents(live.stream.text));
 	const reference = await emulatorReference();
 	const differences = differencesOf(live, liveSignatures, reference, KNOWN_STREAM_EVENTS);
-	console.log(`saved ${saved} (the request echo, ids and private values removed)`);
-	console.log(`event kinds seen: ${[...liveSignatures.keys()].join(', ')}`);
+	say(`saved ${saved} (the request echo, ids and private values removed)`);
+	say(`event kinds seen: ${[...liveSignatures.keys()].join(', ')}`);
 	if (differences.length === 0) {
-		console.log('The service sends what the node and the emulator know.');
+		say('The service sends what the node and the emulator know.');
 		return 0;
 	}
-	console.log(`${differences.length} difference(s) from what the node and the emulator know:`);
-	for (const difference of differences) console.log(`- ${scrub(difference)}`);
+	say(`${differences.length} difference(s) from what the node and the emulator know:`);
+	for (const difference of differences) say(`- ${difference}`);
 	return 1;
 }
 
+/** An error's words and its cause's (fetch puts the network's reason there). */
+function describeError(error: unknown): string {
+	if (!(error instanceof Error)) return String(error);
+	const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+	return `${error.message}${cause}`;
+}
+
 if (require.main === module) {
-	main().then(
+	// The same scrubber for the run and for whatever it throws: the token can be in either.
+	const scrub = scrubberOf(tokenFromEnv());
+	main(scrub).then(
 		(code) => {
 			process.exitCode = code;
 		},
 		(error: unknown) => {
-			const message = error instanceof Error ? error.message : String(error);
-			console.error(
-				`check:live failed: ${scrubText(message, [process.env.ASSISTANT_TOKEN ?? ''])}`,
-			);
+			console.error(printable(`check:live failed: ${describeError(error)}`, scrub));
 			process.exitCode = 2;
 		},
 	);

@@ -4,6 +4,7 @@
  * and the token replaced, thinking, tool arguments and tool results replaced. Only the answer's
  * text and the shape of every event stay.
  */
+import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
 import { parseEvents, type StreamEvent } from './signatures';
 
 const REMOVED = '[removed]';
@@ -52,25 +53,29 @@ function redactValue(value: unknown, keepText: boolean, key = ''): unknown {
 	return value;
 }
 
-/** Replaces every occurrence of the secrets and of conversation ids in a text. */
-export function scrubText(text: string, secrets: string[]): string {
-	let scrubbed = text;
-	for (const secret of secrets.filter((s) => s.length >= 4)) {
-		scrubbed = scrubbed.split(secret).join('[token removed]');
-	}
-	return scrubbed.replace(/\bconv?_[A-Za-z0-9]+/g, 'con_[removed]');
+/** What every text the check prints or saves goes through (scrubberOf makes it). */
+export type Scrub = (text: string) => string;
+
+/**
+ * The token out of a text by the node's own redaction (whole or cut, in any letter case,
+ * escaped: a server may echo it in any of these), and conversation ids. Built once, from the
+ * trimmed token the requests send; a missing or too short token leaves the ids alone to do.
+ */
+export function scrubberOf(token: string): Scrub {
+	const redaction = redactionOf(token);
+	return (text) => redacted(text, redaction).replace(/\bconv?_[A-Za-z0-9]+/g, 'con_[removed]');
 }
 
 /**
  * The capture to keep: each event as `event:` and one `data:` line of JSON, the echo and `id:`
  * lines gone, private values replaced; lines end `\n`.
  */
-export function redactStream(text: string, secrets: string[]): string {
+export function redactStream(text: string, scrub: Scrub): string {
 	const kept = parseEvents(text).filter((event) => event.event !== 'FrontendModelRequest');
 	const lines = kept.map((event) => {
 		const data = redactValue(event.data, isAnswerText(event));
 		const json = typeof data === 'string' ? data : JSON.stringify(data);
 		return `event: ${event.event}\ndata: ${json}\n\n`;
 	});
-	return scrubText(lines.join(''), secrets);
+	return scrub(lines.join(''));
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { redactStream, scrubText } from '../../scripts/live-check/redact';
+import { redactStream, scrubberOf } from '../../scripts/live-check/redact';
 import {
 	compareShapes,
 	compareSignatures,
@@ -132,7 +132,7 @@ describe('what a saved capture keeps', () => {
 	].join('\n');
 
 	test('no echo, no id lines, no ids, no token, no thinking or tool data; the answer text and every field name stay', () => {
-		const saved = redactStream(stream, [token]);
+		const saved = redactStream(stream, scrubberOf(token));
 		expect(saved).not.toContain('FrontendModelRequest');
 		expect(saved).not.toContain('private file');
 		expect(saved).not.toMatch(/^id:/m);
@@ -148,7 +148,7 @@ describe('what a saved capture keeps', () => {
 		]) {
 			expect(saved).not.toContain(secret);
 		}
-		expect(saved).toContain('"content":"Four, con_[removed] [token removed]"');
+		expect(saved).toContain('"content":"Four, con_[removed] [redacted]"');
 		expect(saved).toContain('"outcome":"success"');
 		expect(saved).toContain('"runner_id":null');
 		expect(saved.endsWith('"status":"succeeded","error":null,"runner_id":null}\n\n')).toBe(true);
@@ -157,9 +157,17 @@ describe('what a saved capture keeps', () => {
 		expect(kinds(saved)).toEqual(kinds(stream).filter(([kind]) => kind !== 'FrontendModelRequest'));
 	});
 
-	test('scrubText leaves short strings alone and replaces conversation ids of both forms', () => {
-		expect(scrubText('a conv_0123abcd and con_AbC123 b', ['', 'ab'])).toBe(
+	test('the scrubber takes out the token (cut, any letter case, escaped) and conversation ids', () => {
+		expect(scrubberOf('ab')('a conv_0123abcd and con_AbC123 b')).toBe(
 			'a con_[removed] and con_[removed] b',
 		);
+		const scrub = scrubberOf(token);
+		expect(scrub(`x ${token.slice(0, 10)}`)).toBe('x [redacted]');
+		expect(scrub(`x ${token.toUpperCase()} y`)).toBe('x [redacted] y');
+		expect(
+			scrub(
+				`x ${[...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}`,
+			),
+		).not.toContain('\\u0074\\u006f');
 	});
 });

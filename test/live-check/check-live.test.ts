@@ -1,0 +1,128 @@
+/**
+ * `npm run check:live` (docs/live-check.md) run as a maintainer runs it, against the emulator and
+ * a server in front of it posing as the live service. One suite: the check writes to one folder.
+ */
+import { startEmulator } from '../emulator/server';
+import { posingServer, runCheckLive, unicodeEscaped, type Mutation } from '../helpers/live-check';
+
+const TOKEN = 'sk-live-SECRET-0123456789abcdef';
+jest.setTimeout(120_000);
+
+let emulator: Awaited<ReturnType<typeof startEmulator>>;
+beforeAll(async () => {
+	emulator = await startEmulator({ token: TOKEN });
+});
+afterAll(async () => await emulator.close());
+
+async function against(mutation: Mutation) {
+	const server = await posingServer(emulator.baseUrl, mutation);
+	try {
+		return await runCheckLive({ ASSISTANT_BASE_URL: server.baseUrl, ASSISTANT_TOKEN: TOKEN });
+	} finally {
+		await server.close();
+	}
+}
+
+/** No run of 6 characters of the token anywhere (a cut token is still the token), nor escaped. */
+function expectNoToken(text: string) {
+	for (let i = 0; i + 6 <= TOKEN.length; i++) expect(text).not.toContain(TOKEN.slice(i, i + 6));
+	expect(text).not.toContain(unicodeEscaped(TOKEN).slice(0, 36));
+}
+
+describe('check:live against the emulator', () => {
+	test('without a token it sends nothing and exits 2', async () => {
+		const server = await posingServer(emulator.baseUrl, {});
+		try {
+			const run = await runCheckLive({ ASSISTANT_BASE_URL: server.baseUrl });
+			expect(run.code).toBe(2);
+			expect(server.requests).toEqual([]);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('the emulator itself as the service: exit 0, the echo nowhere, the token nowhere', async () => {
+		const run = await against({});
+		expect(run.code).toBe(0);
+		expect(run.saved).not.toContain('ECHO_PRIVATE_MARKER');
+		expectNoToken(run.output + run.saved);
+	});
+
+	test('a new event type, a new field, a missing field: exit 1, each named', async () => {
+		const run = await against({
+			stream: (text) =>
+				text
+					.replace(
+						'event: completed',
+						'event: RunUsageEvent\ndata: {"tokens":3}\n\nevent: completed',
+					)
+					.replace('"status":"succeeded","error":null', '"status":"succeeded","usage":{}'),
+		});
+		expect(run.code).toBe(1);
+		expect(run.output).toContain('events the node does not know: RunUsageEvent');
+		expect(run.output).toContain('completed: fields the emulator does not send: usage');
+		expect(run.output).toContain('completed: fields the service left out: error');
+	});
+});
+
+describe('check:live never prints or saves the token', () => {
+	test('an error body with the token just where a printed line is cut', async () => {
+		const run = await against({
+			route: (url) =>
+				url === '/models/available' ? { status: 500, body: 'x'.repeat(280) + TOKEN } : undefined,
+		});
+		expect(run.code).toBe(1);
+		expectNoToken(run.output);
+	});
+
+	test('an error body with the token escaped (\\u…) or in another letter case', async () => {
+		const bodies = [
+			`{"detail":"invalid token ${unicodeEscaped(TOKEN)}"}`,
+			`{"detail":"invalid token ${TOKEN.toLowerCase()}"}`,
+		];
+		for (const body of bodies) {
+			const run = await against({
+				route: (url) => (url === '/models/available' ? { status: 401, body } : undefined),
+			});
+			expect(run.code).toBe(1);
+			// The token's own letter case, wherever it is written lower-cased.
+			expectNoToken(run.output.toLowerCase().replace('sk-live-secret', 'sk-live-SECRET'));
+		}
+	});
+
+	test('an event name holding the token, in every printed line', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace('event: completed', `event: Debug_${TOKEN}\ndata: {}\n\nevent: completed`),
+		});
+		expect(run.output).toContain('event kinds seen');
+		expectNoToken(run.output + run.saved);
+	});
+
+	test('a header value holding the token, in the saved meta.json', async () => {
+		const run = await against({
+			headers: (headers) => {
+				headers['content-type'] = `text/event-stream; charset=utf-8; debug=${TOKEN}`;
+			},
+		});
+		expect(run.saved).toContain('content_type');
+		expectNoToken(run.saved);
+	});
+
+	test('a token with a line break and a trailing newline: the error it causes is scrubbed', async () => {
+		const server = await posingServer(emulator.baseUrl, {});
+		try {
+			const secret = 'sk-SECRET-0123456789\nabcdef-second-line';
+			const run = await runCheckLive({
+				ASSISTANT_BASE_URL: server.baseUrl,
+				ASSISTANT_TOKEN: `${secret}\n`,
+			});
+			expect(run.code).toBe(2);
+			expect(run.output).toContain('check:live failed');
+			expect(run.output).not.toContain('sk-SECRET-0123456789');
+			expect(run.output).not.toContain('abcdef-second-line');
+		} finally {
+			await server.close();
+		}
+	});
+});
