@@ -1,52 +1,57 @@
 /**
- * A stream from the live service made fit to keep: the request echo (`FrontendModelRequest`,
- * which holds files of the user's workspace) and every `id:` line removed, ids, conversation ids
- * and the token replaced, thinking, tool arguments and tool results replaced. Only the answer's
- * text and the shape of every event stay.
+ * A stream from the live service made fit to keep: the request echo removed in every form the node
+ * recognises, every `id:` line and comment gone, and no value of the user's left. What stays is
+ * what the comparison needs: each event's name, its keys, the type of each value, numbers,
+ * booleans and nulls, and the values of a few enumeration fields (ENUM_FIELDS). Every other string
+ * becomes a placeholder that says its length; data that is not JSON is replaced whole. A list of
+ * private keys would miss the next private field the service adds; this keeps nothing it does not
+ * name.
  */
+import { DISCARDED_EVENT } from '../../nodes/shared/stream/decode';
 import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
-import { parseEvents, type StreamEvent } from './signatures';
+import { asTheNodeNamesIt, parseEvents } from './signatures';
 
-const REMOVED = '[removed]';
-/** Fields whose values identify the account, its messages or its runs. */
-const ID_FIELDS = new Set(['runner_id', 'message_id', 'zmid', 'tool_call_id', 'conversation_id']);
-/** Fields whose values may hold the user's data (their files, memory, tools' findings). */
-const PRIVATE_FIELDS = new Set([
-	'args',
-	'args_delta',
-	'content',
-	'content_delta',
-	'data',
-	'signature',
-	'signature_delta',
-	'provider_details',
+/** Fields whose values name a kind, a status or an outcome, not the user's words. */
+const ENUM_FIELDS = new Set([
+	'event_kind',
+	'part_kind',
+	'previous_part_kind',
+	'part_delta_kind',
+	'status',
+	'error_type',
+	'failure_kind',
+	'failure_owner',
+	'type',
+	'kind',
+	'outcome',
 ]);
+
+/**
+ * What an enumeration's value looks like: one short word. A field of those names deeper in a
+ * tool's result may hold anything; a value with spaces or longer is replaced as any text is.
+ */
+const ENUM_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** The bare `data:` line that ends some streams; the node knows it carries nothing. */
+const DONE = '[DONE]';
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Whether an event is (part of) the answer's text, the one thing whose words are kept. */
-function isAnswerText(event: StreamEvent): boolean {
-	const data = event.data;
-	if (!isObject(data)) return false;
-	const part = isObject(data.part) ? data.part.part_kind : undefined;
-	const delta = isObject(data.delta) ? data.delta.part_delta_kind : undefined;
-	return part === 'text' || delta === 'text';
-}
+const placeholder = (text: string) => `[${text.length} characters]`;
 
-function redactValue(value: unknown, keepText: boolean, key = ''): unknown {
-	if (value === null || value === '') return value;
-	if (ID_FIELDS.has(key)) return REMOVED;
-	const textField = key === 'content' || key === 'content_delta';
-	if (textField && keepText && typeof value === 'string') return value;
-	if (PRIVATE_FIELDS.has(key)) return REMOVED;
-	if (key === 'id' && typeof value === 'string' && value !== 'reasoning_content') return REMOVED;
-	if (Array.isArray(value)) return value.map((item) => redactValue(item, keepText));
+/** The value with every string but an enumeration's replaced by its length. */
+function redactValue(value: unknown, key = ''): unknown {
+	if (typeof value === 'string') {
+		if (value === '') return value;
+		return ENUM_FIELDS.has(key) && ENUM_VALUE.test(value) ? value : placeholder(value);
+	}
+	if (Array.isArray(value)) return value.map((item) => redactValue(item));
 	if (isObject(value)) {
 		const out: Record<string, unknown> = {};
 		for (const [inner, innerValue] of Object.entries(value)) {
-			out[inner] = redactValue(innerValue, keepText, inner);
+			out[inner] = redactValue(innerValue, inner);
 		}
 		return out;
 	}
@@ -67,15 +72,23 @@ export function scrubberOf(token: string): Scrub {
 }
 
 /**
- * The capture to keep: each event as `event:` and one `data:` line of JSON, the echo and `id:`
- * lines gone, private values replaced; lines end `\n`.
+ * The capture to keep: each event as `event:` (none for the flat form, as it came) and one
+ * `data:` line, the echo and `id:` lines gone, values replaced (redactValue), and the whole
+ * scrubbed; lines end `\n`.
  */
 export function redactStream(text: string, scrub: Scrub): string {
-	const kept = parseEvents(text).filter((event) => event.event !== 'FrontendModelRequest');
-	const lines = kept.map((event) => {
-		const data = redactValue(event.data, isAnswerText(event));
-		const json = typeof data === 'string' ? data : JSON.stringify(data);
-		return `event: ${event.event}\ndata: ${json}\n\n`;
-	});
+	const lines: string[] = [];
+	for (const event of parseEvents(text)) {
+		// The echo as the node recognises it: named, or in the flat form (flatEvent.ts).
+		if (asTheNodeNamesIt(event).event === DISCARDED_EVENT) continue;
+		const data =
+			typeof event.data !== 'string'
+				? JSON.stringify(redactValue(event.data))
+				: event.data === DONE
+					? DONE
+					: `[not JSON: ${event.data.length} characters]`;
+		const name = event.event === 'message' ? '' : `event: ${event.event}\n`;
+		lines.push(`${name}data: ${data}\n\n`);
+	}
 	return scrub(lines.join(''));
 }

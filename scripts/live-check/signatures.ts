@@ -4,6 +4,7 @@
  * check:live` compares the live service's with what the node and the emulator know; the
  * emulator's tests compare the 2026 dialect's with the captures (test/fixtures/captures/).
  */
+import { flatEvent } from '../../nodes/shared/stream/flatEvent';
 
 export interface StreamEvent {
 	event: string;
@@ -18,6 +19,19 @@ const NESTED = ['part', 'delta', 'metadata', 'result'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The event under the name the node reads it by: a bare `data:` line (named `message`) in the
+ * flat form under the name inside its JSON, its fields as the node reads them (flatEvent.ts,
+ * the node's own reading); any other event as it is.
+ */
+export function asTheNodeNamesIt(event: StreamEvent): StreamEvent {
+	if (event.event !== 'message') return event;
+	const text = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+	const named = flatEvent(text);
+	if (named.event === 'message') return event;
+	return { event: named.event, data: JSON.parse(named.data) as unknown };
 }
 
 /** `PartStartEvent:text`, `PartDeltaEvent:tool_call`, `AgentRuntimeStreamChunk:persisted`, … */

@@ -126,3 +126,18 @@ describe('check:live never prints or saves the token', () => {
 		}
 	});
 });
+
+describe('check:live saves the capture without the echo and without private values', () => {
+	test('the request echo in the flat form (no event: line) is not saved', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					/event: FrontendModelRequest\ndata: \{/g,
+					'data: {"type":"FrontendModelRequest",',
+				),
+		});
+		expect(run.saved).toContain('event: completed');
+		expect(run.saved).not.toContain('ECHO_PRIVATE_MARKER');
+		expect(run.saved).not.toContain('FrontendModelRequest');
+	});
+});

@@ -131,7 +131,7 @@ describe('what a saved capture keeps', () => {
 		'',
 	].join('\n');
 
-	test('no echo, no id lines, no ids, no token, no thinking or tool data; the answer text and every field name stay', () => {
+	test('no echo, no id lines, no text of any value; every field name, value type and enumeration stays', () => {
 		const saved = redactStream(stream, scrubberOf(token));
 		expect(saved).not.toContain('FrontendModelRequest');
 		expect(saved).not.toContain('private file');
@@ -145,16 +145,50 @@ describe('what a saved capture keeps', () => {
 			'abc',
 			'my bank',
 			'call_1',
+			'Four',
 		]) {
 			expect(saved).not.toContain(secret);
 		}
-		expect(saved).toContain('"content":"Four, con_[removed] [redacted]"');
+		const answer = `Four, con_eHdR4qvN6wGURY4Z ${token}`;
+		expect(saved).toContain(`"content":"[${answer.length} characters]"`);
+		expect(saved).toContain('"part_kind":"thinking"');
 		expect(saved).toContain('"outcome":"success"');
 		expect(saved).toContain('"runner_id":null');
 		expect(saved.endsWith('"status":"succeeded","error":null,"runner_id":null}\n\n')).toBe(true);
 		const kinds = (text: string) =>
 			[...signaturesOf(parseEvents(text)).entries()].map(([k, f]) => [k, [...f]]);
 		expect(kinds(saved)).toEqual(kinds(stream).filter(([kind]) => kind !== 'FrontendModelRequest'));
+	});
+
+	const esc = (text: string) =>
+		[...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+	test('the echo in the flat form, named by `type` anywhere in its JSON, is removed too', () => {
+		const flat = [
+			'data: {"parts":[{"content":"my private file"}],"type":"FrontendModelRequest"}',
+			'',
+			'data: {"type":"FrontendModelResponse","content":"Four"}',
+			'',
+			'',
+		].join('\n');
+		const saved = redactStream(flat, scrubberOf(token));
+		expect(saved).not.toContain('FrontendModelRequest');
+		expect(saved).not.toContain('private file');
+		expect(saved).toBe('data: {"type":"FrontendModelResponse","content":"[4 characters]"}\n\n');
+	});
+
+	test("a runtime chunk's delta and result, an enumeration field holding words, and non-JSON data are replaced", () => {
+		const chunks =
+			'event: AgentRuntimeStreamChunk\ndata: {"type":"status","delta":"PRIVATE_DELTA","tool_name":"gmail","status":"progress","error":null,"result":{"stdout":"PRIVATE_TOOL_OUTPUT","status":"PRIVATE words in a status"},"data":null,"message_id":null,"runner_id":null}\n\n' +
+			`event: AgentRuntimeStreamChunk\ndata: not json ${esc(token)} PRIVATE_RAW\n\n` +
+			'data: [DONE]\n\n';
+		const saved = redactStream(chunks, scrubberOf(token));
+		for (const secret of ['PRIVATE', 'gmail', '\\u0074']) expect(saved).not.toContain(secret);
+		expect(saved).toContain('"type":"status"');
+		expect(saved).toContain('"status":"progress"');
+		expect(saved).toContain('"status":"[25 characters]"');
+		expect(saved).toContain('data: [not JSON: ');
+		expect(saved.endsWith('data: [DONE]\n\n')).toBe(true);
 	});
 
 	test('the scrubber takes out the token (cut, any letter case, escaped) and conversation ids', () => {

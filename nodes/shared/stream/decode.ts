@@ -35,7 +35,7 @@ export class SseLimitError extends Error {
  * user's workspace files, images as data URLs), which carries no answer
  * (docs/api.md#memory-bounds).
  */
-const DISCARDED_EVENT = 'FrontendModelRequest';
+export const DISCARDED_EVENT = 'FrontendModelRequest';
 
 /**
  * The event names a reader knows, and those whose data it does not read; made once (their bytes
