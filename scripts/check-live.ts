@@ -14,6 +14,7 @@ import { KNOWN_STREAM_EVENTS } from '../nodes/shared/stream/events';
 import { startEmulator } from '../test/emulator/server';
 import { redactStream, scrubberOf, type Scrub } from './live-check/redact';
 import {
+	asTheNodeReadsThem,
 	compareShapes,
 	compareSignatures,
 	jsonShape,
@@ -68,6 +69,11 @@ function parsedJson(fetched: Fetched): unknown {
 	}
 }
 
+/** A stream's events under the names the node reads them by, the flat form's included. */
+function eventsOf(text: string) {
+	return asTheNodeReadsThem(parseEvents(text));
+}
+
 /** The emulator's 2026 dialect: the same small ask, and a tool round (the kinds it adds). */
 async function emulatorReference() {
 	const emulator = await startEmulator({ dialect: '2026' });
@@ -78,8 +84,8 @@ async function emulatorReference() {
 			input: 'What is new in my mail?',
 			stream: true,
 		});
-		const signatures = signaturesOf(parseEvents(answers.stream.text));
-		signaturesOf(parseEvents(round.text), signatures);
+		const signatures = signaturesOf(eventsOf(answers.stream.text));
+		signaturesOf(eventsOf(round.text), signatures);
 		return { answers, signatures };
 	} finally {
 		await emulator.close();
@@ -171,7 +177,7 @@ async function main(scrub: Scrub): Promise<number> {
 		scrub,
 	);
 	// Only names and field paths of the live stream are compared and printed, each line scrubbed.
-	const liveSignatures = signaturesOf(parseEvents(live.stream.text));
+	const liveSignatures = signaturesOf(eventsOf(live.stream.text));
 	const reference = await emulatorReference();
 	const differences = differencesOf(live, liveSignatures, reference, KNOWN_STREAM_EVENTS);
 	say(`saved ${saved} (the request echo, ids and private values removed)`);

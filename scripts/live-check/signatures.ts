@@ -34,6 +34,16 @@ export function asTheNodeNamesIt(event: StreamEvent): StreamEvent {
 	return { event: named.event, data: JSON.parse(named.data) as unknown };
 }
 
+/**
+ * A stream's events as the node reads them by name (asTheNodeNamesIt), without a bare `[DONE]`:
+ * the node knows it carries nothing (events.ts), so it is neither a kind nor unknown.
+ */
+export function asTheNodeReadsThem(events: StreamEvent[]): StreamEvent[] {
+	return events
+		.filter((event) => !(event.event === 'message' && event.data === '[DONE]'))
+		.map(asTheNodeNamesIt);
+}
+
 /** `PartStartEvent:text`, `PartDeltaEvent:tool_call`, `AgentRuntimeStreamChunk:persisted`, … */
 export function eventKind(event: StreamEvent): string {
 	const { data } = event;

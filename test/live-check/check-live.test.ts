@@ -141,3 +141,22 @@ describe('check:live saves the capture without the echo and without private valu
 		expect(run.saved).not.toContain('FrontendModelRequest');
 	});
 });
+
+describe('check:live compares events under the names the node reads them by', () => {
+	test('events in the flat form are compared under the name inside them, not as `message`', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(/event: (FrontendModelRequest|completed)\ndata: \{/g, 'data: {"type":"$1",'),
+		});
+		expect(run.output).not.toContain('events the node does not know: message');
+		expect(run.output).toContain('event kinds seen: ');
+		expect(run.output).toMatch(/event kinds seen: .*FrontendModelRequest.*completed/);
+		expect(run.code).toBe(0);
+	});
+
+	test('a closing bare `data: [DONE]`, which carries nothing, is no unknown event', async () => {
+		const run = await against({ stream: (text) => `${text}data: [DONE]\n\n` });
+		expect(run.output).not.toContain('events the node does not know: message');
+		expect(run.code).toBe(0);
+	});
+});

@@ -11,6 +11,7 @@ import {
 	compareSignatures,
 	eventKind,
 	jsonShape,
+	asTheNodeReadsThem,
 	parseEvents,
 	signaturesOf,
 	unknownEventNames,
@@ -106,6 +107,22 @@ describe('stream signatures', () => {
 			{ event: 'message', data: '[DONE]' },
 		]);
 	});
+});
+
+test('events are read as the node reads them: the flat form by the name inside, `[DONE]` as nothing', () => {
+	const events = asTheNodeReadsThem(
+		parseEvents(
+			'data: {"type":"completed","status":"succeeded"}\n\n' +
+				'data: {"event_kind":"part_delta","index":0}\n\n' +
+				'data: {"other":1}\n\n' +
+				'data: [DONE]\n\n',
+		),
+	);
+	expect(events).toEqual([
+		{ event: 'completed', data: { status: 'succeeded' } },
+		{ event: 'PartDeltaEvent', data: { index: 0 } },
+		{ event: 'message', data: { other: 1 } },
+	]);
 });
 
 describe('what a saved capture keeps', () => {
