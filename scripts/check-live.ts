@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { KNOWN_STREAM_EVENTS } from '../nodes/shared/stream/events';
+import { KNOWN_STREAM_EVENTS, toStreamEvents } from '../nodes/shared/stream/events';
 import { startEmulator } from '../test/emulator/server';
 import { redactStream, scrubberOf, type Scrub } from './live-check/redact';
 import {
@@ -22,6 +22,7 @@ import {
 	signaturesOf,
 	unknownEventNames,
 	type Signatures,
+	type StreamEvent,
 } from './live-check/signatures';
 
 const ASK = 'Reply with one short sentence: what is 2 + 2?';
@@ -92,6 +93,28 @@ async function emulatorReference() {
 	}
 }
 
+/**
+ * The stream's failures as the node reads them (events.ts): a `failed`, a `completed` whose
+ * status is not `succeeded`, an error event. The small ask should succeed: a failure means the
+ * account or the service is not as the check assumes, and its words say why.
+ */
+export function streamFailures(events: StreamEvent[]): string[] {
+	const failures: string[] = [];
+	for (const event of events) {
+		const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+		for (const read of toStreamEvents({ event: event.event, data })) {
+			if (read.type === 'runFailed') {
+				failures.push(
+					`stream: the ask failed: ${event.event} with status "${read.status}": ${read.message}`,
+				);
+			} else if (read.type === 'error') {
+				failures.push(`stream: the ask failed: ${event.event}: ${read.message}`);
+			}
+		}
+	}
+	return failures;
+}
+
 /** Every difference between the service's answers and what the node and the emulator know. */
 export function differencesOf(
 	live: Record<string, Fetched>,
@@ -105,6 +128,7 @@ export function differencesOf(
 			differences.push(`${what}: HTTP ${fetched.status}: ${fetched.text}`);
 		}
 	}
+	differences.push(...streamFailures(eventsOf(live.stream.text)));
 	const unknown = unknownEventNames(liveSignatures, knownEvents);
 	if (unknown.length > 0) differences.push(`events the node does not know: ${unknown.join(', ')}`);
 	differences.push(...compareSignatures(liveSignatures, reference.signatures, 'the emulator'));

@@ -2,6 +2,9 @@
  * `npm run check:live` (docs/live-check.md) run as a maintainer runs it, against the emulator and
  * a server in front of it posing as the live service. One suite: the check writes to one folder.
  */
+import { KNOWN_STREAM_EVENTS } from '../../nodes/shared/stream/events';
+import { differencesOf } from '../../scripts/check-live';
+import { parseEvents, signaturesOf } from '../../scripts/live-check/signatures';
 import { startEmulator } from '../emulator/server';
 import { posingServer, runCheckLive, unicodeEscaped, type Mutation } from '../helpers/live-check';
 
@@ -158,5 +161,59 @@ describe('check:live compares events under the names the node reads them by', ()
 		const run = await against({ stream: (text) => `${text}data: [DONE]\n\n` });
 		expect(run.output).not.toContain('events the node does not know: message');
 		expect(run.code).toBe(0);
+	});
+});
+
+describe('check:live fails when the small ask failed', () => {
+	test('a `completed` whose status is not `succeeded`: exit 1, the status and the error named', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					'"status":"succeeded","error":null',
+					`"status":"cancelled","error":"the run was cancelled ${TOKEN}"`,
+				),
+		});
+		expect(run.saved).toContain('"status":"cancelled"');
+		expect(run.code).toBe(1);
+		expect(run.output).toContain(
+			'stream: the ask failed: completed with status "cancelled": the run was cancelled',
+		);
+		expectNoToken(run.output + run.saved);
+	});
+
+	test("a `failed`: exit 1, with the service's error text", async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					/event: completed\ndata: [^\n]*/,
+					'event: failed\ndata: {"status":"failed","error":"Unknown model: x","runner_id":null,"error_type":"UserError","failure_owner":"ours","failure_kind":"unknown_model"}',
+				),
+		});
+		expect(run.code).toBe(1);
+		expect(run.output).toContain(
+			'stream: the ask failed: failed with status "failed": Unknown model: x',
+		);
+	});
+
+	test('differencesOf alone: a `completed` with status `failed` is a difference', () => {
+		const fetched = (text: string, type = 'application/json') => ({
+			status: 200,
+			headers: new Headers({ 'content-type': type, 'x-conversation-id': 'con_abc123' }),
+			text,
+		});
+		const ok = 'event: completed\ndata: {"status":"succeeded","error":null}\n\n';
+		const bad = 'event: completed\ndata: {"status":"failed","error":"boom"}\n\n';
+		const answers = (stream: string) => ({
+			stream: fetched(stream, 'text/event-stream'),
+			json: fetched('{"output":"4","conversation_id":"con_x"}'),
+			models: fetched('{"models":[]}'),
+			personas: fetched('{"personas":[]}'),
+			catalog: fetched('{"models":[]}'),
+		});
+		const reference = { answers: answers(ok), signatures: signaturesOf(parseEvents(ok)) };
+		const live = answers(bad);
+		expect(
+			differencesOf(live, signaturesOf(parseEvents(bad)), reference, KNOWN_STREAM_EVENTS),
+		).toEqual(['stream: the ask failed: completed with status "failed": boom']);
 	});
 });
