@@ -217,3 +217,17 @@ describe('check:live fails when the small ask failed', () => {
 		).toEqual(['stream: the ask failed: completed with status "failed": boom']);
 	});
 });
+
+describe('check:live with an account that has no personas', () => {
+	test('an empty list is said, not taken for missing fields: exit 0', async () => {
+		const run = await against({
+			route: (url) =>
+				url === '/personas/available' ? { status: 200, body: '{"personas":[]}' } : undefined,
+		});
+		expect(run.output).toContain(
+			"personas: the list personas was empty: its items' fields could not be compared",
+		);
+		expect(run.output).not.toContain('personas: fields the service left out');
+		expect(run.code).toBe(0);
+	});
+});

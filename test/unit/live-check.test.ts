@@ -9,6 +9,7 @@ import { redactStream, scrubberOf } from '../../scripts/live-check/redact';
 import {
 	compareShapes,
 	compareSignatures,
+	emptyLists,
 	eventKind,
 	jsonShape,
 	asTheNodeReadsThem,
@@ -95,6 +96,25 @@ describe('stream signatures', () => {
 		).toEqual([
 			'models: fields the emulator does not send: a',
 			'models: fields the service left out: c',
+		]);
+	});
+
+	test("an empty list: its items' fields are not taken for left out; other fields still are", () => {
+		const seen = { personas: [], other: 1 };
+		const reference = { personas: [{ id: 'p', name: 'n' }], extra: true };
+		expect(emptyLists(seen)).toEqual(['personas[]']);
+		expect(emptyLists([])).toEqual(['[]']);
+		expect(
+			compareShapes(
+				'personas',
+				jsonShape(seen),
+				jsonShape(reference),
+				'the emulator',
+				emptyLists(seen),
+			),
+		).toEqual([
+			'personas: fields the emulator does not send: other',
+			'personas: fields the service left out: extra',
 		]);
 	});
 
