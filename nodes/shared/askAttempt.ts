@@ -5,7 +5,7 @@ import type { AskCall, AskResult } from './askAssistant';
 import type { LiveText } from './liveText';
 import { objectFromText, quotedStart } from './outputFormat/structuredText';
 import type { AttemptHeard } from './recovery/afterFailure';
-import type { RunNotices } from './runNotices';
+import { MAX_UNKNOWN_EVENT_WARNINGS, type RunNotices } from './runNotices';
 import { StreamAnswer, wholeAnswerTooLarge } from './stream/answer';
 import { STREAM_EVENT_NAMES } from './stream/events';
 import {
@@ -285,16 +285,20 @@ export function streamFailure(
 	}
 }
 
-/** An event the stream carried that this node does not know: its name, never its data. */
+/**
+ * An event the stream carried that this node does not know: its name, never its data; as many
+ * as the run's notices allow (RunNotices.unknownEvent), then once that more came.
+ */
 function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, name: string): void {
-	if (notices && !notices.first(`unknown-stream-event:${name}`)) return;
-	attempt.ctx.logger.warn(
-		redacted(
-			`Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`,
-			attempt.scope.redaction,
-		),
-		{ itemIndex: attempt.scope.request.itemIndex },
-	);
+	const tell = notices ? notices.unknownEvent(name) : 'name';
+	if (!tell) return;
+	const message =
+		tell === 'name'
+			? `Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`
+			: `Assistant: the service's streams in this run carried more events this node does not know; they are not listed (${MAX_UNKNOWN_EVENT_WARNINGS} were). If answers fail or look wrong, update the package or report the event names.`;
+	attempt.ctx.logger.warn(redacted(message, attempt.scope.redaction), {
+		itemIndex: attempt.scope.request.itemIndex,
+	});
 }
 
 export function withFallback(result: AskResult, headers: ResponseHeaders): AskResult {

@@ -4,10 +4,14 @@
  * on, the HTTP status and the service's own words; the ones waiting cannot help are not retried,
  * and a run that failed is never sent again.
  */
+import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
+import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 
 // A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
-const assistant = useEmulator({ token: 'tok_errors_2026_suite', conversationRetryAfterMs: 20 });
+const TOKEN = 'tok_errors_2026_suite';
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
 
 const ONE_RETRY = { retries: 1 };
 
@@ -115,4 +119,79 @@ test('an unknown stream event is named in the log once per run, by name only', a
 	// Each name once, whatever the number of items.
 	expect(new Set(names).size).toBe(names.length);
 	expect(names.length).toBeGreaterThan(0);
+});
+
+describe('unknown stream events from a scripted server', () => {
+	const text = (content: string) =>
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 0,
+			part: { id: null, part_kind: 'text', content },
+			metadata: { zmid: 'z1', runner_id: 'r' },
+		});
+	const raw = (event: string, data: unknown) =>
+		`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+	const warnings = (logs: string[]) =>
+		logs.filter((line) => line.startsWith('[warn]') && line.includes('does not know'));
+
+	/** A run against a server that answers every ask with `body(n)`, n counting the asks. */
+	async function runAgainst(
+		body: (n: number) => string,
+		items: Array<Record<string, unknown>> = [{}],
+	) {
+		let n = 0;
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream; charset=utf-8',
+					'x-conversation-id': 'con_UnknownEvents0001',
+				});
+				response.end(body(n++));
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			return await assistant.run(
+				{ input: '={{ "Hi " + $json.i }}', options: { stream: true, retries: 0 } },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)], streaming: true, items },
+			);
+		} finally {
+			await server.close();
+		}
+	}
+
+	test('hostile names (very long, control characters, bidi overrides): printable and bounded', async () => {
+		const names = [
+			'L'.repeat(100_000),
+			'Esc\u001b[31mRED\u0007',
+			'Nul\u0000Byte',
+			'Line\u2028Sep',
+			'Bidi\u202egnp.exe',
+			'Del\u007f',
+		];
+		const run = await runAgainst(() => text('Half') + names.map((name) => raw(name, {})).join(''));
+		const message = run.failure?.message ?? '';
+		expect(message).toContain('does not know');
+		expect(message.length).toBeLessThan(2000);
+		for (const line of [message, ...warnings(run.logs)]) {
+			expect(line).not.toMatch(
+				// eslint-disable-next-line no-control-regex
+				/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/,
+			);
+		}
+	});
+
+	test('new names in every item of a run: ten warned of by name, then one warning that more came', async () => {
+		const items = Array.from({ length: 30 }, (_, i) => ({ i }));
+		const run = await runAgainst((n) => {
+			let body = text('Fine');
+			for (let i = 0; i < 10; i++) body += raw(`Evt${n * 10 + i}`, {});
+			return body + sse('completed', COMPLETED_SUCCEEDED);
+		}, items);
+		expect(run.failure).toBeUndefined();
+		const told = warnings(run.logs);
+		expect(told).toHaveLength(11);
+		expect(told.slice(0, 10).every((line) => /"Evt\d+"/.test(line))).toBe(true);
+		expect(told[10]).toContain('more events this node does not know');
+	});
 });

@@ -93,10 +93,16 @@ function nonBlank(text: string | undefined): string | undefined {
 const MAX_SUMMARIZED_LENGTH = 64 * 1024;
 const MAX_SUMMARIZED_NAMES = 10;
 
-/** An event name as it may be shown: printable characters only, cut when long. */
+/**
+ * An event name as it may be shown: printable characters only, cut when long. The bidi controls
+ * go too: shown, they reorder the text around them (`Bidi\u202egnp.exe` reads as `exe.png`).
+ */
 export function printableEventName(name: string): string {
-	// eslint-disable-next-line no-control-regex
-	const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+	const clean = name.replace(
+		// eslint-disable-next-line no-control-regex
+		/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
+		'?',
+	);
 	return clean.length > MAX_EVENT_NAME ? `${clean.slice(0, MAX_EVENT_NAME)}…` : clean;
 }
 

@@ -377,6 +377,13 @@ describe('events this node does not know', () => {
 		expect(error.unknownEvents).toHaveLength(10);
 		for (const name of error.unknownEvents) expect(name.length).toBeLessThanOrEqual(81);
 	});
+
+	it('are shown without bidi controls, which would reorder the text around them', () => {
+		const bidi = ['\u202a', '\u202e', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c'];
+		const error = failureOf(bidi.map((control, i) => sse(`Bidi${i}${control}gnp.exe`, {})));
+		expect(error.unknownEvents).toEqual(bidi.map((_, i) => `Bidi${i}?gnp.exe`));
+		expect(error.message).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+	});
 });
 
 describe('a 2026 stream that ends', () => {
