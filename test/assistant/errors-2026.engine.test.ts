@@ -181,6 +181,24 @@ describe('unknown stream events from a scripted server', () => {
 		}
 	});
 
+	test('the token inside an unknown event name, also where the name is cut: never shown', async () => {
+		const names = [`X_${TOKEN}`, `${'a'.repeat(70)}${TOKEN}`, `${'b'.repeat(76)}${TOKEN}`];
+		const run = await runAgainst(() => text('Half') + names.map((name) => raw(name, {})).join(''));
+		const all = JSON.stringify([run.failure, run.logs, run.chunks]);
+		expect(run.failure?.message).toContain('does not know');
+		// Any 6-character run of the token is a leak of the token.
+		for (let i = 0; i + 6 <= TOKEN.length; i++) expect(all).not.toContain(TOKEN.slice(i, i + 6));
+	});
+
+	test('thousands of distinct names in one stream: the error and the warnings are bounded', async () => {
+		let body = text('Half');
+		for (let i = 0; i < 5000; i++) body += raw(`Unknown${i}`, { i });
+		const run = await runAgainst(() => body);
+		expect(run.failure?.message).toContain('Unknown0');
+		expect((run.failure?.message ?? '').length).toBeLessThan(2000);
+		expect(warnings(run.logs).length).toBeLessThanOrEqual(10);
+	});
+
 	test('new names in every item of a run: ten warned of by name, then one warning that more came', async () => {
 		const items = Array.from({ length: 30 }, (_, i) => ({ i }));
 		const run = await runAgainst((n) => {
