@@ -4,13 +4,15 @@
  * on, the HTTP status and the service's own words; the ones waiting cannot help are not retried,
  * and a run that failed is never sent again.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 
-// A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
 const TOKEN = 'tok_errors_2026_suite';
+// A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
 const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
 
 const ONE_RETRY = { retries: 1 };
@@ -135,10 +137,7 @@ describe('unknown stream events from a scripted server', () => {
 		logs.filter((line) => line.startsWith('[warn]') && line.includes('does not know'));
 
 	/** A run against a server that answers every ask with `body(n)`, n counting the asks. */
-	async function runAgainst(
-		body: (n: number) => string,
-		items: Array<Record<string, unknown>> = [{}],
-	) {
+	async function runAgainst(body: (n: number) => string, items: IDataObject[] = [{}]) {
 		let n = 0;
 		const server = await serveScript(
 			(response) => {
