@@ -19,10 +19,17 @@ type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
 
 /**
  * What of the run an ask takes: its credential, its watch over the calls' time, its notices, its
- * record of each conversation's last answered message.
+ * record of each conversation's last answered message; and who asks, for the advice of its errors
+ * (this node has no Concurrency).
  */
 function ofRun({ run }: AskSettings) {
-	return { notices: run.notices, credentials: run.credentials, watch: run.watch, turns: run.turns };
+	return {
+		asker: { node: 'chat-model' } as const,
+		notices: run.notices,
+		credentials: run.credentials,
+		watch: run.watch,
+		turns: run.turns,
+	};
 }
 
 /**

@@ -14,6 +14,7 @@ import type { AssistantStep } from './stream/steps';
 import type { AssistantCredentials } from './transport/credentials';
 import type { CallWatch } from './transport/lifetime';
 import type { AttemptPace } from './transport/pace';
+import type { Asker } from './transport/errors';
 import type { ApiRequest, AssistantContext } from './transport/request';
 import { runCall } from './transport/retryLoop';
 import type { Attempt } from './transport/send';
@@ -23,6 +24,8 @@ export type { AssistantContext } from './transport/request';
 /** One ask, as the Ask operation, the agent tool and a chat model make it. */
 export interface AskCall {
 	request: AskRequest;
+	/** The node that asks: its errors advise on that node's options alone. */
+	asker: Asker;
 	/**
 	 * The caller takes the answer piece by piece as it is written (Stream on): the idle limit
 	 * applies. Every ask goes on the wire in streamed form either way (docs/api.md#exactly-once).
@@ -98,6 +101,7 @@ export async function askAssistant(ctx: AssistantContext, call: AskCall): Promis
 		idleTimeoutMs: call.stream ? call.idleTimeoutMs : undefined,
 		retries: call.retries,
 		itemIndex: call.itemIndex,
+		asker: call.asker,
 		pace: call.pace,
 		answerLimitChars: call.answerLimitChars,
 		credentials: call.credentials,

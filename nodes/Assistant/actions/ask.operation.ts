@@ -122,6 +122,7 @@ async function askItem(
 ): Promise<AskOutput> {
 	const result = await askAssistant(ctx, {
 		request,
+		asker: { node: 'assistant' },
 		...settings,
 		itemIndex,
 		onText: settings.stream ? (delta) => live.text(delta) : undefined,

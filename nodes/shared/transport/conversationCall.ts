@@ -39,6 +39,7 @@ export async function readConversation(
 		path: conversationPath(conversationId),
 		authenticated: true,
 		itemIndex: attempt.scope.request.itemIndex,
+		asker: attempt.scope.request.asker,
 	};
 	const read: Attempt = { ...attempt, scope: { ...attempt.scope, request } };
 	const where = `GET ${request.path}`;

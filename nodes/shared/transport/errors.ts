@@ -14,6 +14,22 @@ export interface ErrorText {
 	description: string;
 }
 
+/**
+ * The node that asks, as an ask's request says it (AskCall.asker): advice names only options
+ * that node has (Concurrency is the Assistant node's alone). A request that names none (a list,
+ * the catalog) is the Assistant node's.
+ */
+export interface Asker {
+	node: 'assistant' | 'chat-model';
+}
+
+/** How to put fewer asks at the service at once, in the terms of the node that asks. */
+function fewerAtOnce(asker: Asker | undefined): string {
+	return asker?.node === 'chat-model'
+		? 'Run fewer executions that use this model at the same time (agent runs, chats)'
+		: 'Run fewer asks at the same time (lower Options > Concurrency, or spread the items over time)';
+}
+
 /** `meaning (HTTP status): server's words`, without empty parts. */
 export function headline(meaning: string, status: number | undefined, said: string): string {
 	const withStatus = status === undefined ? meaning : `${meaning} (HTTP ${status})`;
@@ -91,12 +107,14 @@ export function describeStatus(
 /**
  * Failures the live service answered in 2026 whose status alone misleads (docs/api.md#errors):
  * the text to show and whether waiting may help, or undefined for any other failure. `modelNamed`
- * says whether the ask named a model (else the account's default model answered).
+ * says whether the ask named a model (else the account's default model answered); `asker`, which
+ * node asked.
  */
 export function describeServiceFailure(
 	status: number,
 	said: string,
 	modelNamed: boolean,
+	asker?: Asker,
 ): { text: ErrorText; retryable: boolean; rateLimited?: boolean } | undefined {
 	const text = (meaning: string, description: string, retryable = false) => ({
 		text: { message: headline(meaning, status, said), description },
@@ -137,7 +155,7 @@ export function describeServiceFailure(
 		return {
 			...text(
 				"The model's provider is rate limiting the account",
-				'The retries waited for it and it did not clear. Slow the workflow down (lower Options > Concurrency), raise Options > Retries, or try again later.',
+				`The retries waited for it and it did not clear. ${fewerAtOnce(asker)}, raise Options > Retries, or try again later.`,
 				true,
 			),
 			rateLimited: true,
@@ -159,11 +177,14 @@ export function creditText(status: number | undefined, said: string): ErrorText 
 }
 
 /** The account's session pool stayed full through every retry (docs/api.md#full-session-pool). */
-export function sessionPoolText(status: number | undefined, said: string): ErrorText {
+export function sessionPoolText(
+	status: number | undefined,
+	said: string,
+	asker?: Asker,
+): ErrorText {
 	return {
 		message: headline("All of the account's assistant sessions are busy", status, said),
-		description:
-			'The service had no free session for this ask, also after waiting. Run fewer asks at the same time (lower Options > Concurrency, or spread the items over time), then try again.',
+		description: `The service had no free session for this ask, also after waiting. ${fewerAtOnce(asker)}, then try again.`,
 	};
 }
 

@@ -82,7 +82,12 @@ export function serviceFailure(
 	const shown = (text: ErrorText, httpStatus = status) => errorOfText(scope, httpStatus, text);
 	switch (through.via) {
 		case 'status': {
-			const known = describeServiceFailure(through.status, said, modelNamed(scope.request));
+			const known = describeServiceFailure(
+				through.status,
+				said,
+				modelNamed(scope.request),
+				scope.request.asker,
+			);
 			const error = shown(
 				known?.text ??
 					describeStatus(through.status, through.headers, said, scope.request.authenticated),
@@ -192,7 +197,7 @@ export function sessionPoolError(
 	status: number | undefined,
 	said: string,
 ): NodeApiError {
-	return errorOfText(scope, status, sessionPoolText(status, said));
+	return errorOfText(scope, status, sessionPoolText(status, said, scope.request.asker));
 }
 
 /** The item's error with this text, and the HTTP status when there was one. */

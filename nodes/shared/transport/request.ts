@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { AssistantCredentials } from './credentials';
+import type { Asker } from './errors';
 import type { CallWatch } from './lifetime';
 import type { AttemptPace } from './pace';
 
@@ -32,6 +33,8 @@ export interface ApiRequest {
 	idleTimeoutMs?: number;
 	retries?: number;
 	itemIndex?: number;
+	/** For an ask and the reads of its conversation: the node that asks, which its errors advise on. */
+	asker?: Asker;
 	/**
 	 * The ask's bound on answer text, in characters; the bounds on SSE events and JSON bodies follow
 	 * from it (limits.ts). The default when not given.

@@ -12,6 +12,7 @@ import { fakeExecuteContext, type FakeAnswer } from '../../helpers/execute-conte
 
 const call = (request: AskCall['request']): AskCall => ({
 	request,
+	asker: { node: 'assistant' },
 	stream: false,
 	timeoutMs: 10_000,
 	idleTimeoutMs: 0,

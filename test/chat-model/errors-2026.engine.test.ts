@@ -1,0 +1,65 @@
+/**
+ * What the live service answered its users in 2026 (docs/api.md#errors-the-live-service-answered-in-2026),
+ * through the Assistant Chat Model in n8n's engine: each failure says what happened, the HTTP
+ * status and the service's own words, and its advice names only what this node has (it has no
+ * Concurrency) and fits where the ask's conversation came from.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+import { useEmulator } from '../helpers/emulatorFixture';
+
+// A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
+const assistant = useEmulator({ token: 'tok_chat_errors_2026', conversationRetryAfterMs: 20 });
+
+type ShownError = (Error & { description?: string; httpCode?: string }) | undefined;
+
+/** The display names of the Chat Model's Options (what "Options > X" advice may name). */
+function chatModelOptionNames(): string[] {
+	const type = assistant.pkg.nodeTypes.getByNameAndVersion(
+		assistant.pkg.nodeType('assistantChatModel'),
+	);
+	const options = type.description.properties.find((p) => p.name === 'options');
+	return ((options?.options ?? []) as INodeProperties[]).map((o) => o.displayName);
+}
+
+/** The options an error's description tells the user to change ("Options > X"). */
+function optionsNamed(error: ShownError): string[] {
+	return [
+		...String(error?.description).matchAll(/Options > ([A-Z][\w ]*?\w)(?=[,.)]| or| and)/g),
+	].map((m) => m[1]);
+}
+
+describe.each(['invoke', 'stream'] as const)('%s', (scenario) => {
+	test("a provider's 429 inside a 502 is waited out, then advises only options the Chat Model has", async () => {
+		const result = await assistant.chat(
+			scenario,
+			[{ role: 'user', content: 'Hi #fault=provider-429' }],
+			{ options: { retries: 1 } },
+		);
+		const error = result.error() as ShownError;
+		expect(error?.message).toMatch(
+			/^The model's provider is rate limiting the account \(HTTP 502\)/,
+		);
+		// Waited out and retried once, as for a 429.
+		expect(assistant.askRequests()).toHaveLength(2);
+		const named = optionsNamed(error);
+		expect(named).toContain('Retries');
+		expect(named.filter((name) => !chatModelOptionNames().includes(name))).toEqual([]);
+	});
+
+	test('a full session pool advises only options the Chat Model has', async () => {
+		const result = await assistant.chat(
+			scenario,
+			[{ role: 'user', content: 'Hi #fault=pool-busy' }],
+			{ options: { retries: 0 } },
+		);
+		const error = result.error() as ShownError;
+		expect(error?.message).toMatch(
+			/^All of the account's assistant sessions are busy \(HTTP 503\)/,
+		);
+		expect(error?.description).not.toMatch(/Concurrency/);
+		expect(optionsNamed(error).filter((name) => !chatModelOptionNames().includes(name))).toEqual(
+			[],
+		);
+	});
+});
