@@ -5,7 +5,7 @@ import type { RequestSettings } from '../shared/parameters/requestOptions';
 import type { RunContext } from '../shared/runContext';
 import { askAssistant, type AskResult } from '../shared/askAssistant';
 import type { TextObjectRule } from '../shared/outputFormat/structuredText';
-import { isHeldAnswer } from './askPlan';
+import { isHeldAnswer, type PlannedAsk } from './askPlan';
 
 /** The chat model's asks, through the one ask call both nodes share (auth, deadlines, retries). */
 
@@ -18,13 +18,20 @@ const STEPS = { thinking: false };
 type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
 
 /**
+ * What the plan of an ask (askPlan.ts) tells it: the answer the history holds from the
+ * conversation, and where the conversation came from. None for an ask that is no turn of the
+ * history (a correction sent back to the answer's conversation).
+ */
+export type AskTurn = Pick<PlannedAsk, 'heldAnswer' | 'conversationFrom'>;
+
+/**
  * What of the run an ask takes: its credential, its watch over the calls' time, its notices, its
  * record of each conversation's last answered message; and who asks, for the advice of its errors
- * (this node has no Concurrency).
+ * (this node has no Concurrency; a lost conversation may be the chat memory's).
  */
-function ofRun({ run }: AskSettings) {
+function ofRun({ run }: AskSettings, turn: AskTurn | undefined) {
 	return {
-		asker: { node: 'chat-model' } as const,
+		asker: { node: 'chat-model', conversation: turn?.conversationFrom } as const,
 		notices: run.notices,
 		credentials: run.credentials,
 		watch: run.watch,
@@ -34,24 +41,24 @@ function ofRun({ run }: AskSettings) {
 
 /**
  * The whole answer at once (not streamed): for tool calls, structured output and `generate`.
- * `textObject`: where a structured answer that came as text may have its object; `heldAnswer`:
- * the answer the history holds from the conversation (askPlan.ts).
+ * `textObject`: where a structured answer that came as text may have its object; `turn`: what
+ * the plan says of the ask.
  */
 export async function askWhole(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
 	textObject?: TextObjectRule,
-	heldAnswer?: string,
+	turn?: AskTurn,
 ): Promise<AskResult> {
 	return await askAssistant(ctx, {
 		request,
 		stream: false,
 		...settings,
-		...ofRun(settings),
+		...ofRun(settings, turn),
 		steps: STEPS,
 		textObject,
-		isHeldAnswer: heldAnswerCheck(heldAnswer),
+		isHeldAnswer: heldAnswerCheck(turn?.heldAnswer),
 	});
 }
 
@@ -70,7 +77,7 @@ export async function* askStreamed(
 	ctx: ISupplyDataFunctions,
 	request: AskRequest,
 	settings: AskSettings,
-	heldAnswer?: string,
+	turn?: AskTurn,
 ): AsyncGenerator<string, AskResult> {
 	const pending: string[] = [];
 	let wake: (() => void) | undefined;
@@ -79,9 +86,9 @@ export async function* askStreamed(
 		request,
 		stream: true,
 		...settings,
-		...ofRun(settings),
+		...ofRun(settings, turn),
 		steps: STEPS,
-		isHeldAnswer: heldAnswerCheck(heldAnswer),
+		isHeldAnswer: heldAnswerCheck(turn?.heldAnswer),
 		onText: (delta) => {
 			pending.push(delta);
 			wake?.();

@@ -1,6 +1,7 @@
 import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 
 import { normalized } from '../shared/recovery/turnReading';
+import type { ConversationSource } from '../shared/transport/errors';
 import { withoutImages } from '../shared/images';
 import { readMark, type ConversationMark } from './conversationMark';
 import type { ImagePolicy } from './chatImages';
@@ -25,6 +26,8 @@ import { ACTION_FINAL_ANSWER } from './toolEnvelope';
 export interface PlannedAsk extends Transcript {
 	/** The conversation to continue, or undefined for a new one. */
 	conversationId?: string;
+	/** Where that conversation came from: Options > Conversation ID, or the history's mark. */
+	conversationFrom?: ConversationSource;
 	/** The fingerprint of the tool catalogue the conversation holds, when the marks say so. */
 	catalogue?: string;
 	/**
@@ -47,12 +50,14 @@ export function planAsk(
 		mark && (!chosenConversation || mark.conversationId === chosenConversation) ? mark : undefined;
 	const conversationId = chosenConversation || marked?.conversationId;
 	if (conversationId) {
+		const conversationFrom: ConversationSource = chosenConversation ? 'option' : 'mark';
 		const held = lastAssistantIndex(messages, marked?.index ?? -1);
 		const fresh = messages.slice(held + 1);
 		if (fresh.length > 0) {
 			// A conversation the node asked before holds the transcript's whole preface.
 			const plan: PlannedAsk = {
 				conversationId,
+				conversationFrom,
 				...formatTranscript(fresh, toolNames, { continued: marked !== undefined, images }),
 			};
 			if (marked?.catalogue) plan.catalogue = marked.catalogue;
@@ -67,6 +72,7 @@ export function planAsk(
 		if (chosenConversation && messages.length > 0) {
 			return {
 				conversationId,
+				conversationFrom,
 				...formatTranscript(messages.slice(-1), toolNames, {
 					continued: marked !== undefined,
 					images,

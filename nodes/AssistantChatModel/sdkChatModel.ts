@@ -5,7 +5,7 @@ import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import { answerSchemaMismatch } from '../shared/outputFormat/answerSchema';
 import { outputFormatProblems } from '../shared/outputFormat/outputFormatGrammar';
 import type { TextObjectRule } from '../shared/outputFormat/structuredText';
-import { askStreamed, askWhole, type AskResult } from './ask';
+import { askStreamed, askWhole, type AskResult, type AskTurn } from './ask';
 import { answerMetadata, answerText, resultAsChunks, textResult } from './answerMessage';
 import { askRequest } from './askRequest';
 import { planAsk, type PlannedAsk } from './askPlan';
@@ -85,7 +85,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 		const answer = await this.ask(
 			askRequest(this.settings, plan.input, plan.conversationId),
 			undefined,
-			plan.heldAnswer,
+			plan,
 		);
 		await this.checkStructured(answer);
 		return textResult(
@@ -110,7 +110,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			this.ctx,
 			askRequest(this.settings, plan.input, plan.conversationId),
 			this.settings,
-			plan.heldAnswer,
+			plan,
 		);
 		let streamed = false;
 		let step = await answer.next();
@@ -137,7 +137,7 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			plan: async (messages) => await this.plan(messages),
 			// The tool envelope is the answer's text whole, never an object quoted inside prose: a
 			// web page's or a mail's JSON must not become a call of the agent's tools.
-			ask: async (request, heldAnswer) => await this.ask(request, 'whole', heldAnswer),
+			ask: async (request, turn) => await this.ask(request, 'whole', turn),
 		};
 	}
 
@@ -159,9 +159,9 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 	private async ask(
 		request: AskRequest,
 		textObject?: TextObjectRule,
-		heldAnswer?: string,
+		turn?: AskTurn,
 	): Promise<AskResult> {
-		const answer = await askWhole(this.ctx, request, this.settings, textObject, heldAnswer);
+		const answer = await askWhole(this.ctx, request, this.settings, textObject, turn);
 		this.noteFallback(answer);
 		return answer;
 	}

@@ -4,7 +4,7 @@ import { NodeOperationError, type INode } from 'n8n-workflow';
 import type { AskRequest, OutputFormatSchema } from '../shared/api';
 import { parseJson } from '../shared/json';
 import { answerSchemaMismatch } from '../shared/outputFormat/answerSchema';
-import type { AskResult } from './ask';
+import type { AskResult, AskTurn } from './ask';
 import { answerId, answerMetadata, textResult } from './answerMessage';
 import { askRequest } from './askRequest';
 import type { PlannedAsk } from './askPlan';
@@ -41,8 +41,8 @@ export interface ToolCallingModel {
 	node: INode;
 	settings: AssistantModelSettings;
 	plan(messages: Message[]): Promise<PlannedAsk>;
-	/** `heldAnswer`: the answer the history holds from the conversation (askPlan.ts). */
-	ask(request: AskRequest, heldAnswer?: string): Promise<AskResult>;
+	/** `turn`: what the plan says of the ask (ask.ts's AskTurn); none for a correction. */
+	ask(request: AskRequest, turn?: AskTurn): Promise<AskResult>;
 }
 
 /** The tools the agent bound, with their JSON Schema for the envelope; only function tools. */
@@ -97,10 +97,7 @@ export async function generateWithTools(
 			? plan.input
 			: withCatalogue(plan.input, toolInstructions(tools));
 	const answerSchema = settings.outputFormat;
-	let answer = await model.ask(
-		askRequest(settings, input, plan.conversationId, tools),
-		plan.heldAnswer,
-	);
+	let answer = await model.ask(askRequest(settings, input, plan.conversationId, tools), plan);
 	const interpreted = (reply: AskResult) =>
 		interpret(
 			reply,

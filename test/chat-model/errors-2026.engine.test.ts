@@ -63,3 +63,49 @@ describe.each(['invoke', 'stream'] as const)('%s', (scenario) => {
 		);
 	});
 });
+
+describe('404 Conversation not found', () => {
+	test("for the conversation the chat memory's mark names: the advice is about the memory, not the empty Conversation ID", async () => {
+		const result = await assistant.chat(
+			'invoke',
+			[
+				{ role: 'user', content: 'Hi' },
+				// What the node marked on an earlier execution, kept by the agent's memory; the
+				// conversation no longer exists on the service (deleted, or another account).
+				{
+					role: 'assistant',
+					content: 'Hello!',
+					id: 'assistant-conversation:con_GoneGone12345678:1',
+				},
+				{ role: 'user', content: 'How are you?' },
+			],
+			{}, // Options > Conversation ID left empty
+		);
+		const error = result.error() as ShownError;
+		expect(assistant.askRequests()[0].body).toMatchObject({
+			conversation_id: 'con_GoneGone12345678',
+		});
+		expect(error?.message).toBe(
+			'The conversation was not found (HTTP 404): Conversation not found',
+		);
+		expect(error?.description).not.toMatch(/Check Conversation ID|Leave it empty/);
+		expect(error?.description).toMatch(/chat memory/);
+		expect(error?.description).toMatch(/new chat session/);
+		// Not started anew behind the user's back: the memory's context would be lost unsaid.
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
+	test('for the conversation Options > Conversation ID names: the advice is to check that option', async () => {
+		const result = await assistant.chat('invoke', [{ role: 'user', content: 'Hi' }], {
+			options: { conversationId: 'con_GoneGone12345678' },
+		});
+		const error = result.error() as ShownError;
+		expect(assistant.askRequests()[0].body).toMatchObject({
+			conversation_id: 'con_GoneGone12345678',
+		});
+		expect(error?.message).toBe(
+			'The conversation was not found (HTTP 404): Conversation not found',
+		);
+		expect(error?.description).toMatch(/^Check Conversation ID/);
+	});
+});

@@ -21,7 +21,14 @@ export interface ErrorText {
  */
 export interface Asker {
 	node: 'assistant' | 'chat-model';
+	/**
+	 * Where the conversation the ask continues came from: Options > Conversation ID, or the mark
+	 * of an earlier answer in the chat model's history (a chat memory's, across executions).
+	 */
+	conversation?: ConversationSource;
 }
+
+export type ConversationSource = 'option' | 'mark';
 
 /** How to put fewer asks at the service at once, in the terms of the node that asks. */
 function fewerAtOnce(asker: Asker | undefined): string {
@@ -144,10 +151,18 @@ export function describeServiceFailure(
 				);
 	}
 	if (status === 404 && /conversation not found/i.test(said)) {
-		return text(
-			'The conversation was not found',
-			'Check Conversation ID: it must be the conversation_id of an earlier answer of this assistant. Leave it empty to start a new conversation.',
-		);
+		// A marked conversation comes back with every later execution of the same chat session:
+		// only a new session ends it (starting a new conversation here would drop its context
+		// without a word).
+		return asker?.conversation === 'mark'
+			? text(
+					'The conversation was not found',
+					"The conversation the chat memory points to no longer exists for this credential (it was deleted, or belongs to another account). Clear the chat memory's session, or start a new chat session, so that a new conversation is started.",
+				)
+			: text(
+					'The conversation was not found',
+					'Check Conversation ID: it must be the conversation_id of an earlier answer of this assistant. Leave it empty to start a new conversation.',
+				);
 	}
 	if (status >= 500 && /status_code:?\s*429|rate limit/i.test(said)) {
 		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429

@@ -33,9 +33,10 @@ const calculatorRound = (callId: string, expression: string, result: string) => 
 	toolResult(callId, result),
 ];
 
-/** A plan that continues `conversationId` with the calculator's result alone. */
+/** A plan that continues `conversationId`, named by the history's mark, with the calculator's result alone. */
 const calculatorResultIn = (conversationId: string, content: string) => ({
 	conversationId,
+	conversationFrom: 'mark',
 	messages: [{ role: 'tool', tool: 'calculator', content }],
 });
 
@@ -245,6 +246,7 @@ describe('conversations are continued from the history', () => {
 		]);
 		expect(read(plan)).toEqual({
 			conversationId: conversation,
+			conversationFrom: 'mark',
 			messages: [{ role: 'user', content: 'What is my name?' }],
 		});
 	});
@@ -324,6 +326,7 @@ describe('a conversation never receives a message twice', () => {
 		]);
 		expect(read(plan)).toEqual({
 			conversationId: conversation,
+			conversationFrom: 'mark',
 			messages: [{ role: 'user', content: 'And doubled?' }],
 			catalogue: 'cafe0001',
 		});
@@ -351,6 +354,7 @@ describe('Options > Conversation ID', () => {
 		);
 		expect(read(plan)).toEqual({
 			conversationId: 'conv_from_ask',
+			conversationFrom: 'option',
 			messages: [{ role: 'user', content: 'What did the Ask node say?' }],
 		});
 	});
@@ -359,6 +363,7 @@ describe('Options > Conversation ID', () => {
 		const plan = planAsk([system('Be brief.'), user('Hi')], 'conv_from_ask');
 		expect(read(plan)).toEqual({
 			conversationId: 'conv_from_ask',
+			conversationFrom: 'option',
 			messages: [
 				{ role: 'instructions', content: 'Be brief.' },
 				{ role: 'user', content: 'Hi' },
@@ -374,6 +379,7 @@ describe('Options > Conversation ID', () => {
 		);
 		expect(read(plan)).toEqual({
 			conversationId: 'conv_chosen',
+			conversationFrom: 'option',
 			messages: [{ role: 'tool', tool: 'calculator', content: '42' }],
 			catalogue: 'cafe0002',
 		});
@@ -393,6 +399,7 @@ describe('Options > Conversation ID', () => {
 		);
 		expect(read(plan)).toEqual({
 			conversationId: 'conv_new',
+			conversationFrom: 'option',
 			messages: [{ role: 'user', content: 'Next' }],
 		});
 	});
