@@ -72,6 +72,22 @@ describe.each([false, true])('Stream %s', (stream) => {
 		expect(run.failure?.message).toMatch(/^The model was not found \(HTTP 503\): model_not_found/);
 	});
 
+	test("On Error > Continue (using error output): 503 model_not_found for the default model: the error item's message says to choose a model", async () => {
+		const run = await assistant.run(
+			{ input: `Hello (${String(stream)}) #fault=model-not-found`, options: { stream } },
+			{ streaming: stream, node: { onError: 'continueErrorOutput' } },
+		);
+		const [, errors] = run.data.data.resultData.runData.Ask[0].data?.main ?? [];
+		expect(errors).toHaveLength(1);
+		expect(errors?.[0].pairedItem).toEqual({ item: 0 });
+		// The error output's item is { error: <message> }: what later nodes (and a user's
+		// notification) read. The status and the service's words stay in it.
+		expect(String(errors?.[0].json.error)).toMatch(
+			/^The account's default model is not available \(HTTP 503\): model_not_found.*\. Choose a model in Model\.$/,
+		);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
 	test("a provider's 429 inside a 502 is waited out like a 429, then said as a rate limit", async () => {
 		const run = await assistant.run(
 			{ input: `Hello (${String(stream)}) #fault=provider-429`, options },

@@ -257,6 +257,18 @@ describe('AI Agent v3: conversations, several calls, failures', () => {
 		).toHaveLength(1);
 	});
 
+	test("503 model_not_found for the account's default model: the message the agent reads says to choose a model", async () => {
+		const { agent } = await callTool([
+			{ args: { question: `${QUESTION} #fault=model-not-found` } },
+		]);
+		// The agent (and the user it answers) gets only the message: the advice is in it.
+		const observation = String(agent.steps[0].observation);
+		expect(observation).toMatch(
+			/The account's default model is not available \(HTTP 503\): model_not_found.*\. Choose a model in Model\./,
+		);
+		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
 	test('a failing call goes to the agent as an error it can read; the workflow goes on', async () => {
 		const wrongToken = 'not-the-right-token-123';
 		const { run, agent, toolRuns } = await callTool([{ args: { question: QUESTION } }], {

@@ -43,6 +43,11 @@ export function headline(meaning: string, status: number | undefined, said: stri
 	return said ? `${withStatus}: ${said}` : withStatus;
 }
 
+/** A message with what to do after it, as its last sentence. */
+function withAdvice(message: string, advice: string): string {
+	return `${message}${/[.!?]$/.test(message) ? '' : '.'} ${advice}`;
+}
+
 /**
  * What a failed status means; `said` is the server's message, already redacted. `authenticated`:
  * the request carried the token (the public catalog's does not).
@@ -145,10 +150,19 @@ export function describeServiceFailure(
 					'The model was not found',
 					'The service has no model by this ID for the account. Pick a model from the list (Model > From List), then run the item again.',
 				)
-			: text(
-					"The account's default model is not available",
-					"The ask named no model, and the service could not find the account's default model. Choose a model in Model (the list shows those the account can use), then run the item again.",
-				);
+			: {
+					// The AI Agent's tool and the error output keep the message alone: the one thing
+					// to do goes there too.
+					text: {
+						message: withAdvice(
+							headline("The account's default model is not available", status, said),
+							'Choose a model in Model.',
+						),
+						description:
+							"The ask named no model, and the service could not find the account's default model. Choose a model in Model (the list shows those the account can use), then run the item again.",
+					},
+					retryable: false,
+				};
 	}
 	if (status === 404 && /conversation not found/i.test(said)) {
 		// A marked conversation comes back with every later execution of the same chat session:

@@ -71,7 +71,7 @@ describe('a non-2xx answer', () => {
 			{ error: { message: 'The model `openai/gpt-5.2` does not exist', code: 'model_not_found' } },
 			'no',
 			undefined,
-			/^The account's default model is not available \(HTTP 503\): The model `openai\/gpt-5\.2` does not exist \(model_not_found\)$/,
+			/^The account's default model is not available \(HTTP 503\): The model `openai\/gpt-5\.2` does not exist \(model_not_found\)\. Choose a model in Model\.$/,
 		],
 		[
 			503,
