@@ -100,6 +100,33 @@ describe.each([false, true])('Stream %s', (stream) => {
 		expect(assistant.askRequests()).toHaveLength(2);
 	});
 
+	test("Retries 0: a provider's 429 inside a 502 is not retried, and the advice says so rather than that retries waited", async () => {
+		const run = await assistant.run(
+			{ input: `Hello (${String(stream)}) #fault=provider-429`, options: { stream, retries: 0 } },
+			{ streaming: stream, node: { onError: 'continueRegularOutput' } },
+		);
+		const [item] = run.outputs('Ask');
+		expect(item.pairedItem).toEqual({ item: 0 });
+		expect(String(item.json.error)).toMatch(
+			/^The model's provider is rate limiting the account \(HTTP 502\)/,
+		);
+		expect(assistant.askRequests()).toHaveLength(1);
+		expect(String(item.json.description)).not.toMatch(/retries waited/i);
+		expect(String(item.json.description)).toMatch(/not retried: raise Options > Retries/);
+	});
+
+	test("Retries 1: a provider's 429 inside a 502 that outlasts the retry says the retries waited for it", async () => {
+		const run = await assistant.run(
+			{ input: `Hello (${String(stream)}) #fault=provider-429`, options },
+			{ streaming: stream, node: { onError: 'continueRegularOutput' } },
+		);
+		const [item] = run.outputs('Ask');
+		expect(assistant.askRequests()).toHaveLength(2);
+		expect(String(item.json.description)).toMatch(
+			/^The retries waited for it and it did not clear/,
+		);
+	});
+
 	test('a `completed` whose status is not `succeeded` fails the item with the run’s error, once', async () => {
 		const input = `Hello (${String(stream)}) #fault=completed-failed`;
 		const run = await assistant.run({ input, options }, { streaming: stream });

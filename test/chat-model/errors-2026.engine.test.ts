@@ -58,6 +58,9 @@ describe.each(['invoke', 'stream'] as const)('%s', (scenario) => {
 			/^All of the account's assistant sessions are busy \(HTTP 503\)/,
 		);
 		expect(error?.description).not.toMatch(/Concurrency/);
+		// Retries 0: not waited out, and not said to be.
+		expect(assistant.askRequests()).toHaveLength(1);
+		expect(error?.description).not.toMatch(/after waiting/);
 		expect(optionsNamed(error).filter((name) => !chatModelOptionNames().includes(name))).toEqual(
 			[],
 		);

@@ -116,17 +116,24 @@ export function describeStatus(
 	}
 }
 
+/** What an error's advice rests on, beside the status and the service's words. */
+export interface FailedAsk {
+	/** The ask named a model (else the account's default model answered). */
+	modelNamed: boolean;
+	/** The node that asked. */
+	asker?: Asker;
+	/** The call had been asked again before this attempt: its retries waited. */
+	retried: boolean;
+}
+
 /**
  * Failures the live service answered in 2026 whose status alone misleads (docs/api.md#errors):
- * the text to show and whether waiting may help, or undefined for any other failure. `modelNamed`
- * says whether the ask named a model (else the account's default model answered); `asker`, which
- * node asked.
+ * the text to show and whether waiting may help, or undefined for any other failure.
  */
 export function describeServiceFailure(
 	status: number,
 	said: string,
-	modelNamed: boolean,
-	asker?: Asker,
+	{ modelNamed, asker, retried }: FailedAsk,
 ): { text: ErrorText; retryable: boolean; rateLimited?: boolean } | undefined {
 	const text = (meaning: string, description: string, retryable = false) => ({
 		text: { message: headline(meaning, status, said), description },
@@ -184,7 +191,9 @@ export function describeServiceFailure(
 		return {
 			...text(
 				"The model's provider is rate limiting the account",
-				`The retries waited for it and it did not clear. ${fewerAtOnce(asker)}, raise Options > Retries, or try again later.`,
+				retried
+					? `The retries waited for it and it did not clear. ${fewerAtOnce(asker)}, raise Options > Retries, or try again later.`
+					: `The ask was not retried: raise Options > Retries, so that the node waits such a limit out and asks again. ${fewerAtOnce(asker)}, or try again later.`,
 				true,
 			),
 			rateLimited: true,
@@ -205,15 +214,21 @@ export function creditText(status: number | undefined, said: string): ErrorText 
 	};
 }
 
-/** The account's session pool stayed full through every retry (docs/api.md#full-session-pool). */
+/**
+ * The account's session pool stayed full through every retry (docs/api.md#full-session-pool);
+ * `retried`: there were any.
+ */
 export function sessionPoolText(
 	status: number | undefined,
 	said: string,
 	asker?: Asker,
+	retried = true,
 ): ErrorText {
+	// With Retries 0 a full pool is not waited out (retryPolicy.ts's retryLimit).
+	const waited = retried ? ', also after waiting' : '';
 	return {
 		message: headline("All of the account's assistant sessions are busy", status, said),
-		description: `The service had no free session for this ask, also after waiting. ${fewerAtOnce(asker)}, then try again.`,
+		description: `The service had no free session for this ask${waited}. ${fewerAtOnce(asker)}, then try again.`,
 	};
 }
 

@@ -25,6 +25,11 @@ export interface FailureScope {
 	node: INode;
 	request: ApiRequest;
 	redaction: Redaction | undefined;
+	/**
+	 * How many times the call was attempted again before the current attempt (the retry loop
+	 * counts them): an error may say its retries waited only when there were any.
+	 */
+	retriesMade?: number;
 }
 
 /** How the service's words reached the node (docs/api.md#errors). */
@@ -82,12 +87,11 @@ export function serviceFailure(
 	const shown = (text: ErrorText, httpStatus = status) => errorOfText(scope, httpStatus, text);
 	switch (through.via) {
 		case 'status': {
-			const known = describeServiceFailure(
-				through.status,
-				said,
-				modelNamed(scope.request),
-				scope.request.asker,
-			);
+			const known = describeServiceFailure(through.status, said, {
+				modelNamed: modelNamed(scope.request),
+				asker: scope.request.asker,
+				retried: retried(scope),
+			});
 			const error = shown(
 				known?.text ??
 					describeStatus(through.status, through.headers, said, scope.request.authenticated),
@@ -178,6 +182,11 @@ function runFailedAdvice(run: RunFailure | undefined): string {
 	return `The service accepted the ask and its run failed there${classed}. It was not sent again, so that the assistant does not act twice: run the item again, or try another model.`;
 }
 
+/** Whether the call had attempted again before this attempt. */
+function retried(scope: FailureScope): boolean {
+	return (scope.retriesMade ?? 0) > 0;
+}
+
 /** Whether the request is an ask that names its model. */
 function modelNamed(request: ApiRequest): boolean {
 	const body = request.body as { model_name?: unknown } | undefined;
@@ -197,7 +206,11 @@ export function sessionPoolError(
 	status: number | undefined,
 	said: string,
 ): NodeApiError {
-	return errorOfText(scope, status, sessionPoolText(status, said, scope.request.asker));
+	return errorOfText(
+		scope,
+		status,
+		sessionPoolText(status, said, scope.request.asker, retried(scope)),
+	);
 }
 
 /** The item's error with this text, and the HTTP status when there was one. */

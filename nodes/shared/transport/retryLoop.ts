@@ -86,6 +86,8 @@ export interface RetryRun {
 export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): Promise<T> {
 	const pace = run.scope.request.pace;
 	const retriesOf = new Map<RetryCause, number>();
+	// Paced attempts too: each waited and asked again. The attempt's errors read it (FailureScope).
+	run.scope.retriesMade = 0;
 	try {
 		for (;;) {
 			// A free turn is taken at once; a stopped call goes through acquire, which says so.
@@ -95,6 +97,7 @@ export async function withRetries<T>(run: RetryRun, attempt: () => Promise<T>): 
 				value = await attempt();
 			} catch (failure) {
 				await beforeRetry(run, failure, retriesOf);
+				run.scope.retriesMade += 1;
 				continue;
 			}
 			pace?.release('ok');

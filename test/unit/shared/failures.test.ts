@@ -121,6 +121,23 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		expect(isSessionPoolMessage('The model is busy')).toBe(false);
 	});
 
+	test('a rate limit or a full pool says its retries waited only when the call had retried', () => {
+		const rateLimit = JSON.stringify({
+			error: 'The model stream was interrupted (status_code: 429)',
+		});
+		const pool = JSON.stringify({ detail: 'All sessions are busy' });
+		const first = { ...scope, retriesMade: 0 };
+		const later = { ...scope, retriesMade: 1 };
+		expect(statusFailure(first, 502, {}, rateLimit).shown.description).toMatch(
+			/^The ask was not retried: raise Options > Retries/,
+		);
+		expect(statusFailure(later, 502, {}, rateLimit).shown.description).toMatch(
+			/^The retries waited for it and it did not clear\./,
+		);
+		expect(statusFailure(first, 503, {}, pool).shown.description).not.toMatch(/after waiting/);
+		expect(statusFailure(later, 503, {}, pool).shown.description).toMatch(/also after waiting/);
+	});
+
 	test('an in-band error is a failure with the server words', () => {
 		const failure = inBandFailure(scope, 200, {}, 'Model overloaded');
 		expect(failure.retry).toBeUndefined();
