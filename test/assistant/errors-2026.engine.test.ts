@@ -31,7 +31,7 @@ describe.each([false, true])('Stream %s', (stream) => {
 			'unknown-provider',
 			"The model's provider is unknown to the service (HTTP 502): Unknown provider",
 			'502',
-			/Pick a model from the list/,
+			/Choose a model in Model/,
 		],
 		[
 			'model-not-found',
@@ -86,6 +86,37 @@ describe.each([false, true])('Stream %s', (stream) => {
 			/^The account's default model is not available \(HTTP 503\): model_not_found.*\. Choose a model in Model\.$/,
 		);
 		expect(assistant.askRequests()).toHaveLength(1);
+	});
+
+	test("502 Unknown provider for an ask that named no model blames the account's default model, not a Model ID", async () => {
+		const run = await assistant.run(
+			{ input: `Hello (${String(stream)}) #fault=unknown-provider`, options: { stream } },
+			{ streaming: stream, node: { onError: 'continueRegularOutput' } },
+		);
+		const [item] = run.outputs('Ask');
+		expect(assistant.askRequests()[0].body).not.toHaveProperty('model_name');
+		expect(String(item.json.error)).toBe(
+			"The model's provider is unknown to the service (HTTP 502): Unknown provider",
+		);
+		expect(String(item.json.description)).not.toMatch(/The Model ID names/);
+		expect(String(item.json.description)).toMatch(
+			/account's default model names a provider the service does not know\. Choose a model in Model/,
+		);
+	});
+
+	test('502 Unknown provider for a model the ask named says its Model ID names the provider', async () => {
+		const run = await assistant.run(
+			{
+				input: `Hello (${String(stream)}) #fault=unknown-provider`,
+				model: { __rl: true, mode: 'id', value: 'nosuch:gpt-5-mini' },
+				options,
+			},
+			{ streaming: stream },
+		);
+		expect(run.failure?.message).toBe(
+			"The model's provider is unknown to the service (HTTP 502): Unknown provider",
+		);
+		expect(run.failure?.description).toMatch(/^The Model ID names a provider/);
 	});
 
 	test("a provider's 429 inside a 502 is waited out like a 429, then said as a rate limit", async () => {

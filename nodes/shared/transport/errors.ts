@@ -148,7 +148,9 @@ export function describeServiceFailure(
 	if (/unknown provider/i.test(said)) {
 		return text(
 			"The model's provider is unknown to the service",
-			'The Model ID names a provider the service does not know (the part before the colon). Pick a model from the list (Model > From List), then run the item again.',
+			modelNamed
+				? 'The Model ID names a provider the service does not know (the part before the colon). Pick a model from the list (Model > From List), then run the item again.'
+				: "The ask named no model, and the account's default model names a provider the service does not know. Choose a model in Model (the list shows those the account can use), then run the item again.",
 		);
 	}
 	if (/model_not_found|model not found/i.test(said)) {
