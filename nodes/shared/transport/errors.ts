@@ -17,7 +17,7 @@ export interface ErrorText {
 /**
  * The node that asks, as an ask's request says it (AskCall.asker): advice names only options
  * that node has (Concurrency is the Assistant node's alone). A request that names none (a list,
- * the catalog) is the Assistant node's.
+ * the catalog: no ask, no session) gets the Assistant node's wording.
  */
 export interface Asker {
 	node: 'assistant' | 'chat-model';
