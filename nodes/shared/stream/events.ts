@@ -12,9 +12,11 @@ import { EventNames, type SseMessage } from './decode';
 import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
+import { holdsRequestEcho } from './requestEcho';
 import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
 import {
 	clippedMessage,
+	echoWithheld,
 	messageFromJson,
 	printableEventName,
 	saysError,
@@ -203,7 +205,10 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 	if (!data) {
 		// Answer text that cannot be read would be lost silently: the stream is not usable.
 		return [
-			{ type: 'error', message: `Malformed FrontendModelResponse event: ${preview(dataText)}` },
+			{
+				type: 'error',
+				message: `Malformed FrontendModelResponse event: ${holdsRequestEcho(dataText) ? echoWithheld(undefined) : preview(dataText)}`,
+			},
 		];
 	}
 	const events: StreamEvent[] = [];
@@ -327,24 +332,25 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
 	};
-	const error = errorShown(fields.error);
-	const named = [fields.error_type, fields.failure_kind].map(errorShown).filter(Boolean);
 	// Without a status, an error, or a class or kind of failure, says the run did not succeed:
 	// its text is no whole answer. Only a `completed` that names nothing at all is read leniently.
+	const named = [fields.error_type, fields.failure_kind].filter(saysError);
 	const status =
 		nonBlank(fields.status) ??
-		(name === 'failed' || error !== undefined || named.length > 0 ? 'failed' : 'succeeded');
+		(name === 'failed' || saysError(fields.error) || named.length > 0 ? 'failed' : 'succeeded');
 	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
+	const said =
+		errorShown(fields.error) ??
+		words(fields.message) ??
+		words(fields.detail) ??
+		(data === undefined ? plainWords(dataText) : undefined) ??
+		(named.map(errorShown).filter(Boolean).join(', ') || undefined);
 	const failure: StreamEvent = {
 		type: 'runFailed',
 		status,
-		message:
-			error ??
-			words(fields.message) ??
-			words(fields.detail) ??
-			(data === undefined ? plainWords(dataText) : undefined) ??
-			(named.length > 0 ? named.join(', ') : undefined) ??
-			`The run ended with status "${status}"`,
+		message: holdsRequestEcho(data ?? dataText)
+			? echoWithheld(said)
+			: (said ?? `The run ended with status "${status}"`),
 	};
 	const errorType = nonBlank(fields.error_type);
 	const failureKind = nonBlank(fields.failure_kind);
@@ -353,9 +359,12 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 	return failure;
 }
 
-/** Data that is text, not JSON (JSON that did not parse may be cut short: no words then). */
+/**
+ * Data that is text, not JSON (JSON that did not parse may be cut short: no words then), nor the
+ * request echo's.
+ */
 function plainWords(dataText: string): string | undefined {
-	return /^\s*[[{"]/.test(dataText) ? undefined : nonBlank(dataText);
+	return /^\s*[[{"]/.test(dataText) || holdsRequestEcho(dataText) ? undefined : nonBlank(dataText);
 }
 
 /** Text that is not blank, cut as a message shows it. */
@@ -374,9 +383,11 @@ function words(value: unknown): string | undefined {
 /**
  * What an error field shows, one rule for `failed`'s `error` and an error event's fields: its
  * words; else, when it says something went wrong (an object without words, a list, a number,
- * true), the value as it is.
+ * true), the value as it is. Never a value that is or holds the request echo (the user's files):
+ * the event then says it held one (echoWithheld).
  */
 function errorShown(value: unknown): string | undefined {
+	if (holdsRequestEcho(value)) return undefined;
 	return words(value) ?? (saysError(value) ? clippedMessage(JSON.stringify(value)) : undefined);
 }
 
@@ -392,6 +403,7 @@ function errorMessage(dataText: string): string {
 		(['message', 'error', 'detail'] as const).map((key) => field?.[key]),
 	);
 	const shown = values.map(words).find(Boolean) ?? values.map(errorShown).find(Boolean);
+	if (holdsRequestEcho(data ?? dataText)) return echoWithheld(shown);
 	if (shown) return shown;
 	if (data) return 'The assistant reported an error without a message';
 	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';

@@ -1,5 +1,6 @@
 import { messageLimitBytes } from '../limits';
 import { parseJson, TooManyJsonValues } from '../json';
+import { holdsRequestEcho } from '../stream/requestEcho';
 import { AttemptFailure } from './attemptFailure';
 import { apiError, headline } from './errors';
 import { joinUrl } from './credentials';
@@ -14,7 +15,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
-import { eventStreamMessage, inBandErrorOf } from './serverMessage';
+import { echoWithheld, eventStreamMessage, inBandErrorOf } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -97,7 +98,11 @@ function notJsonFailure(
 	bodyText: string,
 ): AttemptFailure {
 	const start = redacted(bodyText.slice(0, 1000), scope.redaction);
-	const received = eventStreamMessage(start) ?? (start.slice(0, 200).trim() || '(empty body)');
+	const received =
+		eventStreamMessage(start) ??
+		(holdsRequestEcho(start)
+			? echoWithheld(undefined)
+			: start.slice(0, 200).trim() || '(empty body)');
 	const shown = apiError(
 		scope.node,
 		{

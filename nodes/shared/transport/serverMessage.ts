@@ -1,12 +1,13 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
 import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
+import { holdsRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
 
 /**
  * The server's own words in a failed response, from whichever shape it used
  * (docs/api.md#errors): `detail` (a string, or FastAPI's list of validation errors), `error`,
  * `message` or `msg`, also nested under `data` or inside an object in one of those, else the
- * text of the body.
+ * text of the body. What is or holds the request echo is never shown (stream/requestEcho.ts).
  */
 
 const MAX_MESSAGE_LENGTH = 500;
@@ -18,9 +19,26 @@ export function serverMessage(bodyText: string): string {
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return eventStreamMessage(bodyText) ?? clippedMessage(stripHtml(trimmed));
+		return eventStreamMessage(bodyText) ?? shownText(stripHtml(trimmed));
 	}
-	return clippedMessage(messageFromJson(parsed) ?? trimmed);
+	const words = messageFromJson(parsed);
+	if (holdsRequestEcho(parsed)) return echoWithheld(words);
+	return clippedMessage(words ?? trimmed);
+}
+
+/** A body that is not JSON, as an error shows it: never one with the request echo's markers. */
+export function shownText(text: string): string {
+	return holdsRequestEcho(text) ? echoWithheld(undefined) : clippedMessage(text);
+}
+
+/**
+ * What an error says where the service's answer held the request echo, which it never shows:
+ * the words the server gave elsewhere, if any, and that the echo was left out.
+ */
+export function echoWithheld(words: string | undefined): string {
+	return words
+		? `${clippedMessage(words)} (the service's answer also held its copy of the request, which is not shown)`
+		: "the service's answer held its copy of the request, which is not shown";
 }
 
 /**
@@ -37,7 +55,7 @@ export function serverMessage(bodyText: string): string {
 export function eventStreamMessage(text: string): string | undefined {
 	const start = text.slice(0, MAX_SUMMARIZED_LENGTH);
 	const firstLine = /^\s*(?::|(?:event|data|id|retry)(?::|\r|\n|$))/;
-	if (!firstLine.test(start.replace(/^\uFEFF/, '')) && !start.includes(ECHO_EVENT))
+	if (!firstLine.test(start.replace(/^\uFEFF/, '')) && !start.includes(REQUEST_ECHO))
 		return undefined;
 	if (!/^(?:event|data)(?::|\r|\n|$)/m.test(start)) return undefined;
 	const names = new Set<string>();
@@ -58,20 +76,19 @@ export function eventStreamMessage(text: string): string | undefined {
 		: 'an event stream (its data is not shown)';
 }
 
-const ECHO_EVENT = 'FrontendModelRequest';
-
 /** The events whose data is the server's words on a failure. */
 const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEvent', 'failed']);
 
 /**
  * An error event's words; for an unnamed event (`message`), the flat form's, its name in its
- * data. Never a flat echo's, under any name, nor data cut short (JSON that does not parse).
+ * data. Never data that is or holds the request echo (a flat echo's, under any name), nor data
+ * cut short (JSON that does not parse).
  */
 function errorWords(event: string, data: string): string | undefined {
 	const parsed = parseOrUndefined(data);
 	if (parsed === undefined && /^\s*[[{]/.test(data)) return undefined;
+	if (holdsRequestEcho(parsed ?? data)) return undefined;
 	const type = isObject(parsed) ? parsed.type : undefined;
-	if (type === ECHO_EVENT) return undefined;
 	const named = event === 'message' ? type : event;
 	if (typeof named !== 'string' || !ERROR_EVENTS.has(named)) return undefined;
 	return parsed === undefined ? nonBlank(data) : nonBlank(messageFromJson(parsed));
@@ -109,18 +126,23 @@ export function printableEventName(name: string): string {
 /** An event name longer than this is cut where it is shown. */
 const MAX_EVENT_NAME = 80;
 
-/** The words of a JSON error body, or undefined when it has none (exported for in-band errors). */
+/**
+ * The words of a JSON error body, or undefined when it has none (exported for in-band errors).
+ * A value that is or holds the request echo gives none: its texts are the user's files.
+ */
 export function messageFromJson(body: unknown, depth = 0): string | undefined {
-	if (typeof body === 'string') return body;
+	if (typeof body === 'string') return holdsRequestEcho(body) ? undefined : body;
 	if (typeof body !== 'object' || body === null || depth > 4) return undefined;
 	const record = body as Record<string, unknown>;
-	const detail = record.detail;
+	// A field that is or holds the echo is passed over: its siblings' words are the server's.
+	const field = (key: string) => (holdsRequestEcho(record[key]) ? undefined : record[key]);
+	const detail = field('detail');
 	if (typeof detail === 'string') return detail;
 	// An empty list says nothing: the words may be under another key.
 	if (Array.isArray(detail) && detail.length > 0) return validationMessages(detail).join('; ');
 	for (const key of ['detail', 'error', 'message', 'msg', 'data']) {
-		const value = record[key];
-		if (typeof value === 'string') return withCode(value, record.code);
+		const value = field(key);
+		if (typeof value === 'string') return withCode(value, field('code'));
 		if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
 			const nested = messageFromJson(value, depth + 1);
 			if (nested) return nested;
@@ -211,5 +233,6 @@ export function inBandErrorOf(body: unknown): string | undefined {
 			: undefined;
 	const found = saysError(error) ? error : nested;
 	if (!saysError(found)) return undefined;
+	if (holdsRequestEcho(found)) return echoWithheld(messageFromJson(body));
 	return clippedMessage(messageFromJson(found) ?? JSON.stringify(found));
 }

@@ -1,0 +1,275 @@
+/**
+ * A server that puts the service's echo of the request (the user's private workspace files) where
+ * the node looks for an error's words (docs/api.md#errors, docs/security.md): a `failed` run's
+ * `error`, an `Error` event's `message`, an error status's JSON or text body, an in-band `error`.
+ * With the built package in n8n-core's engine: the echo, flat (`{"type": "FrontendModelRequest",
+ * …}`) or as the named form's data (`"kind": "request"` and `parts`), is in no output item,
+ * error, log line or streamed chunk, nor in the Assistant Chat Model's run; the error says the
+ * answer held the request's copy, with the HTTP status and the words the server gave beside it.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { INodeParameters } from 'n8n-workflow';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import { runChatModel } from '../helpers/chat-model';
+import type { RunResult } from '../helpers/engine';
+
+/** What the user's workspace files say: never shown. */
+const PRIVATE = 'PRIVATE-WORKSPACE-FILE-4242';
+
+const WITHHELD = "the service's answer held its copy of the request, which is not shown";
+const ALSO_WITHHELD = "the service's answer also held its copy of the request, which is not shown";
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The echo as pydantic-ai writes a model request: the named form's data. */
+const namedEcho = {
+	kind: 'request',
+	parts: [
+		{ part_kind: 'system-prompt', content: `You are helpful. Workspace file notes.md: ${PRIVATE}` },
+		{ part_kind: 'user-prompt', content: 'Hello' },
+	],
+};
+
+/** The same, flat: its name as `type`. */
+const flatEcho = { type: 'FrontendModelRequest', ...namedEcho };
+
+const textPart = (content: string) =>
+	event('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { part_kind: 'text', content },
+		metadata: { zmid: 'm1' },
+	});
+
+const sse = (response: http.ServerResponse, conversation: string, body: string) => {
+	response.writeHead(200, {
+		'Content-Type': 'text/event-stream',
+		'x-conversation-id': conversation,
+	});
+	response.end(body);
+};
+
+const ASKS: Record<string, (response: http.ServerResponse) => void> = {
+	failedEcho: (response) =>
+		sse(response, 'con_f1', event('failed', { status: 'failed', error: flatEcho })),
+	failedEchoBesideMessage: (response) =>
+		sse(
+			response,
+			'con_f2',
+			event('failed', { status: 'failed', error: namedEcho, message: 'The run broke' }),
+		),
+	errorEventEcho: (response) => sse(response, 'con_f3', event('Error', { message: flatEcho })),
+	errorEventNamedEcho: (response) =>
+		sse(response, 'con_f4', event('Error', { message: { error: namedEcho } })),
+	errorEventEchoAsText: (response) =>
+		sse(response, 'con_f5', event('Error', { message: JSON.stringify(flatEcho) })),
+	status500JsonEcho(response) {
+		response.writeHead(500, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify(flatEcho));
+	},
+	status500JsonEchoBesideDetail(response) {
+		response.writeHead(500, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ error: namedEcho, detail: 'Internal error' }));
+	},
+	/** The flat echo then an error, one JSON per line (no `data:`). */
+	status500NdjsonEcho(response) {
+		response.writeHead(500, { 'Content-Type': 'application/x-ndjson' });
+		response.end(
+			`${JSON.stringify(flatEcho)}\n${JSON.stringify({ type: 'Error', message: 'boom' })}\n`,
+		);
+	},
+	/** The named form's data, written with spaces as Python writes JSON, in a text body. */
+	status502TextEcho(response) {
+		response.writeHead(502, { 'Content-Type': 'text/plain' });
+		response.end(`upstream said: ${JSON.stringify(namedEcho, null, 1)}`);
+	},
+	inBandEcho(response) {
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ error: flatEcho, conversation_id: 'con_f6' }));
+	},
+	/** Text streams, then a `failed` run whose error is the flat echo (Stream on: an error chunk). */
+	textThenFailedEcho: (response) =>
+		sse(
+			response,
+			'con_f7',
+			textPart('Let me look') + event('failed', { status: 'failed', error: flatEcho }),
+		),
+	/** The flat echo, `event_kind` first, BOM, CRLF and CR, split at every byte. */
+	flatEchoVariants(response) {
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_f8' });
+		const { type, ...rest } = flatEcho;
+		const body =
+			'\uFEFF' +
+			`data: ${JSON.stringify({ event_kind: 'part_start', type, ...rest })}\r\n\r\n` +
+			`data:   ${JSON.stringify(flatEcho)}\r\r` +
+			`event: FrontendModelRequest\r\nevent: PartStartEvent\r\ndata: ${JSON.stringify({ index: 0, part: { part_kind: 'text', content: PRIVATE } })}\r\n\r\n` +
+			`data: ${JSON.stringify({ index: 0, part: { part_kind: 'text', content: PRIVATE } })}\nevent: FrontendModelRequest\n\n` +
+			textPart('Hello') +
+			event('completed', { status: 'succeeded' });
+		const bytes = Buffer.from(body, 'utf8');
+		let i = 0;
+		const timer = setInterval(() => {
+			if (i >= bytes.length) {
+				clearInterval(timer);
+				response.end();
+				return;
+			}
+			response.write(bytes.subarray(i, i + 1));
+			i += 1;
+		}, 0);
+	},
+};
+
+let server: http.Server;
+let origin = '';
+
+beforeAll(async () => {
+	server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const url = request.url ?? '';
+			if (url.endsWith('/assistant/ask')) {
+				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
+				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`));
+				if (kind) {
+					ASKS[kind](response);
+					return;
+				}
+			}
+			response.writeHead(404, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ detail: 'Not found' }));
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const credential = () => emulatorCredential(`${origin}/api`, 'Zo_Sk_Echo-Errors-Token-4Hj8');
+
+/** Everything the run shows: its data (items, errors, Logs panel), its logs, its chunks. */
+function everything(run: RunResult): string {
+	const error = run.error() as
+		{ message?: string; description?: string; stack?: string } | undefined;
+	return JSON.stringify({
+		data: run.data,
+		logs: run.logs,
+		chunks: run.chunks,
+		error: error && { message: error.message, description: error.description, stack: error.stack },
+	});
+}
+
+async function ask(input: string, extra: INodeParameters = {}) {
+	const pkg = await assistantPackage();
+	return await runWithItems(
+		[{}],
+		[
+			assistantNode(
+				pkg,
+				'Assistant',
+				{ operation: 'ask', input, options: { retries: 0, ...extra } },
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+		{ credentials: [credential()], streaming: extra.stream === true },
+	);
+}
+
+describe('an error that holds the request echo shows none of it', () => {
+	test.each([
+		[
+			'a failed run whose error is the flat echo',
+			'failedEcho',
+			`The assistant's run failed: ${WITHHELD}`,
+		],
+		[
+			'a failed run whose error is the named echo, its message beside it',
+			'failedEchoBesideMessage',
+			`The assistant's run failed: The run broke (${ALSO_WITHHELD})`,
+		],
+		[
+			'an Error event whose message is the flat echo',
+			'errorEventEcho',
+			`The assistant reported an error: ${WITHHELD}`,
+		],
+		[
+			'an Error event whose message holds the named echo',
+			'errorEventNamedEcho',
+			`The assistant reported an error: ${WITHHELD}`,
+		],
+		[
+			'an Error event whose message is the echo written as JSON text',
+			'errorEventEchoAsText',
+			`The assistant reported an error: ${WITHHELD}`,
+		],
+		['a 500 whose JSON body is the flat echo', 'status500JsonEcho', `(HTTP 500): ${WITHHELD}`],
+		[
+			'a 500 whose JSON body holds the named echo beside a detail',
+			'status500JsonEchoBesideDetail',
+			`(HTTP 500): Internal error (${ALSO_WITHHELD})`,
+		],
+		[
+			'a 500 whose body is the echo and an error, one JSON a line',
+			'status500NdjsonEcho',
+			`(HTTP 500): ${WITHHELD}`,
+		],
+		['a 502 whose text body quotes the named echo', 'status502TextEcho', `(HTTP 502): ${WITHHELD}`],
+		[
+			'a 200 answer whose in-band error is the flat echo',
+			'inBandEcho',
+			`The assistant could not answer: ${WITHHELD}`,
+		],
+	])('%s: the item fails saying so, without the echo', async (_what, kind, said) => {
+		const run = await ask(`#${kind}#`);
+		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
+		expect(typeof error === 'string' ? error : error.message).toContain(said);
+		expect(everything(run)).not.toContain(PRIVATE);
+		expect(everything(run)).not.toContain('system-prompt');
+	});
+
+	test('text, then a failed run whose error is the echo (Stream on): none of it in the chunks or the item', async () => {
+		const run = await ask('#textThenFailedEcho#', { stream: true });
+		expect(run.outputs('Assistant')[0].json.error).toBeDefined();
+		expect(everything(run)).toContain(WITHHELD);
+		expect(everything(run)).not.toContain(PRIVATE);
+	});
+
+	test('the Assistant Chat Model: a failed run whose error is the echo', async () => {
+		const pkg = await assistantPackage();
+		const run = await runChatModel(
+			pkg,
+			'invoke',
+			[{ role: 'user', content: '#failedEcho#' }],
+			{},
+			{ credentials: [credential()] },
+		);
+		expect(run.error()).toBeDefined();
+		expect(everything(run)).toContain(WITHHELD);
+		expect(everything(run)).not.toContain(PRIVATE);
+	});
+});
+
+test.each([false, true])(
+	'the echo flat and renamed, after a BOM, with CRLF and CR, split at every byte (Stream %s): the answer alone',
+	async (stream) => {
+		const run = await ask('#flatEchoVariants#', { stream });
+		const [item] = run.outputs('Assistant');
+		expect(item.json.output).toBe('Hello');
+		expect(everything(run)).not.toContain(PRIVATE);
+	},
+);
