@@ -150,12 +150,10 @@ export function statusFailure(
 	headers: ResponseHeaders,
 	bodyText: string,
 ): AttemptFailure {
-	// Redacted before the message is clipped: a clip may cut the token.
-	return serviceFailure(scope, serverMessage(redacted(bodyText, scope.redaction)), {
-		via: 'status',
-		status,
-		headers,
-	});
+	// Redacted before the message is clipped: a clip may cut the token. An HTML page's text is
+	// redacted again once its character references are decoded.
+	const said = serverMessage(redacted(bodyText, scope.redaction), scope.redaction);
+	return serviceFailure(scope, said, { via: 'status', status, headers });
 }
 
 /** `{"error": "..."}` inside a 200 (docs/api.md#ask-answer). */

@@ -15,7 +15,7 @@ import type { ApiRequest, AssistantContext, ResponseHeaders } from './request';
 import { runCall } from './retryLoop';
 import { BodyTooLarge, readAll, readErrorBody, sendOnce, takenFailure, type Attempt } from './send';
 import { redacted } from './redaction';
-import { echoWithheld, eventStreamMessage, inBandErrorOf } from './serverMessage';
+import { echoWithheld, eventStreamMessage, inBandErrorOf, stripHtml } from './serverMessage';
 
 /** A JSON answer with the headers it came with. */
 export interface JsonAnswer<T> {
@@ -97,7 +97,8 @@ function notJsonFailure(
 	headers: ResponseHeaders,
 	bodyText: string,
 ): AttemptFailure {
-	const start = redacted(bodyText.slice(0, 1000), scope.redaction);
+	// An HTML page's text, its character references decoded before the redaction reads it.
+	const start = redacted(stripHtml(bodyText.slice(0, 1000)), scope.redaction);
 	const received =
 		eventStreamMessage(start) ??
 		(holdsRequestEcho(start)

@@ -2,6 +2,7 @@ import type { InBandErrorResponse, Unchecked } from '../api';
 import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
 import { holdsRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
+import { redacted, type Redaction } from './redaction';
 
 /**
  * The server's own words in a failed response, from whichever shape it used
@@ -12,14 +13,18 @@ import { holdsRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
 
 const MAX_MESSAGE_LENGTH = 500;
 
-export function serverMessage(bodyText: string): string {
+/**
+ * `redaction`: the call's, run again on an HTML page's text once its character references are
+ * decoded (stripHtml), before the text is clipped.
+ */
+export function serverMessage(bodyText: string, redaction?: Redaction): string {
 	const trimmed = bodyText.trim();
 	if (!trimmed) return '';
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(trimmed);
 	} catch {
-		return eventStreamMessage(bodyText) ?? shownText(stripHtml(trimmed));
+		return eventStreamMessage(bodyText) ?? shownText(redacted(stripHtml(trimmed), redaction));
 	}
 	const words = messageFromJson(parsed);
 	if (holdsRequestEcho(parsed)) return echoWithheld(words);
@@ -172,13 +177,37 @@ function validationMessages(detail: unknown[]): string[] {
 	});
 }
 
-function stripHtml(text: string): string {
+/**
+ * An HTML page's text: its tags, scripts and styles left out, its character references decoded
+ * once (`&#90;`, `&#x5a;`, `&amp;`, …), so that the redaction reads the text as the page writes
+ * it: a token spelled in references is the token.
+ */
+export function stripHtml(text: string): string {
 	if (!/^\s*</.test(text)) return text;
 	return text
 		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
 		.replace(/<[^>]+>/g, ' ')
+		.replace(CHARACTER_REFERENCE, decodedReference)
 		.replace(/\s+/g, ' ')
 		.trim();
+}
+
+/** A numeric reference (its `;` may be left out, as browsers allow), or a named one that matters. */
+const CHARACTER_REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|(amp|lt|gt|quot|apos);)/g;
+
+const NAMED_REFERENCES: Record<string, string> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	apos: "'",
+};
+
+function decodedReference(_written: string, hex?: string, decimal?: string, name?: string): string {
+	if (name) return NAMED_REFERENCES[name];
+	const code = hex ? parseInt(hex, 16) : Number(decimal);
+	// What no character can be is shown as HTML does: the replacement character.
+	return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
 }
 
 /** A server's words as a message shows them: cut at MAX_MESSAGE_LENGTH characters. */

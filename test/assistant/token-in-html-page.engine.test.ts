@@ -1,0 +1,97 @@
+/**
+ * An HTML error page that writes the access token in character references (docs/security.md):
+ * decimal or hexadecimal, with or without their `;`, alone or among plain letters. With the built
+ * package in n8n-core's engine: the page's text is the error's words, and the token, in any of
+ * those forms, is in no output item, error or log line.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import type { RunResult } from '../helpers/engine';
+
+const TOKEN = 'Zo_Sk_Html-Token-Q8w3Er7T';
+
+const decimal = (text: string) => [...text].map((c) => `&#${c.charCodeAt(0)};`).join('');
+const hex = (text: string) => [...text].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
+
+/** The token as each page writes it, by what it is. */
+const PAGES: Record<string, string> = {
+	'decimal references': decimal(TOKEN),
+	'hexadecimal references in capitals': [...TOKEN]
+		.map((c) => `&#X${c.charCodeAt(0).toString(16).toUpperCase()};`)
+		.join(''),
+	'hexadecimal references among plain letters': [...TOKEN]
+		.map((c, i) => (i % 2 ? c : hex(c)))
+		.join(''),
+	'decimal references without their semicolons': [...TOKEN]
+		.map((c) => `&#${c.charCodeAt(0)}`)
+		.join(''),
+	'decimal references with leading zeros': [...TOKEN]
+		.map((c) => `&#000${c.charCodeAt(0)};`)
+		.join(''),
+};
+
+let server: http.Server;
+let origin = '';
+
+beforeAll(async () => {
+	server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+				input?: string;
+			};
+			const written = PAGES[input ?? ''] ?? '';
+			response.writeHead(502, { 'Content-Type': 'text/html' });
+			response.end(
+				`<html><body><h1>Bad gateway</h1><p>Token &quot;${written}&quot; &amp; more</p></body></html>`,
+			);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+/** Everything the run shows: its data (items, errors), its logs. */
+function everything(run: RunResult): string {
+	return JSON.stringify({ data: run.data, logs: run.logs });
+}
+
+test.each(Object.keys(PAGES))(
+	'the token in %s in an HTML error page: redacted from the page’s text',
+	async (form) => {
+		const pkg = await assistantPackage();
+		const run = await runWithItems(
+			[{}],
+			[
+				assistantNode(
+					pkg,
+					'Assistant',
+					{ operation: 'ask', input: form, options: { retries: 0 } },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			{ credentials: [emulatorCredential(`${origin}/api`, TOKEN)] },
+		);
+		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
+		expect(typeof error === 'string' ? error : error.message).toContain(
+			'(HTTP 502): Bad gateway Token "[redacted]" & more',
+		);
+		const shown = everything(run).toLowerCase();
+		expect(shown).not.toContain(TOKEN.toLowerCase().slice(0, 8));
+		expect(shown).not.toContain(TOKEN.toLowerCase().slice(-8));
+		expect(shown).not.toContain(PAGES[form].toLowerCase().slice(0, 40));
+	},
+);
