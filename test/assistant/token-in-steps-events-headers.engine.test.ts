@@ -1,0 +1,198 @@
+/**
+ * A server that echoes the access token in a tool call's arguments (one character as `\u005a`)
+ * and a tool's result, in an unknown event's name, and in the model fallback header
+ * (docs/security.md). With the built package in n8n-core's engine: the token, whole or cut, in
+ * any letter case, is in no output item, step, error, log line, streamed chunk, nor the Assistant
+ * Chat Model's run (its Logs panel).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { INodeParameters } from 'n8n-workflow';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import { runChatModel } from '../helpers/chat-model';
+import type { RunResult } from '../helpers/engine';
+
+const TOKEN = 'Zo_Sk_Steps-Token-Q8w3Er7T';
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+const textPart = (content: string, zmid = 'm1') =>
+	event('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { part_kind: 'text', content },
+		metadata: { zmid },
+	});
+
+const toolCall = {
+	part_kind: 'tool-call',
+	tool_name: 'bash',
+	tool_call_id: 'call_1',
+};
+
+const ASKS: Record<string, (response: http.ServerResponse) => void> = {
+	stepsToken(response) {
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_t1' });
+		response.end(
+			event('PartStartEvent', {
+				event_kind: 'part_start',
+				index: 0,
+				part: { ...toolCall, args: '' },
+				metadata: { zmid: 'm1' },
+			}) +
+				event('FunctionToolCallEvent', {
+					event_kind: 'function_tool_call',
+					part: { ...toolCall, args: JSON.stringify({ cmd: `echo \\u005a${TOKEN.slice(1)}` }) },
+				}) +
+				event('FunctionToolResultEvent', {
+					event_kind: 'function_tool_result',
+					result: {
+						part_kind: 'tool-return',
+						tool_name: 'bash',
+						tool_call_id: 'call_1',
+						outcome: 'success',
+						content: { returncode: 0, stderr: '', stdout: `AUTH=${TOKEN}\n` },
+					},
+				}) +
+				textPart('Done', 'm2') +
+				event('completed', { status: 'succeeded' }),
+		);
+	},
+	/** No end; the conversation read then does not show the ask. */
+	unknownEventToken(response) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': 'con_unknown1',
+		});
+		response.end(event(`Ended_${TOKEN}`, {}) + textPart('Partial'));
+	},
+	fallbackHeaderToken(response) {
+		response.writeHead(200, {
+			'Content-Type': 'text/event-stream',
+			'x-conversation-id': 'con_fb1',
+			'X-Model-Fallback': `model-${TOKEN}`,
+		});
+		response.end(textPart('Hello') + event('completed', { status: 'succeeded' }));
+	},
+};
+
+let server: http.Server;
+let origin = '';
+
+beforeAll(async () => {
+	server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const url = request.url ?? '';
+			if (url.includes('/conversations/')) {
+				response.writeHead(200, { 'Content-Type': 'application/json' });
+				response.end(
+					JSON.stringify({
+						state: 'idle',
+						messages: [
+							{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'other' }] },
+							{ kind: 'response', parts: [{ part_kind: 'text', content: 'other answer' }] },
+						],
+					}),
+				);
+				return;
+			}
+			if (url.endsWith('/assistant/ask')) {
+				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
+				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`));
+				if (kind) {
+					ASKS[kind](response);
+					return;
+				}
+			}
+			response.writeHead(404, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ detail: 'Not found' }));
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const credential = () => emulatorCredential(`${origin}/api`, TOKEN);
+
+/** Everything the run shows: its data (items, errors, Logs panel), its logs, its chunks. */
+function everything(run: RunResult): string {
+	const error = run.error() as
+		{ message?: string; description?: string; stack?: string } | undefined;
+	return JSON.stringify({
+		data: run.data,
+		logs: run.logs,
+		chunks: run.chunks,
+		error: error && { message: error.message, description: error.description, stack: error.stack },
+	});
+}
+
+/** Neither the token's beginning nor its end, in any letter case. */
+function expectNoToken(shown: string): void {
+	expect(shown.toLowerCase()).not.toContain(TOKEN.toLowerCase().slice(0, 8));
+	expect(shown.toLowerCase()).not.toContain(TOKEN.toLowerCase().slice(-8));
+}
+
+async function ask(input: string, extra: INodeParameters = {}) {
+	const pkg = await assistantPackage();
+	return await runWithItems(
+		[{}],
+		[
+			assistantNode(
+				pkg,
+				'Assistant',
+				{ operation: 'ask', input, options: { retries: 0, ...extra } },
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+		{ credentials: [credential()], streaming: extra.stream === true },
+	);
+}
+
+test.each([false, true])(
+	'a tool call’s arguments and a tool’s result that hold the token (Include Steps, Stream %s): redacted in the steps',
+	async (stream) => {
+		const run = await ask('#stepsToken#', { includeSteps: true, stream });
+		const [item] = run.outputs('Assistant');
+		expect(item.json.output).toBe('Done');
+		expect(JSON.stringify(item.json.steps)).toContain('[redacted');
+		expectNoToken(everything(run));
+	},
+);
+
+test('an unknown event named with the token, then a conversation that does not show the ask: the item fails without it', async () => {
+	const run = await ask('#unknownEventToken#');
+	expect(run.outputs('Assistant')[0].json.error).toBeDefined();
+	expectNoToken(everything(run));
+});
+
+test.each(['stream', 'invoke'] as const)(
+	'the Assistant Chat Model (%s): a fallback header with the token is in no log line nor the Logs panel',
+	async (scenario) => {
+		const pkg = await assistantPackage();
+		const run = await runChatModel(
+			pkg,
+			scenario,
+			[{ role: 'user', content: '#fallbackHeaderToken#' }],
+			{},
+			{ credentials: [credential()] },
+		);
+		expect(run.error()).toBeUndefined();
+		expectNoToken(everything(run));
+	},
+);

@@ -1,0 +1,114 @@
+/**
+ * Redirects whose `Location` writes another origin in the forms a parser may read otherwise
+ * (docs/api.md#redirects, docs/security.md): with the token as userinfo, a backslash after the
+ * first slash, protocol-relative, another port of the same host, a tab inside the scheme. With
+ * the built package in n8n-core's engine: none is followed, the other servers (127.0.0.2 and
+ * another port of 127.0.0.1) get no request, and the token is in nothing the run shows.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import {
+	assistantNode,
+	assistantPackage,
+	emulatorCredential,
+	runWithItems,
+} from '../helpers/assistant';
+import type { RunResult } from '../helpers/engine';
+
+const TOKEN = 'Zo_Sk_Location-Token-Q8w3Er7T';
+
+let otherPort = 0;
+
+/** Each `Location`, by what it is. */
+const LOCATIONS: Record<string, [number, () => string]> = {
+	'another host, the token as its userinfo': [
+		307,
+		() => `http://u:${TOKEN}@127.0.0.2:${otherPort}/api/assistant/ask`,
+	],
+	'another host after a backslash': [302, () => `/\\127.0.0.2:${otherPort}/api/assistant/ask`],
+	'another host, protocol-relative': [308, () => `//127.0.0.2:${otherPort}/api/assistant/ask`],
+	'another port of the same host': [301, () => `http://127.0.0.1:${otherPort}/api/assistant/ask`],
+	'another host, a tab inside the scheme': [
+		303,
+		() => `ht\ttp://127.0.0.2:${otherPort}/api/assistant/ask`,
+	],
+};
+
+let server: http.Server;
+let other1: http.Server;
+let other2: http.Server;
+let origin = '';
+const otherSeen: Array<{ url: string; authorization?: string }> = [];
+
+beforeAll(async () => {
+	server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+				input?: string;
+			};
+			const location = LOCATIONS[input ?? ''];
+			if (!location) {
+				response.writeHead(400);
+				response.end();
+				return;
+			}
+			const [status, target] = location;
+			response.writeHead(status, { Location: target() });
+			response.end();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	const recorder: http.RequestListener = (request, response) => {
+		otherSeen.push({ url: request.url ?? '', authorization: request.headers.authorization });
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ output: 'OTHER', conversation_id: 'con_other' }));
+	};
+	other2 = http.createServer(recorder);
+	await new Promise<void>((resolve) => other2.listen(0, '127.0.0.2', () => resolve()));
+	otherPort = (other2.address() as AddressInfo).port;
+	other1 = http.createServer(recorder);
+	await new Promise<void>((resolve) => other1.listen(otherPort, '127.0.0.1', () => resolve()));
+});
+
+afterAll(async () => {
+	for (const s of [server, other1, other2]) {
+		s.closeAllConnections();
+		await new Promise<void>((resolve) => s.close(() => resolve()));
+	}
+});
+
+/** Everything the run shows: its data (items, errors), its logs. */
+function everything(run: RunResult): string {
+	return JSON.stringify({ data: run.data, logs: run.logs });
+}
+
+test.each(Object.keys(LOCATIONS))(
+	'a redirect to %s: not followed, nothing sent there, the token nowhere',
+	async (what) => {
+		otherSeen.length = 0;
+		const pkg = await assistantPackage();
+		const run = await runWithItems(
+			[{}],
+			[
+				assistantNode(
+					pkg,
+					'Assistant',
+					{ operation: 'ask', input: what, options: { retries: 0 } },
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			{ credentials: [emulatorCredential(`${origin}/api`, TOKEN)] },
+		);
+		const [item] = run.outputs('Assistant');
+		expect(item.json.output).toBeUndefined();
+		expect(item.json.error).toBeDefined();
+		expect(otherSeen).toEqual([]);
+		const shown = everything(run).toLowerCase();
+		expect(shown).not.toContain(TOKEN.toLowerCase().slice(0, 8));
+		expect(shown).not.toContain(TOKEN.toLowerCase().slice(-8));
+	},
+);
