@@ -299,6 +299,21 @@ describe('a failed run', () => {
 		expect(read([text, sse('completed', {})]).output).toBe('Hi');
 	});
 
+	it('is also a `completed` with no status whose error is the request echo: a failure, the echo not shown', () => {
+		const echo = {
+			type: 'FrontendModelRequest',
+			kind: 'request',
+			parts: [{ content: 'SECRET-FILE' }],
+		};
+		const error = failureOf([
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Partial' } }),
+			sse('completed', { status: null, error: echo }),
+		]);
+		expect(error.failure).toBe('run-failed');
+		expect(error.message).not.toContain('SECRET-FILE');
+		expect(error.message).toContain('copy of the request');
+	});
+
 	it("reads the words of an `error` that is an object, as in the service's other error bodies", () => {
 		const error = failureOf([
 			sse('failed', {
