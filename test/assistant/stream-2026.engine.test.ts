@@ -348,6 +348,42 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		describe('a model message with no text that ended in a builtin tool call, then the next one told by its snapshot before its Part events: its text once', () => {
+			const call = {
+				part_kind: 'builtin-tool-call',
+				tool_name: 'web_search',
+				args: { q: 'weather' },
+				tool_call_id: 'b1',
+			};
+			const snapshot = (...parts: unknown[]) => sse('FrontendModelResponse', { parts });
+			const text = { part_kind: 'text', content: 'It is sunny.' };
+			const thinking = { part_kind: 'thinking', content: 'Found.' };
+			test.each([
+				[
+					'live Part events, End',
+					sse('PartStartEvent', { index: 0, part: call }) +
+						snapshot(text) +
+						sse('PartStartEvent', { index: 0, part: text }) +
+						sse('End', {}),
+				],
+				[
+					'live Part events, then a 2026 response',
+					sse('PartStartEvent', { index: 0, part: call }) +
+						snapshot(thinking, text) +
+						partStart(0, thinking, 'z2') +
+						partStart(1, text, 'z2') +
+						completed,
+				],
+			])('%s', async (_name, body) => {
+				const run = await runAgainst(body, { input: 'Weather?', options: { stream, retries: 0 } });
+				expect(run.failure).toBeUndefined();
+				expect(run.json.output).toBe('It is sunny.');
+				const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+				expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe('It is sunny.');
+				expect(run.asks).toBe(1);
+			});
+		});
+
 		describe('content deltas one piece behind the Part events, past the tool call: every piece once', () => {
 			// The documented `content` deltas tell the first response's text as its Part events do,
 			// one piece behind: " check." comes after the tool-call part started.

@@ -50,6 +50,12 @@ export class AnswerAssembler {
 	private snapshotView: View = freshView();
 	/** The part kinds of the message's latest snapshot: a snapshot of the same message only grows. */
 	private snapshotKinds: string[] = [];
+	/**
+	 * The kinds of the message's text, thinking and file parts in index order, as the Part events
+	 * told them (undefined: to be gathered from `parts` again), and the highest index noted.
+	 */
+	private withinKinds: string[] | undefined = [];
+	private keptKindsUpTo = -1;
 	/** The kind of the message's last part, as the latest Part event or snapshot showed it. */
 	private lastPartKind: string | undefined;
 	/** A Part event or snapshot showed a part of the message that may end it (a tool call, …). */
@@ -230,7 +236,12 @@ export class AnswerAssembler {
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
-		if (this.toolRoundSince || shrank || !this.continuesMessage(text)) {
+		if (
+			this.toolRoundSince ||
+			shrank ||
+			this.contradictsParts(kinds) ||
+			!this.continuesMessage(text)
+		) {
 			this.beginMessage();
 			// The new message is of no model response named yet: the Part events that tell the same
 			// response next (2026: a new zmid) go on in it, not in a message of their own.
@@ -243,6 +254,50 @@ export class AnswerAssembler {
 			if (kinds.some((kind) => !WITHIN_MESSAGE_KINDS.has(kind))) this.toolPartTold = true;
 		}
 		this.replace(this.snapshotView, text);
+	}
+
+	/**
+	 * A snapshot is the message whole so far: one that says another kind of part than the Part
+	 * events at an index both tell (text where they told a tool call) is not of the message, even
+	 * when the message has no text for it to contradict; it is the next one's. A snapshot may leave
+	 * out the tool parts (its text and thinking alone): it is still the message's when its parts
+	 * are the message's other parts in order, and none past them after the message ended in a
+	 * tool call (those would be the next message's). Costs the snapshot's length; `withinKinds`
+	 * is kept as the parts come, not gathered at each snapshot.
+	 */
+	private contradictsParts(kinds: string[]): boolean {
+		const last = Math.min(kinds.length - 1, this.highestIndex);
+		let differs = false;
+		for (let index = 0; index <= last && !differs; index++) {
+			differs = !sameKind(this.parts.get(index)?.kind, kinds[index]);
+		}
+		if (!differs) return false;
+		const told = this.leftOutKinds();
+		if (kinds.length > told.length && this.afterToolCall) return true;
+		return kinds.some(
+			(kind, index) => !WITHIN_MESSAGE_KINDS.has(kind) || !sameKind(told[index], kind),
+		);
+	}
+
+	/** The kinds of the message's text, thinking and file parts, in index order. */
+	private leftOutKinds(): string[] {
+		this.withinKinds ??= [...this.parts]
+			.filter(([, part]) => WITHIN_MESSAGE_KINDS.has(part.kind))
+			.sort(([a], [b]) => a - b)
+			.map(([, part]) => part.kind);
+		return this.withinKinds;
+	}
+
+	/**
+	 * Part `index` is now of `kind` (it was of `before`): a part past every one kept goes on the
+	 * end of `withinKinds`; any other change leaves it to be gathered again when asked for.
+	 */
+	private notePartKind(index: number, before: string | undefined, kind: string): void {
+		if (before === kind) return;
+		if (before === undefined && index > this.keptKindsUpTo) {
+			this.keptKindsUpTo = index;
+			if (WITHIN_MESSAGE_KINDS.has(kind)) this.withinKinds?.push(kind);
+		} else this.withinKinds = undefined;
 	}
 
 	/**
@@ -295,6 +350,7 @@ export class AnswerAssembler {
 		this.highestIndex = index;
 		this.lastPartKind = kind;
 		if (!WITHIN_MESSAGE_KINDS.has(kind)) this.toolPartTold = true;
+		this.notePartKind(index, undefined, kind);
 		this.parts.set(index, { kind, text: segmented('') });
 		this.partsLength += kind.length;
 	}
@@ -305,6 +361,7 @@ export class AnswerAssembler {
 		const before = old?.kind === 'text' ? old.text : new SegmentedText();
 		const after = kind === 'text' ? text : '';
 		if (!WITHIN_MESSAGE_KINDS.has(kind)) this.toolPartTold = true;
+		this.notePartKind(index, old?.kind, kind);
 		this.parts.set(index, { kind, text: segmented(after) });
 		this.partsLength += after.length + kind.length - (old ? old.text.length + old.kind.length : 0);
 		if (after && index > this.lastTextIndex) this.lastTextIndex = index;
@@ -577,6 +634,8 @@ export class AnswerAssembler {
 		this.partsView = freshView();
 		this.snapshotView = freshView();
 		this.snapshotKinds = [];
+		this.withinKinds = [];
+		this.keptKindsUpTo = -1;
 		this.lastPartKind = undefined;
 		this.toolPartTold = false;
 	}
@@ -588,6 +647,17 @@ function firstDifference(a: string, b: string): number {
 	let at = 0;
 	while (at < a.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
 	return at;
+}
+
+/** Two part kinds agree unless both are named and differ (a part without a kind is `unknown`). */
+function sameKind(told: string | undefined, kind: string | undefined): boolean {
+	return (
+		told === undefined ||
+		kind === undefined ||
+		told === 'unknown' ||
+		kind === 'unknown' ||
+		told === kind
+	);
 }
 
 /** Characters of a list of names (a snapshot's part kinds). */

@@ -171,6 +171,53 @@ describe('several model messages in one turn (docs/api.md#assembling-the-answer)
 		expect(output).toBe('First message\n\nSecond message');
 	});
 
+	describe.each([
+		['End', sse('End', {})],
+		['completed', sse('completed', { status: 'succeeded', error: null })],
+	])(
+		'a snapshot whose parts differ from those the Part events told begins the next message (ending with %s)',
+		(_end, end) => {
+			const call = { part_kind: 'builtin-tool-call', tool_name: 'search', tool_call_id: 'b1' };
+
+			test('text where a message without text told its tool call: the Part events that tell that text again go on in it', () => {
+				const { output, deltas } = read([
+					start(0, call),
+					snapshot(text('It is sunny.')),
+					start(0, text('It is sunny.')),
+					end,
+				]);
+				expect(output).toBe('It is sunny.');
+				expect(deltas.join('')).toBe('It is sunny.');
+			});
+
+			test('the next response told by its snapshot, then by Part events naming it: its text once', () => {
+				const zmid = { zmid: 'z2', runner_id: 'r-1' };
+				const { output, deltas } = read([
+					start(0, thinking('Look it up.')),
+					start(1, call),
+					snapshot(thinking('Found.'), text('It is sunny.')),
+					sse('PartStartEvent', { index: 0, part: thinking('Found.'), metadata: zmid }),
+					sse('PartStartEvent', { index: 1, part: text('It is sunny.'), metadata: zmid }),
+					end,
+				]);
+				expect(output).toBe('It is sunny.');
+				expect(deltas.join('')).toBe('It is sunny.');
+			});
+
+			test('after a message that wrote text before its tool call: both messages, each once', () => {
+				const { output, deltas } = read([
+					start(0, text('Let me look.')),
+					start(1, call),
+					snapshot(text('It is sunny.')),
+					start(0, text('It is sunny.')),
+					end,
+				]);
+				expect(output).toBe('Let me look.\n\nIt is sunny.');
+				expect(deltas.join('')).toBe('Let me look.\n\nIt is sunny.');
+			});
+		},
+	);
+
 	test('a snapshot that lags behind the Part events adds nothing', () => {
 		const { output } = read([
 			start(0, text('abc')),
