@@ -144,7 +144,7 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 	const events: WireEvent[] = [];
 	const answerEvents = is2026
 		? turnEvents2026(d, turn, options.startlessAfterRound)
-		: turnEvents(d, turn, sources);
+		: turnEvents(d, turn, sources, true);
 	if (objectWhere === 'tool')
 		answerEvents.push(...outputToolEvents(d, object, turn.messages[0].length));
 	for (const answerEvent of answerEvents) {

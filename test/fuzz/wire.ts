@@ -18,11 +18,23 @@ interface SnapshotPart {
 	[field: string]: unknown;
 }
 
-/** The answer-carrying events of a turn, through the given sources. */
-export function turnEvents(d: Draw, turn: GeneratedTurn, sources: Source[]): WireEvent[] {
+/**
+ * The answer-carrying events of a turn, through the given sources. With `leading`, a message
+ * told by Part events alone may come first as a snapshot (the live form: no zmid names it).
+ */
+export function turnEvents(
+	d: Draw,
+	turn: GeneratedTurn,
+	sources: Source[],
+	leading = false,
+): WireEvent[] {
 	const events: WireEvent[] = [];
 	const has = (source: Source) => sources.includes(source);
+	// Beside growing or final snapshots, a whole one first would be a snapshot that shrank.
+	const canLead = leading && has('parts') && !has('snapshots') && !has('final-snapshot');
 	turn.messages.forEach((parts) => {
+		const before = canLead && d.chance(0.25) ? leadingSnapshot(d, parts) : undefined;
+		if (before) events.push(before);
 		const snapshot: SnapshotPart[] = [];
 		const snapshotEvent = () =>
 			event('FrontendModelResponse', { parts: snapshot.map((p) => ({ ...p })) });
@@ -216,4 +228,21 @@ export function frame(d: Draw, bytes: Buffer): Uint8Array[] {
 		offset += size;
 	}
 	return chunks;
+}
+
+/**
+ * The response told first as a `FrontendModelResponse` snapshot, then by its Part events (the
+ * sources in any mix, field notes): its parts before its tool call, whole or the last one cut
+ * short. Each piece must still count once, in one message.
+ */
+export function leadingSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent | undefined {
+	const told = parts
+		.filter((part) => !part.tool)
+		.map((part) => ({ part_kind: part.kind, content: part.pieces.join('') }));
+	if (told.length === 0) return undefined;
+	if (d.chance(0.4)) {
+		const { pieces } = parts[told.length - 1];
+		told[told.length - 1].content = pieces.slice(0, d.int(0, pieces.length)).join('');
+	}
+	return event('FrontendModelResponse', { parts: told });
 }

@@ -8,7 +8,7 @@
 import { ECHO_PRIVATE_MARKER, runtimeChunk as emulatorRuntimeChunk } from '../emulator/frames2026';
 import type { Draw } from './prng';
 import type { GeneratedPart, GeneratedTurn } from './turn';
-import { turnEvents, type WireEvent } from './wire';
+import { leadingSnapshot, turnEvents, type WireEvent } from './wire';
 
 export const ECHO_MARKER: string = ECHO_PRIVATE_MARKER;
 
@@ -195,23 +195,6 @@ export function turnEvents2026(
 		}
 	});
 	return events;
-}
-
-/**
- * The response told first as a `FrontendModelResponse` snapshot, then by its Part events (the
- * sources in any mix, field notes): its parts before its tool call, whole or the last one cut
- * short. Each piece must still count once, in one message.
- */
-function leadingSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent | undefined {
-	const told = parts
-		.filter((part) => !part.tool)
-		.map((part) => ({ part_kind: part.kind, content: part.pieces.join('') }));
-	if (told.length === 0) return undefined;
-	if (d.chance(0.4)) {
-		const { pieces } = parts[told.length - 1];
-		told[told.length - 1].content = pieces.slice(0, d.int(0, pieces.length)).join('');
-	}
-	return event('FrontendModelResponse', { parts: told });
 }
 
 /**
