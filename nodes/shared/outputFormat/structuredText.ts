@@ -54,74 +54,72 @@ function parsedObject(text: string): JsonObject | undefined {
 }
 
 /**
- * Work allowed per character of the text, in characters scanned or parsed (topLevelObjects): an
- * answer with a few stray braces costs a few times its length; past the bound, the objects found
- * so far are all there are.
- */
-const WORK_PER_CHARACTER = 16;
-
-/**
- * Every complete JSON object in the text outside the others, in order: from a `{`, its balanced
- * `{…}` (braces inside JSON strings skipped) when that parses as an object, and the search goes
- * on after it. A `{` whose braces never close, or close on no JSON (a brace in the prose: "use {
- * to open one"), is passed over and the search goes on right after it, so it hides no object that
- * follows.
+ * Every complete JSON object in the text outside the others, in order. From each `{`: one that
+ * cannot begin an object (what follows it is not a key or its end) is prose and passed over, so
+ * it hides no object after it. Else its balanced `{…}` (braces inside JSON strings skipped) is
+ * parsed, an object taken, and the search goes on after it: a span that closes on no JSON holds
+ * no top-level object either. A `{` that never closes means the text ends inside it (a cut
+ * answer): nothing after it is at the top level, so the search stops; a cut answer never gives
+ * its nested object as the answer.
  *
- * In linear time for text full of braces: one scan from a `{` learns where each `{` it meets
- * outside a string closes (or that it never does), and a `{` learnt so is never scanned again;
- * only one the scans met inside a string (a quote in the prose, read from another start) is.
- * What is left (candidates that close but fail to parse, nested) is held by the work bound.
+ * Linear in time with constant extra memory: each character is scanned by at most one object
+ * scan and parsed at most once.
  */
 function* topLevelObjects(text: string): Generator<JsonObject> {
-	/** Where each `{` a scan met outside a string closes; -1: it never does. */
-	const closes = new Map<number, number>();
-	let work = WORK_PER_CHARACTER * text.length;
-	for (let start = text.indexOf('{'); start >= 0 && work > 0;) {
-		if (!closes.has(start)) work -= scanFrom(text, start, closes);
-		const end = closes.get(start) as number;
-		if (end >= 0 && opensObject(text, start)) {
-			work -= end + 1 - start;
-			const object = parsedObject(text.slice(start, end + 1));
-			if (object) {
-				yield object;
-				start = text.indexOf('{', end + 1);
-				continue;
-			}
+	for (let start = text.indexOf('{'); start >= 0;) {
+		if (!opensObject(text, start)) {
+			start = text.indexOf('{', start + 1);
+			continue;
 		}
-		start = text.indexOf('{', start + 1);
+		const end = closingBrace(text, start);
+		if (end < 0) return;
+		const object = parsedObject(text.slice(start, end + 1));
+		if (object) yield object;
+		start = text.indexOf('{', end + 1);
 	}
 }
+
+/** How far past a `{` its first key is looked for: prose is told from an object cheaply. */
+const OPENING_WINDOW = 64;
 
 /**
  * Whether what follows the `{` at `start` can begin a JSON object (a key, or its end): most
- * braces in prose cannot, and are passed over without the cost of a failed parse.
+ * braces in prose cannot. Whitespace alone up to the window's end or the text's may still.
  */
 function opensObject(text: string, start: number): boolean {
-	const next = /\S/.exec(text.slice(start + 1, start + 64));
-	return next === null || next[0] === '"' || next[0] === '}';
+	const last = Math.min(text.length, start + OPENING_WINDOW);
+	for (let index = start + 1; index < last; index += 1) {
+		const code = text.charCodeAt(index);
+		if (code === SPACE || code === TAB || code === NEWLINE || code === RETURN) continue;
+		return code === QUOTE || code === CLOSE_BRACE;
+	}
+	return true;
 }
 
-/**
- * Scans from the `{` at `start` until it closes or the text ends, noting in `closes` where each
- * `{` met outside a JSON string closes: from that `{` the scan would be the same. Returns the
- * characters scanned.
- */
-function scanFrom(text: string, start: number, closes: Map<number, number>): number {
-	const open: number[] = [];
+/** Where the `{` at `start` closes (braces inside JSON strings skipped); -1 when it never does. */
+function closingBrace(text: string, start: number): number {
+	let depth = 0;
 	let inString = false;
-	let index = start;
-	for (; index < text.length; index += 1) {
-		const char = text[index];
+	for (let index = start; index < text.length; index += 1) {
+		const code = text.charCodeAt(index);
 		if (inString) {
-			if (char === '\\') index += 1;
-			else if (char === '"') inString = false;
-		} else if (char === '"') inString = true;
-		else if (char === '{') open.push(index);
-		else if (char === '}') {
-			closes.set(open.pop() as number, index);
-			if (open.length === 0) break;
+			if (code === BACKSLASH) index += 1;
+			else if (code === QUOTE) inString = false;
+		} else if (code === QUOTE) inString = true;
+		else if (code === OPEN_BRACE) depth += 1;
+		else if (code === CLOSE_BRACE) {
+			depth -= 1;
+			if (depth === 0) return index;
 		}
 	}
-	for (const never of open) closes.set(never, -1);
-	return index - start + 1;
+	return -1;
 }
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;

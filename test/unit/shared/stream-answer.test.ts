@@ -4,6 +4,7 @@
  */
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
+import type { OutputFormatSchema } from '../../../nodes/shared/api';
 
 const sse = (event: string, data: unknown) =>
 	`event: ${event}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
@@ -18,6 +19,14 @@ const delta = (index: number, content: string, kind?: string) =>
 const partEnd = (index: number, part: object) => sse('PartEndEvent', { index, part });
 const snapshot = (...parts: object[]) => sse('FrontendModelResponse', { parts });
 const content = (piece: string) => sse('FrontendModelResponse', { content: piece });
+const COMPLETED = {
+	status: 'succeeded',
+	error: null,
+	runner_id: null,
+	error_type: null,
+	failure_owner: null,
+	failure_kind: null,
+};
 
 function read(events: string[], structured = false) {
 	const deltas: string[] = [];
@@ -365,6 +374,33 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 		expect(streamed.output).toEqual(object);
 		expect(streamed.deltas).toEqual([]);
 		expect(failure([content('not json'), sse('End', {})], true).failure).toBe('not-an-object');
+	});
+
+	test('a structured answer cut short fails: the object nested in it, which fits the schema, is not the answer', () => {
+		const schema = {
+			type: 'object',
+			properties: {
+				name: { type: 'string' },
+				children: {
+					type: 'array',
+					items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+				},
+			},
+			required: ['name', 'children'],
+		} as unknown as OutputFormatSchema;
+		const cut =
+			'{"name": "root", "children": [{"name": "leaf", "children": []}], "note": "the model stopped here';
+		let caught: unknown;
+		try {
+			readAnswerFromChunks([content(cut), sse('completed', COMPLETED)], {
+				structured: true,
+				answerSchema: schema,
+			});
+		} catch (error) {
+			caught = error;
+		}
+		expect(caught).toBeInstanceOf(StreamAnswerError);
+		expect((caught as StreamAnswerError).failure).toBe('not-an-object');
 	});
 
 	test('Error and SSEErrorEvent end the stream with the server message', () => {

@@ -30,6 +30,14 @@ describe('a structured answer sent as text', () => {
 		['plain text', 'I could not do that.'],
 		['a list', '[1, 2]'],
 		['an object cut short', '{"a": 1, "b": '],
+		[
+			'an object cut short after an object nested in it',
+			'Here: {"summary": {"title": "X"}, "body": "long text that was cut',
+		],
+		[
+			'an object that closes on no JSON, around an object',
+			'Result: {"answer": {"name": "x"}, "items": [1, 2,],}',
+		],
 		['empty', ''],
 	])('%s holds no object', (_name, text) => {
 		expect(objectFromText(text)).toBeUndefined();
@@ -37,21 +45,36 @@ describe('a structured answer sent as text', () => {
 
 	test.each([
 		['unclosed braces', '{'.repeat(1_000_000)],
-		['braces and quotes', '{"'.repeat(500_000)],
 		['braces that close on no JSON', '{x}'.repeat(300_000)],
 		['nested braces that close on no JSON', `${'{x'.repeat(200_000)}${'}'.repeat(200_000)}`],
+		[
+			'nested objects that close on no JSON',
+			`${'{"a": '.repeat(100_000)}1${', }'.repeat(100_000)}`,
+		],
 	])('a text full of %s is read in linear time, the object after it found', (_name, prose) => {
 		const started = Date.now();
 		expect(objectFromText(`${prose} {"a": 1}`)).toEqual({ a: 1 });
 		expect(Date.now() - started).toBeLessThan(2_000);
 	});
 
-	test('candidates that close on no JSON, nested, are bounded in work', () => {
+	test('an object after one that closes on no JSON is the last, not one before it', () => {
 		const nested = `${'{"a": '.repeat(100_000)}1${', }'.repeat(100_000)}`;
+		expect(objectFromText(`{"first": 1} ${nested} {"last": 1}`)).toEqual({ last: 1 });
+	});
+
+	test('a text of braces and quotes opens an object that never closes: none, in linear time', () => {
+		// `{"{"{"…`: each `{` outside a string deepens the first object, so the text ends inside
+		// it and the object written after is nested in it, not a complete one at the top level.
 		const started = Date.now();
-		objectFromText(`${nested} {"a": 1}`);
+		expect(objectFromText(`${'{"'.repeat(500_000)} {"a": 1}`)).toBeUndefined();
 		expect(Date.now() - started).toBeLessThan(2_000);
 	});
+
+	test('a 17M-character text of braces (over the 2^24 entries a Map holds) is read', () => {
+		const started = Date.now();
+		expect(objectFromText('{'.repeat(17_000_000))).toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(10_000);
+	}, 60_000);
 
 	describe('when only the whole text may be the object (the chat model’s tool envelope)', () => {
 		test.each([
