@@ -122,9 +122,16 @@ export interface FailedAsk {
 	modelNamed: boolean;
 	/** The node that asked. */
 	asker?: Asker;
-	/** The call had been asked again before this attempt: its retries waited. */
-	retried: boolean;
+	/** How the call's retries went, should waiting not clear this failure (WaitOutcome). */
+	waited: WaitOutcome;
 }
+
+/**
+ * Why a failure that waiting may clear (a rate limit, a full pool) ended the call, when it did:
+ * `retries-off`, Retries 0; `no-time`, retries were left but the wait did not fit in what was left
+ * of Timeout; `retried`, the call waited and asked again, and it did not clear.
+ */
+export type WaitOutcome = 'retries-off' | 'no-time' | 'retried';
 
 /**
  * Failures the live service answered in 2026 whose status alone misleads (docs/api.md#errors):
@@ -133,7 +140,7 @@ export interface FailedAsk {
 export function describeServiceFailure(
 	status: number,
 	said: string,
-	{ modelNamed, asker, retried }: FailedAsk,
+	{ modelNamed, asker, waited }: FailedAsk,
 ): { text: ErrorText; retryable: boolean; rateLimited?: boolean } | undefined {
 	const text = (meaning: string, description: string, retryable = false) => ({
 		text: { message: headline(meaning, status, said), description },
@@ -193,9 +200,11 @@ export function describeServiceFailure(
 		return {
 			...text(
 				"The model's provider is rate limiting the account",
-				retried
-					? `The retries waited for it and it did not clear. ${fewerAtOnce(asker)}, raise Options > Retries, or try again later.`
-					: `The ask was not retried: raise Options > Retries, so that the node waits such a limit out and asks again. ${fewerAtOnce(asker)}, or try again later.`,
+				{
+					'retries-off': `The ask was not retried: raise Options > Retries, so that the node waits such a limit out and asks again. ${fewerAtOnce(asker)}, or try again later.`,
+					'no-time': `The ask was not retried: waiting such a limit out did not fit in what was left of Options > Timeout (Minutes). Raise the Timeout, or try again later. ${fewerAtOnce(asker)}.`,
+					retried: `The retries waited for it and it did not clear. ${fewerAtOnce(asker)}, raise Options > Retries, or try again later.`,
+				}[waited],
 				true,
 			),
 			rateLimited: true,
@@ -217,20 +226,25 @@ export function creditText(status: number | undefined, said: string): ErrorText 
 }
 
 /**
- * The account's session pool stayed full through every retry (docs/api.md#full-session-pool);
- * `retried`: there were any.
+ * The account's session pool was full when the call ended (docs/api.md#full-session-pool):
+ * after its retries, or without any (`waited`).
  */
 export function sessionPoolText(
 	status: number | undefined,
 	said: string,
-	asker?: Asker,
-	retried = true,
+	asker: Asker | undefined,
+	waited: WaitOutcome,
 ): ErrorText {
-	// With Retries 0 a full pool is not waited out (retryPolicy.ts's retryLimit).
-	const waited = retried ? ', also after waiting' : '';
+	const why = {
+		'retries-off':
+			'The service had no free session for this ask, and it was not waited for: raise Options > Retries, so that the node waits for a session and asks again.',
+		'no-time':
+			'The service had no free session for this ask, and waiting for one did not fit in what was left of Options > Timeout (Minutes): raise the Timeout.',
+		retried: 'The service had no free session for this ask, also after waiting.',
+	}[waited];
 	return {
 		message: headline("All of the account's assistant sessions are busy", status, said),
-		description: `The service had no free session for this ask${waited}. ${fewerAtOnce(asker)}, then try again.`,
+		description: `${why} ${fewerAtOnce(asker)}, then try again.`,
 	};
 }
 

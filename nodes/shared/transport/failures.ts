@@ -9,9 +9,10 @@ import {
 	headline,
 	sessionPoolText,
 	type ErrorText,
+	type WaitOutcome,
 } from './errors';
 import type { ApiRequest, ResponseHeaders } from './request';
-import { isRetryableStatus, type RetryCause } from './retryPolicy';
+import { DEFAULT_RETRIES, isRetryableStatus, type RetryCause } from './retryPolicy';
 import { redacted, type Redaction } from './redaction';
 import { isCreditMessage, isSessionPoolMessage, serverMessage } from './serverMessage';
 
@@ -90,7 +91,7 @@ export function serviceFailure(
 			const known = describeServiceFailure(through.status, said, {
 				modelNamed: modelNamed(scope.request),
 				asker: scope.request.asker,
-				retried: retried(scope),
+				waited: waitOutcome(scope),
 			});
 			const error = shown(
 				known?.text ??
@@ -180,9 +181,14 @@ function runFailedAdvice(run: RunFailure | undefined): string {
 	return `The service accepted the ask and its run failed there${classed}. It was not sent again, so that the assistant does not act twice: run the item again, or try another model.`;
 }
 
-/** Whether the call had attempted again before this attempt. */
-function retried(scope: FailureScope): boolean {
-	return (scope.retriesMade ?? 0) > 0;
+/**
+ * How the call's retries went, should this failure end it: the one place that decides which
+ * advice a failure that waiting may clear gives. With Retries above 0 and none made, the retry
+ * loop gives up on such a failure only when its wait does not fit in the Timeout left.
+ */
+function waitOutcome(scope: FailureScope): WaitOutcome {
+	if ((scope.retriesMade ?? 0) > 0) return 'retried';
+	return (scope.request.retries ?? DEFAULT_RETRIES) === 0 ? 'retries-off' : 'no-time';
 }
 
 /** Whether the request is an ask that names its model. */
@@ -207,7 +213,7 @@ export function sessionPoolError(
 	return errorOfText(
 		scope,
 		status,
-		sessionPoolText(status, said, scope.request.asker, retried(scope)),
+		sessionPoolText(status, said, scope.request.asker, waitOutcome(scope)),
 	);
 }
 

@@ -9,6 +9,9 @@ import {
 	isSessionPoolMessage,
 	serverMessage,
 } from '../../../nodes/shared/transport/serverMessage';
+import { RequestLifetime } from '../../../nodes/shared/transport/lifetime';
+import type { AssistantContext } from '../../../nodes/shared/transport/request';
+import { withRetries } from '../../../nodes/shared/transport/retryLoop';
 import { fakeNode } from '../../helpers/fake-node';
 import { redactionOf } from '../../../nodes/shared/transport/redaction';
 
@@ -121,22 +124,63 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		expect(isSessionPoolMessage('The model is busy')).toBe(false);
 	});
 
-	test('a rate limit or a full pool says its retries waited only when the call had retried', () => {
+	test('a rate limit or a full pool advises by how its retries went: none allowed, no time, or made', () => {
 		const rateLimit = JSON.stringify({
 			error: 'The model stream was interrupted (status_code: 429)',
 		});
 		const pool = JSON.stringify({ detail: 'All sessions are busy' });
-		const first = { ...scope, retriesMade: 0 };
-		const later = { ...scope, retriesMade: 1 };
-		expect(statusFailure(first, 502, {}, rateLimit).shown.description).toMatch(
+		const off = { ...scope, request: { ...scope.request, retries: 0 }, retriesMade: 0 };
+		const noTime = { ...scope, request: { ...scope.request, retries: 2 }, retriesMade: 0 };
+		const later = { ...scope, request: { ...scope.request, retries: 2 }, retriesMade: 1 };
+		const described = (at: FailureScope, status: number, body: string) =>
+			String(statusFailure(at, status, {}, body).shown.description);
+
+		expect(described(off, 502, rateLimit)).toMatch(
 			/^The ask was not retried: raise Options > Retries/,
 		);
-		expect(statusFailure(later, 502, {}, rateLimit).shown.description).toMatch(
+		expect(described(noTime, 502, rateLimit)).toMatch(
+			/^The ask was not retried: waiting such a limit out did not fit in what was left of Options > Timeout \(Minutes\)\. Raise the Timeout, or try again later\./,
+		);
+		expect(described(noTime, 502, rateLimit)).not.toMatch(/Retries/);
+		expect(described(later, 502, rateLimit)).toMatch(
 			/^The retries waited for it and it did not clear\./,
 		);
-		expect(statusFailure(first, 503, {}, pool).shown.description).not.toMatch(/after waiting/);
-		expect(statusFailure(later, 503, {}, pool).shown.description).toMatch(/also after waiting/);
+
+		expect(described(off, 503, pool)).toMatch(/it was not waited for: raise Options > Retries/);
+		expect(described(noTime, 503, pool)).toMatch(
+			/waiting for one did not fit in what was left of Options > Timeout \(Minutes\): raise the Timeout\./,
+		);
+		expect(described(noTime, 503, pool)).not.toMatch(/Retries/);
+		for (const at of [off, noTime]) expect(described(at, 503, pool)).not.toMatch(/after waiting/);
+		expect(described(later, 503, pool)).toMatch(/also after waiting/);
 	});
+
+	test.each([
+		[
+			"a provider's rate limit inside a 502",
+			502,
+			{ error: 'The model stream was interrupted (status_code: 429, body: rate limit)' },
+		],
+		['a full session pool', 503, { detail: 'All sessions are busy' }],
+	])(
+		'%s whose wait does not fit in the Timeout (Retries 2): not retried, and the advice is the Timeout, not Retries',
+		async (_name, status, body) => {
+			const request = { ...scope.request, retries: 2 };
+			const call: FailureScope = { ...scope, request };
+			const ctx = { logger: { debug: () => undefined } } as unknown as AssistantContext;
+			const lifetime = new RequestLifetime(2_000);
+			let attempts = 0;
+			const error = await withRetries({ ctx, scope: call, lifetime }, async () => {
+				attempts += 1;
+				throw statusFailure(call, status, { 'retry-after': '60' }, JSON.stringify(body));
+			}).catch((e: unknown) => e);
+			lifetime.dispose();
+			expect(attempts).toBe(1);
+			const description = String((error as { description?: string }).description);
+			expect(description).not.toMatch(/Options > Retries/);
+			expect(description).toMatch(/Options > Timeout \(Minutes\)/);
+		},
+	);
 
 	test('an in-band error is a failure with the server words', () => {
 		const failure = inBandFailure(scope, 200, {}, 'Model overloaded');
