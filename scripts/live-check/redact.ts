@@ -2,10 +2,12 @@
  * A stream from the live service made fit to keep: the request echo removed in every form the node
  * recognises, every `id:` line and comment gone, and no value of the user's left. What stays is
  * what the comparison needs: each event's name, its keys, the type of each value, numbers,
- * booleans and nulls, and the values of a few enumeration fields (ENUM_FIELDS). Every other string
- * becomes a placeholder that says its length; data that is not JSON is replaced whole. A list of
- * private keys would miss the next private field the service adds; this keeps nothing it does not
- * name.
+ * booleans, nulls and empty strings, and the value of an enumeration field (ENUM_FIELDS) that is
+ * one short word outside free-form content: not in or under a field that holds the user's or the
+ * model's words, a tool's arguments or data, or an error's (FREE_FORM_FIELDS; a runtime chunk's
+ * `delta` and `result` too). Every other string becomes a placeholder that says its length; data
+ * that is not JSON is replaced whole. A list of private keys would miss the next private field
+ * the service adds; this keeps no string but those it names, where it names them.
  */
 import { DISCARDED_EVENT } from '../../nodes/shared/stream/decode';
 import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
@@ -26,11 +28,35 @@ const ENUM_FIELDS = new Set([
 	'outcome',
 ]);
 
-/**
- * What an enumeration's value looks like: one short word. A field of those names deeper in a
- * tool's result may hold anything; a value with spaces or longer is replaced as any text is.
- */
+/** What an enumeration's value looks like: one short word; anything else is replaced as text. */
 const ENUM_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * Fields whose value, of any shape, is the user's or the model's content, a tool's arguments or
+ * data, or an error's words: a tool's own JSON may name its fields `type` or `status` and fill
+ * them with the user's values, so under these no string is kept, whatever its key.
+ */
+const FREE_FORM_FIELDS = new Set([
+	'content',
+	'content_delta',
+	'args',
+	'args_delta',
+	'input',
+	'output',
+	'instructions',
+	'metadata',
+	'provider_details',
+	'error',
+	'message',
+	'detail',
+]);
+
+/**
+ * A runtime chunk's `delta` and `result` too: a tool's data, in a shape nothing describes
+ * (elsewhere they are the framework's delta and tool-return part, which name their kinds).
+ */
+const RUNTIME_CHUNK_FREE_FORM_FIELDS = new Set([...FREE_FORM_FIELDS, 'delta', 'result']);
+const RUNTIME_CHUNK = 'AgentRuntimeStreamChunk';
 
 /** The bare `data:` line that ends some streams; the node knows it carries nothing. */
 const DONE = '[DONE]';
@@ -41,17 +67,29 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const placeholder = (text: string) => `[${text.length} characters]`;
 
-/** The value with every string but an enumeration's replaced by its length. */
-function redactValue(value: unknown, key = ''): unknown {
+/**
+ * The value with every string replaced by its length, but an enumeration's outside free-form
+ * content (`freeForm`: the value is, or lies under, one of the event's free-form fields).
+ */
+function redactValue(
+	value: unknown,
+	freeFormFields: Set<string>,
+	key = '',
+	freeForm = false,
+): unknown {
 	if (typeof value === 'string') {
 		if (value === '') return value;
-		return ENUM_FIELDS.has(key) && ENUM_VALUE.test(value) ? value : placeholder(value);
+		const kept = !freeForm && ENUM_FIELDS.has(key) && ENUM_VALUE.test(value);
+		return kept ? value : placeholder(value);
 	}
-	if (Array.isArray(value)) return value.map((item) => redactValue(item));
+	if (Array.isArray(value)) {
+		return value.map((item) => redactValue(item, freeFormFields, '', freeForm));
+	}
 	if (isObject(value)) {
 		const out: Record<string, unknown> = {};
 		for (const [inner, innerValue] of Object.entries(value)) {
-			out[inner] = redactValue(innerValue, inner);
+			const under = freeForm || freeFormFields.has(inner);
+			out[inner] = redactValue(innerValue, freeFormFields, inner, under);
 		}
 		return out;
 	}
@@ -80,10 +118,13 @@ export function redactStream(text: string, scrub: Scrub): string {
 	const lines: string[] = [];
 	for (const event of parseEvents(text)) {
 		// The echo as the node recognises it: named, or in the flat form (flatEvent.ts).
-		if (asTheNodeNamesIt(event).event === DISCARDED_EVENT) continue;
+		const named = asTheNodeNamesIt(event).event;
+		if (named === DISCARDED_EVENT) continue;
+		const freeFormFields =
+			named === RUNTIME_CHUNK ? RUNTIME_CHUNK_FREE_FORM_FIELDS : FREE_FORM_FIELDS;
 		const data =
 			typeof event.data !== 'string'
-				? JSON.stringify(redactValue(event.data))
+				? JSON.stringify(redactValue(event.data, freeFormFields))
 				: event.data === DONE
 					? DONE
 					: `[not JSON: ${event.data.length} characters]`;

@@ -18,6 +18,7 @@ import {
 	unknownEventNames,
 } from '../../scripts/live-check/signatures';
 
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 const fixture = (name: string) =>
 	fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'captures', name), 'utf8');
 
@@ -226,6 +227,58 @@ describe('what a saved capture keeps', () => {
 		expect(saved).toContain('"status":"[25 characters]"');
 		expect(saved).toContain('data: [not JSON: ');
 		expect(saved.endsWith('data: [DONE]\n\n')).toBe(true);
+	});
+
+	test("enumeration fields in a tool's own JSON, arguments, metadata or error lose their values; the event's own keep theirs", () => {
+		const tool = {
+			type: 'ACME-Corp_acquisition-2026',
+			status: 'jane.doe',
+			kind: 'salary:184000',
+		};
+		const events =
+			sse('FunctionToolResultEvent', {
+				event_kind: 'function_tool_result',
+				result: { part_kind: 'tool-return', outcome: 'success', content: tool },
+			}) +
+			sse('FunctionToolCallEvent', {
+				event_kind: 'function_tool_call',
+				part: { part_kind: 'tool-call', args: tool },
+			}) +
+			sse('PartDeltaEvent', {
+				event_kind: 'part_delta',
+				delta: { part_delta_kind: 'tool_call', args_delta: tool },
+				metadata: tool,
+			}) +
+			sse('PartStartEvent', {
+				event_kind: 'part_start',
+				part: { part_kind: 'thinking', content: '', provider_details: tool },
+			}) +
+			sse('failed', { status: 'failed', error: tool, error_type: 'UserError' }) +
+			sse('Error', { message: tool, detail: [tool] }) +
+			sse('End', { output: tool }) +
+			sse('AgentRuntimeStreamChunk', {
+				type: 'status',
+				status: 'progress',
+				delta: tool,
+				result: tool,
+			});
+		const saved = redactStream(events, scrubberOf(token));
+		for (const secret of Object.values(tool)) expect(saved).not.toContain(secret);
+		for (const kept of [
+			'"event_kind":"function_tool_result"',
+			'"part_kind":"tool-return"',
+			'"outcome":"success"',
+			'"part_kind":"tool-call"',
+			'"part_delta_kind":"tool_call"',
+			'"part_kind":"thinking"',
+			'"status":"failed"',
+			'"error_type":"UserError"',
+			'"type":"status"',
+			'"status":"progress"',
+		]) {
+			expect(saved).toContain(kept);
+		}
+		expect(saved).toContain('"type":"[26 characters]"');
 	});
 
 	test('the scrubber takes out the token (cut, any letter case, escaped) and conversation ids', () => {
