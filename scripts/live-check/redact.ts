@@ -7,7 +7,8 @@
  * model's words, a tool's arguments or data, or an error's (FREE_FORM_FIELDS; a runtime chunk's
  * `delta` and `result` too). Every other string becomes a placeholder that says its length; data
  * that is not JSON is replaced whole. A list of private keys would miss the next private field
- * the service adds; this keeps no string but those it names, where it names them.
+ * the service adds; this keeps no string but those it names, where it names them. A free-form
+ * field's object or list is replaced whole (OPAQUE_FIELDS): its keys may be the user's too.
  */
 import { DISCARDED_EVENT } from '../../nodes/shared/stream/decode';
 import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
@@ -52,6 +53,26 @@ const FREE_FORM_FIELDS = new Set([
 ]);
 
 /**
+ * Of the free-form fields, those whose JSON, of any shape, is content, a tool's or an error's:
+ * kept as a placeholder whole, keys and all (`metadata` keeps its keys, the framework's).
+ */
+const OPAQUE_FIELDS = new Set([
+	'content',
+	'content_delta',
+	'args',
+	'args_delta',
+	'input',
+	'output',
+	'instructions',
+	'error',
+	'message',
+	'detail',
+	'provider_details',
+	'delta',
+	'result',
+]);
+
+/**
  * A runtime chunk's `delta` and `result` too: a tool's data, in a shape nothing describes
  * (elsewhere they are the framework's delta and tool-return part, which name their kinds).
  */
@@ -81,6 +102,10 @@ function redactValue(
 		if (value === '') return value;
 		const kept = !freeForm && ENUM_FIELDS.has(key) && ENUM_VALUE.test(value);
 		return kept ? value : placeholder(value);
+	}
+	// Free-form JSON (a tool's data, an error object) goes whole: its keys may be the user's words.
+	if (freeForm && OPAQUE_FIELDS.has(key) && (Array.isArray(value) || isObject(value))) {
+		return `[JSON: ${JSON.stringify(value).length} characters]`;
 	}
 	if (Array.isArray(value)) {
 		return value.map((item) => redactValue(item, freeFormFields, '', freeForm));

@@ -55,12 +55,17 @@ export function eventKind(event: StreamEvent): string {
 	return typeof inner === 'string' ? `${event.event}:${inner}` : event.event;
 }
 
-function fieldPaths(data: unknown): string[] {
+/** A runtime chunk's `delta` and `result` hold a tool's data: their keys are not the shape's. */
+const RUNTIME_CHUNK_NESTED = NESTED.filter((key) => key !== 'delta' && key !== 'result');
+
+function fieldPaths(event: StreamEvent): string[] {
+	const { data } = event;
 	if (!isObject(data)) return [];
+	const nested = event.event === 'AgentRuntimeStreamChunk' ? RUNTIME_CHUNK_NESTED : NESTED;
 	const paths: string[] = [];
 	for (const [key, value] of Object.entries(data)) {
 		paths.push(key);
-		if (NESTED.includes(key) && isObject(value)) {
+		if (nested.includes(key) && isObject(value)) {
 			for (const inner of Object.keys(value)) paths.push(`${key}.${inner}`);
 		}
 	}
@@ -72,7 +77,7 @@ export function signaturesOf(events: StreamEvent[], into: Signatures = new Map()
 	for (const event of events) {
 		const kind = eventKind(event);
 		const fields = into.get(kind) ?? new Set<string>();
-		for (const path of fieldPaths(event.data)) fields.add(path);
+		for (const path of fieldPaths(event)) fields.add(path);
 		into.set(kind, fields);
 	}
 	return into;

@@ -37,6 +37,14 @@ describe('stream signatures', () => {
 		expect(eventKind({ event: 'message', data: '[DONE]' })).toBe('message');
 	});
 
+	test("a runtime chunk's result and delta are a tool's data: their keys are no fields of the shape", () => {
+		const data = { type: 'status', result: { 'Jane Doe': 1 }, delta: { 'salary 2026': 2 } };
+		const signatures = signaturesOf([{ event: 'AgentRuntimeStreamChunk', data }]);
+		expect(signatures.get('AgentRuntimeStreamChunk:status')).toEqual(
+			new Set(['type', 'result', 'delta']),
+		);
+	});
+
 	test('the research capture: its kinds and their fields, nested ones one level down', () => {
 		const signatures = signaturesOf(parseEvents(fixture('2026-08-09-research.sse')));
 		expect([...signatures.keys()].sort()).toEqual([
@@ -224,17 +232,21 @@ describe('what a saved capture keeps', () => {
 		for (const secret of ['PRIVATE', 'gmail', '\\u0074']) expect(saved).not.toContain(secret);
 		expect(saved).toContain('"type":"status"');
 		expect(saved).toContain('"status":"progress"');
-		expect(saved).toContain('"status":"[25 characters]"');
+		// The tool's data goes whole, its keys with it.
+		expect(saved).toContain('"result":"[JSON: 69 characters]"');
+		expect(saved).not.toContain('stdout');
 		expect(saved).toContain('data: [not JSON: ');
 		expect(saved.endsWith('data: [DONE]\n\n')).toBe(true);
 	});
 
 	test("enumeration fields in a tool's own JSON, arguments, metadata or error lose their values; the event's own keep theirs", () => {
-		const tool = {
+		const enumerations = {
 			type: 'ACME-Corp_acquisition-2026',
 			status: 'jane.doe',
 			kind: 'salary:184000',
 		};
+		// A tool's own JSON, its keys the user's words too.
+		const tool = { ...enumerations, 'Jane Doe, Head of Sales': 1 };
 		const events =
 			sse('FunctionToolResultEvent', {
 				event_kind: 'function_tool_result',
@@ -247,7 +259,8 @@ describe('what a saved capture keeps', () => {
 			sse('PartDeltaEvent', {
 				event_kind: 'part_delta',
 				delta: { part_delta_kind: 'tool_call', args_delta: tool },
-				metadata: tool,
+				// The framework's metadata keeps its keys (zmid, runner_id): only its values go.
+				metadata: enumerations,
 			}) +
 			sse('PartStartEvent', {
 				event_kind: 'part_start',
@@ -263,7 +276,9 @@ describe('what a saved capture keeps', () => {
 				result: tool,
 			});
 		const saved = redactStream(events, scrubberOf(token));
-		for (const secret of Object.values(tool)) expect(saved).not.toContain(secret);
+		for (const secret of [...Object.values(enumerations), 'Jane Doe']) {
+			expect(saved).not.toContain(secret);
+		}
 		for (const kept of [
 			'"event_kind":"function_tool_result"',
 			'"part_kind":"tool-return"',
