@@ -17,9 +17,9 @@ import {
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
+	everythingShown,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
-import type { RunResult } from '../helpers/engine';
 
 /** What the user's workspace files say: never shown. */
 const PRIVATE = 'PRIVATE-WORKSPACE-FILE-4242';
@@ -162,18 +162,6 @@ afterAll(async () => {
 
 const credential = () => emulatorCredential(`${origin}/api`, 'Zo_Sk_Echo-Errors-Token-4Hj8');
 
-/** Everything the run shows: its data (items, errors, Logs panel), its logs, its chunks. */
-function everything(run: RunResult): string {
-	const error = run.error() as
-		{ message?: string; description?: string; stack?: string } | undefined;
-	return JSON.stringify({
-		data: run.data,
-		logs: run.logs,
-		chunks: run.chunks,
-		error: error && { message: error.message, description: error.description, stack: error.stack },
-	});
-}
-
 async function ask(input: string, extra: INodeParameters = {}) {
 	const pkg = await assistantPackage();
 	return await runWithItems(
@@ -238,15 +226,15 @@ describe('an error that holds the request echo shows none of it', () => {
 		const run = await ask(`#${kind}#`);
 		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
 		expect(typeof error === 'string' ? error : error.message).toContain(said);
-		expect(everything(run)).not.toContain(PRIVATE);
-		expect(everything(run)).not.toContain('system-prompt');
+		expect(everythingShown(run)).not.toContain(PRIVATE);
+		expect(everythingShown(run)).not.toContain('system-prompt');
 	});
 
 	test('text, then a failed run whose error is the echo (Stream on): none of it in the chunks or the item', async () => {
 		const run = await ask('#textThenFailedEcho#', { stream: true });
 		expect(run.outputs('Assistant')[0].json.error).toBeDefined();
-		expect(everything(run)).toContain(WITHHELD);
-		expect(everything(run)).not.toContain(PRIVATE);
+		expect(everythingShown(run)).toContain(WITHHELD);
+		expect(everythingShown(run)).not.toContain(PRIVATE);
 	});
 
 	test('the Assistant Chat Model: a failed run whose error is the echo', async () => {
@@ -259,8 +247,8 @@ describe('an error that holds the request echo shows none of it', () => {
 			{ credentials: [credential()] },
 		);
 		expect(run.error()).toBeDefined();
-		expect(everything(run)).toContain(WITHHELD);
-		expect(everything(run)).not.toContain(PRIVATE);
+		expect(everythingShown(run)).toContain(WITHHELD);
+		expect(everythingShown(run)).not.toContain(PRIVATE);
 	});
 });
 
@@ -270,6 +258,6 @@ test.each([false, true])(
 		const run = await ask('#flatEchoVariants#', { stream });
 		const [item] = run.outputs('Assistant');
 		expect(item.json.output).toBe('Hello');
-		expect(everything(run)).not.toContain(PRIVATE);
+		expect(everythingShown(run)).not.toContain(PRIVATE);
 	},
 );

@@ -19,9 +19,10 @@ import {
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
+	everythingShown,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
-import { callListSearch, testCredential, type RunResult } from '../helpers/engine';
+import { callListSearch, testCredential } from '../helpers/engine';
 
 const TOKEN = 'Zo_Sk_Echo-Token-7Fq2Lm9X';
 
@@ -242,18 +243,6 @@ function expectNoToken(shown: string): void {
 	expect(lower).not.toContain(TOKEN.toLowerCase().slice(0, 8));
 }
 
-/** Everything the run shows: its data (items and errors), its logs, its streamed chunks. */
-function everything(run: RunResult): string {
-	const error = run.error() as
-		{ message?: string; description?: string; stack?: string } | undefined;
-	return JSON.stringify({
-		data: run.data,
-		logs: run.logs,
-		chunks: run.chunks,
-		error: error && { message: error.message, description: error.description, stack: error.stack },
-	});
-}
-
 async function ask(input: string, extra: INodeParameters = {}, parameters: INodeParameters = {}) {
 	const pkg = await assistantPackage();
 	return await runWithItems(
@@ -280,7 +269,7 @@ describe('Ask', () => {
 			expect(item.json.conversation_id).toBe('[redacted]');
 			expect(item.json.model_fallback).toBe('model-[redacted]');
 			expect(run.logs.some((line) => line.includes('[redacted]'))).toBe(true);
-			expectNoToken(everything(run));
+			expectNoToken(everythingShown(run));
 		},
 	);
 
@@ -290,7 +279,7 @@ describe('Ask', () => {
 			const run = await ask(`#${kind}#`);
 			const [item] = run.outputs('Assistant');
 			expect(item.json).toBeDefined();
-			expectNoToken(everything(run));
+			expectNoToken(everythingShown(run));
 		},
 	);
 
@@ -311,7 +300,7 @@ describe('Ask', () => {
 				.join('');
 			expect(streamed).toContain('Hi [redacted]');
 			expect(streamed).toBe(String(run.outputs('Assistant')[0].json.output));
-			expectNoToken(everything(run));
+			expectNoToken(everythingShown(run));
 		},
 	);
 
@@ -329,7 +318,7 @@ describe('Ask', () => {
 			},
 		);
 		expect(run.outputs('Assistant')[0].json.output).toMatchObject({ summary: 'x' });
-		expectNoToken(everything(run));
+		expectNoToken(everythingShown(run));
 	});
 
 	test('the failure is still told: the failed run, the rate limit', async () => {
@@ -351,7 +340,7 @@ test('List Models: no token in the items', async () => {
 		},
 	);
 	expect(run.outputs('Assistant')).toHaveLength(1);
-	expectNoToken(everything(run));
+	expectNoToken(everythingShown(run));
 });
 
 test('the model picker: no token in the list', async () => {
@@ -389,7 +378,7 @@ test.each(['splitDelta', 'json'])(
 		);
 		expect(run.error()).toBeUndefined();
 		expect(JSON.stringify(run.outputs('Consumer')[0].json)).toContain('Hi [redacted]');
-		expectNoToken(everything(run));
+		expectNoToken(everythingShown(run));
 	},
 );
 
@@ -405,7 +394,7 @@ test('the Assistant Chat Model: tool arguments escaped in JSON reach the tool wi
 			tools: [echoTool],
 		},
 	);
-	expectNoToken(everything(run));
+	expectNoToken(everythingShown(run));
 	expect(echoed).toHaveLength(1);
 	expect(echoed[0]).toContain('[redacted]');
 	expectNoToken(echoed[0]);
@@ -424,7 +413,7 @@ test('the Assistant Chat Model: no token in its answer, ids or logs', async () =
 	);
 	expect(run.error()).toBeUndefined();
 	expect(JSON.stringify(run.outputs('Consumer')[0].json)).toContain('Hello');
-	expectNoToken(everything(run));
+	expectNoToken(everythingShown(run));
 });
 
 test('the credential test answers within its 15 s against a body that trickles', async () => {

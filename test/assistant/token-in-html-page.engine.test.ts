@@ -12,8 +12,8 @@ import {
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
+	everythingShown,
 } from '../helpers/assistant';
-import type { RunResult } from '../helpers/engine';
 
 const TOKEN = 'Zo_Sk_Html-Token-Q8w3Er7T';
 
@@ -64,11 +64,6 @@ afterAll(async () => {
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-/** Everything the run shows: its data (items, errors), its logs. */
-function everything(run: RunResult): string {
-	return JSON.stringify({ data: run.data, logs: run.logs });
-}
-
 test.each(Object.keys(PAGES))(
 	'the token in %s in an HTML error page: redacted from the page’s text',
 	async (form) => {
@@ -89,7 +84,7 @@ test.each(Object.keys(PAGES))(
 		expect(typeof error === 'string' ? error : error.message).toContain(
 			'(HTTP 502): Bad gateway Token "[redacted]" & more',
 		);
-		const shown = everything(run).toLowerCase();
+		const shown = everythingShown(run).toLowerCase();
 		expect(shown).not.toContain(TOKEN.toLowerCase().slice(0, 8));
 		expect(shown).not.toContain(TOKEN.toLowerCase().slice(-8));
 		expect(shown).not.toContain(PAGES[form].toLowerCase().slice(0, 40));

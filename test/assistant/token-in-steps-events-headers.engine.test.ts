@@ -15,9 +15,9 @@ import {
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
+	everythingShown,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
-import type { RunResult } from '../helpers/engine';
 
 const TOKEN = 'Zo_Sk_Steps-Token-Q8w3Er7T';
 
@@ -130,18 +130,6 @@ afterAll(async () => {
 
 const credential = () => emulatorCredential(`${origin}/api`, TOKEN);
 
-/** Everything the run shows: its data (items, errors, Logs panel), its logs, its chunks. */
-function everything(run: RunResult): string {
-	const error = run.error() as
-		{ message?: string; description?: string; stack?: string } | undefined;
-	return JSON.stringify({
-		data: run.data,
-		logs: run.logs,
-		chunks: run.chunks,
-		error: error && { message: error.message, description: error.description, stack: error.stack },
-	});
-}
-
 /** Neither the token's beginning nor its end, in any letter case. */
 function expectNoToken(shown: string): void {
 	expect(shown.toLowerCase()).not.toContain(TOKEN.toLowerCase().slice(0, 8));
@@ -171,14 +159,14 @@ test.each([false, true])(
 		const [item] = run.outputs('Assistant');
 		expect(item.json.output).toBe('Done');
 		expect(JSON.stringify(item.json.steps)).toContain('[redacted');
-		expectNoToken(everything(run));
+		expectNoToken(everythingShown(run));
 	},
 );
 
 test('an unknown event named with the token, then a conversation that does not show the ask: the item fails without it', async () => {
 	const run = await ask('#unknownEventToken#');
 	expect(run.outputs('Assistant')[0].json.error).toBeDefined();
-	expectNoToken(everything(run));
+	expectNoToken(everythingShown(run));
 });
 
 test.each(['stream', 'invoke'] as const)(
@@ -193,6 +181,6 @@ test.each(['stream', 'invoke'] as const)(
 			{ credentials: [credential()] },
 		);
 		expect(run.error()).toBeUndefined();
-		expectNoToken(everything(run));
+		expectNoToken(everythingShown(run));
 	},
 );

@@ -67,3 +67,19 @@ export async function runWithItems(
 export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
 	return items.map((item) => item.json);
 }
+
+/**
+ * Everything a run shows a user or n8n's log, as one text to look through for what must never
+ * be there (a token, the request echo): its data (items, errors, the Logs panel), its logs, its
+ * streamed chunks and its error.
+ */
+export function everythingShown(run: RunResult): string {
+	const error = run.error() as
+		{ message?: string; description?: string; stack?: string } | undefined;
+	return JSON.stringify({
+		data: run.data,
+		logs: run.logs,
+		chunks: run.chunks,
+		error: error && { message: error.message, description: error.description, stack: error.stack },
+	});
+}

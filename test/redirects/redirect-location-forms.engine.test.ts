@@ -13,8 +13,8 @@ import {
 	assistantPackage,
 	emulatorCredential,
 	runWithItems,
+	everythingShown,
 } from '../helpers/assistant';
-import type { RunResult } from '../helpers/engine';
 
 const TOKEN = 'Zo_Sk_Location-Token-Q8w3Er7T';
 
@@ -81,11 +81,6 @@ afterAll(async () => {
 	}
 });
 
-/** Everything the run shows: its data (items, errors), its logs. */
-function everything(run: RunResult): string {
-	return JSON.stringify({ data: run.data, logs: run.logs });
-}
-
 test.each(Object.keys(LOCATIONS))(
 	'a redirect to %s: not followed, nothing sent there, the token nowhere',
 	async (what) => {
@@ -107,7 +102,7 @@ test.each(Object.keys(LOCATIONS))(
 		expect(item.json.output).toBeUndefined();
 		expect(item.json.error).toBeDefined();
 		expect(otherSeen).toEqual([]);
-		const shown = everything(run).toLowerCase();
+		const shown = everythingShown(run).toLowerCase();
 		expect(shown).not.toContain(TOKEN.toLowerCase().slice(0, 8));
 		expect(shown).not.toContain(TOKEN.toLowerCase().slice(-8));
 	},
