@@ -8,7 +8,6 @@
  * answer held the request's copy, with the HTTP status and the words the server gave beside it.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -20,6 +19,7 @@ import {
 	everythingShown,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
+import { serveNamedAsks } from '../helpers/scripted-server';
 
 /** What the user's workspace files say: never shown. */
 const PRIVATE = 'PRIVATE-WORKSPACE-FILE-4242';
@@ -130,35 +130,15 @@ const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 	},
 };
 
-let server: http.Server;
+let server: { origin: string; close(): Promise<void> };
 let origin = '';
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const url = request.url ?? '';
-			if (url.endsWith('/assistant/ask')) {
-				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
-				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`));
-				if (kind) {
-					ASKS[kind](response);
-					return;
-				}
-			}
-			response.writeHead(404, { 'Content-Type': 'application/json' });
-			response.end(JSON.stringify({ detail: 'Not found' }));
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	server = await serveNamedAsks(ASKS);
+	origin = server.origin;
 });
 
-afterAll(async () => {
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(async () => await server.close());
 
 const credential = () => emulatorCredential(`${origin}/api`, 'Zo_Sk_Echo-Errors-Token-4Hj8');
 

@@ -6,7 +6,6 @@
  * Chat Model's run (its Logs panel).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -18,6 +17,7 @@ import {
 	everythingShown,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
+import { serveNamedAsks } from '../helpers/scripted-server';
 
 const TOKEN = 'Zo_Sk_Steps-Token-Q8w3Er7T';
 
@@ -85,48 +85,29 @@ const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 	},
 };
 
-let server: http.Server;
+let server: { origin: string; close(): Promise<void> };
 let origin = '';
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const url = request.url ?? '';
-			if (url.includes('/conversations/')) {
-				response.writeHead(200, { 'Content-Type': 'application/json' });
-				response.end(
-					JSON.stringify({
-						state: 'idle',
-						messages: [
-							{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'other' }] },
-							{ kind: 'response', parts: [{ part_kind: 'text', content: 'other answer' }] },
-						],
-					}),
-				);
-				return;
-			}
-			if (url.endsWith('/assistant/ask')) {
-				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
-				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`));
-				if (kind) {
-					ASKS[kind](response);
-					return;
-				}
-			}
-			response.writeHead(404, { 'Content-Type': 'application/json' });
-			response.end(JSON.stringify({ detail: 'Not found' }));
-		});
+	// A conversation read shows another ask's turn: the asks here are never found there.
+	server = await serveNamedAsks(ASKS, (url, response) => {
+		if (!url.includes('/conversations/')) return false;
+		response.writeHead(200, { 'Content-Type': 'application/json' });
+		response.end(
+			JSON.stringify({
+				state: 'idle',
+				messages: [
+					{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'other' }] },
+					{ kind: 'response', parts: [{ part_kind: 'text', content: 'other answer' }] },
+				],
+			}),
+		);
+		return true;
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	origin = server.origin;
 });
 
-afterAll(async () => {
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(async () => await server.close());
 
 const credential = () => emulatorCredential(`${origin}/api`, TOKEN);
 

@@ -72,3 +72,40 @@ export function turn(input: string, answer?: string): unknown[] {
 	if (answer === undefined) return [asked];
 	return [asked, { kind: 'response', parts: [{ part_kind: 'text', content: answer }] }];
 }
+
+/**
+ * A server whose asks are answered by name: an ask whose input holds `#name#` goes to
+ * `asks[name]`. `other` may answer any other request first (true when it did); the rest is a
+ * 404.
+ */
+export async function serveNamedAsks(
+	asks: Record<string, (response: http.ServerResponse) => void>,
+	other?: (url: string, response: http.ServerResponse) => boolean,
+): Promise<{ origin: string; close(): Promise<void> }> {
+	const server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const url = request.url ?? '';
+			if (other?.(url, response)) return;
+			if (url.endsWith('/assistant/ask')) {
+				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
+				const name = Object.keys(asks).find((key) => input.includes(`#${key}#`));
+				if (name) {
+					asks[name](response);
+					return;
+				}
+			}
+			response.writeHead(404, { 'Content-Type': 'application/json' });
+			response.end(JSON.stringify({ detail: 'Not found' }));
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
