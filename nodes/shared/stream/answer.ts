@@ -231,7 +231,13 @@ export class StreamAnswer {
 	): void {
 		const message = this.assembler.messageNumber;
 		if (event.type === 'toolDelta') calls.delta(message, event.index, event.delta);
-		else if ((event.type === 'partStart' || event.type === 'partEnd') && event.part) {
+		else if (
+			(event.type === 'partStart' || event.type === 'partEnd') &&
+			event.kind !== 'tool-call'
+		) {
+			// With steps or without (only a tool call's part comes without them), the same.
+			calls.otherPart(message, event.index);
+		} else if ((event.type === 'partStart' || event.type === 'partEnd') && event.part) {
 			calls.part(message, event.index, event.part, event.type === 'partEnd');
 		} else if (event.type === 'snapshot' && event.parts) calls.snapshot(message, event.parts);
 	}

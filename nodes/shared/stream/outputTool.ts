@@ -130,6 +130,18 @@ export class OutputToolCalls {
 	}
 
 	/**
+	 * Part `index` of the message started again as another kind of part (text, thinking): the
+	 * call it was is no longer in the message (docs/api.md#assembling-the-answer, rule 3).
+	 */
+	otherPart(message: number, index: number): void {
+		if (message !== this.message) return;
+		const call = this.byIndex.get(index);
+		if (!call) return;
+		this.byIndex.delete(index);
+		this.held -= call.name.length + call.grownSize;
+	}
+
+	/**
 	 * A snapshot of the current message: each tool-call part is told whole so far, its arguments
 	 * replacing what the message's Part events grew for it (docs/api.md#structured-output-in-a-stream).
 	 * Text a snapshot that lags behind the deltas already holds at its start changes nothing.

@@ -528,3 +528,36 @@ describe('a structured answer after a tool round, in content deltas (which begin
 		).toEqual({ rating: 2 });
 	});
 });
+
+describe('an output-tool part started again as another kind (docs/api.md#assembling-the-answer, rule 3)', () => {
+	// Once part 0 is started again as text in the same response, the message holds no output-tool
+	// call: its answer is the text's object, with steps or without.
+	const start = (index: number, part: object) =>
+		sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: { zmid: 'z1' } });
+	const call = { part_kind: 'tool-call', tool_name: 'final_result', args: '{"a": 1}' };
+	const completed = sse('completed', { status: 'succeeded', error: null });
+	const structured = (events: string[], steps?: { thinking: boolean }) =>
+		readAnswerFromChunks([events.join('')], { structured: true, steps }).output;
+
+	test.each([
+		['without steps', undefined],
+		['with steps', { thinking: true }],
+	])('%s: the object is that of the text part that replaced the call', (_, steps) => {
+		const events = [
+			start(0, call),
+			start(0, { part_kind: 'text', content: '{"a": 2}' }),
+			completed,
+		];
+		expect(structured(events, steps)).toEqual({ a: 2 });
+	});
+
+	test('started again as thinking, the text at the next index is the answer', () => {
+		const events = [
+			start(0, call),
+			start(0, { part_kind: 'thinking', content: 'hmm' }),
+			start(1, { part_kind: 'text', content: '{"a": 2}' }),
+			completed,
+		];
+		expect(structured(events)).toEqual({ a: 2 });
+	});
+});
