@@ -42,10 +42,19 @@ export function holdsRequestEcho(value: unknown): boolean {
 		}
 		if (Array.isArray(item)) return item.some((entry) => holds(entry, depth + 1));
 		if (!isObject(item)) return false;
-		if (item.type === REQUEST_ECHO || (item.kind === 'request' && Array.isArray(item.parts))) {
-			return true;
-		}
+		if (isRequestEcho(item)) return true;
 		return Object.values(item).some((entry) => holds(entry, depth + 1));
 	};
 	return holds(value, 0);
+}
+
+/**
+ * Whether the value itself is the echo (not merely holds it): the flat form, or the named form's
+ * data. No words are read from inside it, whatever its keys (a `message` of its own too).
+ */
+export function isRequestEcho(value: unknown): boolean {
+	return (
+		isObject(value) &&
+		(value.type === REQUEST_ECHO || (value.kind === 'request' && Array.isArray(value.parts)))
+	);
 }

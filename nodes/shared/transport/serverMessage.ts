@@ -1,7 +1,7 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
 import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
-import { holdsRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
+import { holdsRequestEcho, isRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
 import { redacted, type Redaction } from './redaction';
 
 /**
@@ -137,7 +137,9 @@ const MAX_EVENT_NAME = 80;
  */
 export function messageFromJson(body: unknown, depth = 0): string | undefined {
 	if (typeof body === 'string') return holdsRequestEcho(body) ? undefined : body;
-	if (typeof body !== 'object' || body === null || depth > 4) return undefined;
+	if (typeof body !== 'object' || body === null || depth > 4 || isRequestEcho(body)) {
+		return undefined;
+	}
 	const record = body as Record<string, unknown>;
 	// A field that is or holds the echo is passed over: its siblings' words are the server's.
 	const field = (key: string) => (holdsRequestEcho(record[key]) ? undefined : record[key]);

@@ -3,6 +3,7 @@
  * words of error bodies and fields that hold it (docs/api.md#errors): the echo is never shown,
  * the error says the answer held it, and the server's words beside it are kept.
  */
+import { toStreamEvents } from '../../../nodes/shared/stream/events';
 import { holdsRequestEcho } from '../../../nodes/shared/stream/requestEcho';
 import {
 	inBandErrorOf,
@@ -85,5 +86,25 @@ describe('error bodies and fields that hold the echo', () => {
 		expect(inBandErrorOf({ error: flatEcho, message: 'Run failed' })).toBe(
 			"Run failed (the service's answer also held its copy of the request, which is not shown)",
 		);
+	});
+});
+
+describe('an echo with words of its own (a `message` key inside it)', () => {
+	// No words are read from inside the echo, whatever its keys (docs/api.md#errors).
+	const echo = { type: 'FrontendModelRequest', message: `${PRIVATE} words` };
+	const named = { kind: 'request', parts: [], message: `${PRIVATE} words` };
+
+	test('an error body that is the echo', () => {
+		expect(serverMessage(JSON.stringify(echo))).not.toContain(PRIVATE);
+		expect(serverMessage(JSON.stringify(named))).not.toContain(PRIVATE);
+	});
+
+	test("an in-band error, and an Error event's error, that are the echo", () => {
+		expect(inBandErrorOf({ error: named })).not.toContain(PRIVATE);
+		const events = toStreamEvents(
+			{ event: 'Error', data: JSON.stringify({ error: named }) },
+			false,
+		);
+		expect(JSON.stringify(events)).not.toContain(PRIVATE);
 	});
 });
