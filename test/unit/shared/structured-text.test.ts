@@ -22,6 +22,27 @@ describe('a structured answer sent as text', () => {
 		['a stray brace and a quote before it', 'Use { for a 5" screen: {"a": 1}', { a: 1 }],
 		['braces in the prose around it', 'A set {x} and { then {"a": 1} and }', { a: 1 }],
 		['a stray brace between two objects', '{"a": 1} then { and {"a": 2}', { a: 2 }],
+		[
+			'a quoted brace in the prose before it',
+			'The "{" character opens an object: {"a": 1}',
+			{ a: 1 },
+		],
+		['a brace and a quote in the prose before it', 'Type {" to start a key. {"a": 1}', { a: 1 }],
+		[
+			'a brace and an unclosed key in the prose before it',
+			'The key {"name} is wrong. {"a": 1}',
+			{ a: 1 },
+		],
+		[
+			'the start of an object in the prose before it',
+			'A JSON object starts like {"key": and so on. Here is the answer: {"name": "Ada"}',
+			{ name: 'Ada' },
+		],
+		[
+			'a brace and many spaces in the prose before it',
+			`{${' '.repeat(70)}is a lone brace. {"a": 1}`,
+			{ a: 1 },
+		],
 	])('%s', (_name, text, expected) => {
 		expect(objectFromText(text)).toEqual(expected);
 	});
@@ -33,6 +54,10 @@ describe('a structured answer sent as text', () => {
 		[
 			'an object cut short after an object nested in it',
 			'Here: {"summary": {"title": "X"}, "body": "long text that was cut',
+		],
+		[
+			'an object cut short after an array of objects nested in it',
+			'{"name": "root", "children": [{"name": "leaf", "children": []}], "note": "the model stopped here',
 		],
 		[
 			'an object that closes on no JSON, around an object',
@@ -62,12 +87,17 @@ describe('a structured answer sent as text', () => {
 		expect(objectFromText(`{"first": 1} ${nested} {"last": 1}`)).toEqual({ last: 1 });
 	});
 
-	test('a text of braces and quotes opens an object that never closes: none, in linear time', () => {
-		// `{"{"{"…`: each `{` outside a string deepens the first object, so the text ends inside
-		// it and the object written after is nested in it, not a complete one at the top level.
+	test('a text of braces and quotes opens no object: the one after it is found, in linear time', () => {
+		// `{"{"{"…`: the third `{` stands where a colon must, so the text stops being JSON there;
+		// the `{` read inside the key opens no object either, and so on to the object written last.
 		const started = Date.now();
-		expect(objectFromText(`${'{"'.repeat(500_000)} {"a": 1}`)).toBeUndefined();
+		expect(objectFromText(`${'{"'.repeat(500_000)} {"a": 1}`)).toEqual({ a: 1 });
 		expect(Date.now() - started).toBeLessThan(2_000);
+	});
+
+	test('an object read inside a string of a malformed object is none of it', () => {
+		// The first `{` reads `{"b": 1}` as structure nested in a span that closes on no JSON.
+		expect(objectFromText('{"a": "{", "b": {"c": 1}, "d": [1,],}')).toBeUndefined();
 	});
 
 	test('a 17M-character text of braces (over the 2^24 entries a Map holds) is read', () => {
