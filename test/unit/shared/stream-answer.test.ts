@@ -561,3 +561,19 @@ describe('an output-tool part started again as another kind (docs/api.md#assembl
 		expect(structured(events)).toEqual({ a: 2 });
 	});
 });
+
+describe('a structured answer after a prose brace (docs/api.md#structured-output-in-a-stream, 3)', () => {
+	// A brace in the prose hides no object after it, a quote after the brace too; the stream's
+	// text is read by the same rule as any text.
+	test.each([
+		'The "{" character opens an object: {"a": 1}',
+		'Type {" to start a key. {"a": 1}',
+		'The key {"name} is wrong. {"a": 1}',
+	])('%j gives {"a": 1}', (text) => {
+		const events = [
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: text } }),
+			sse('completed', { status: 'succeeded', error: null }),
+		];
+		expect(readAnswerFromChunks([events.join('')], { structured: true }).output).toEqual({ a: 1 });
+	});
+});
