@@ -51,6 +51,8 @@ describe('a partial bench run written into BENCHMARKS.md', () => {
 		writeBenchmarksFile(file, markdownResults(full, MACHINE, 'settings'));
 	});
 
+	afterEach(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }));
+
 	test('a row that now meets its target leaves the list; the others keep their lines', () => {
 		mergeRowsIntoBenchmarksFile(file, [row('2. Two', 'met')], MACHINE);
 		const text = fs.readFileSync(file, 'utf8');
