@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { KNOWN_STREAM_EVENTS, toStreamEvents } from '../nodes/shared/stream/events';
+import { serverMessage } from '../nodes/shared/transport/serverMessage';
 import { startEmulator } from '../test/emulator/server';
 import { redactStream, scrubberOf, type Scrub } from './live-check/redact';
 import {
@@ -129,7 +130,9 @@ export function differencesOf(
 	const differences: string[] = [];
 	for (const [what, fetched] of Object.entries(live)) {
 		if (fetched.status !== 200) {
-			differences.push(`${what}: HTTP ${fetched.status}: ${fetched.text}`);
+			// In the service's words as the node reads them: never the request echo an error
+			// status's event stream may carry (serverMessage.ts).
+			differences.push(`${what}: HTTP ${fetched.status}: ${serverMessage(fetched.text)}`);
 		}
 	}
 	differences.push(...streamFailures(eventsOf(live.stream.text)));

@@ -216,6 +216,37 @@ describe('check:live fails when the small ask failed', () => {
 			differencesOf(live, signaturesOf(parseEvents(bad)), reference, KNOWN_STREAM_EVENTS),
 		).toEqual(['stream: the ask failed: completed with status "failed": boom']);
 	});
+
+	test("differencesOf alone: an error status's body is said in the service's words, never its request echo", () => {
+		const fetched = (status: number, text: string, type = 'application/json') => ({
+			status,
+			headers: new Headers({ 'content-type': type, 'x-conversation-id': 'con_abc123' }),
+			text,
+		});
+		const ok = 'event: completed\ndata: {"status":"succeeded","error":null}\n\n';
+		const echo =
+			'event: FrontendModelRequest\ndata: {"kind":"request","parts":[{"part_kind":"system-prompt","content":"PRIVATE workspace file"}]}\n\n' +
+			'event: Error\ndata: {"message":"Model overloaded"}\n\n';
+		const answers = (stream: ReturnType<typeof fetched>, json: ReturnType<typeof fetched>) => ({
+			stream,
+			json,
+			models: fetched(200, '{"models":[]}'),
+			personas: fetched(200, '{"personas":[]}'),
+			catalog: fetched(200, '{"models":[]}'),
+		});
+		const good = fetched(200, '{"output":"4","conversation_id":"con_x"}');
+		const reference = {
+			answers: answers(fetched(200, ok, 'text/event-stream'), good),
+			signatures: signaturesOf(parseEvents(ok)),
+		};
+		const live = answers(
+			fetched(503, echo, 'text/event-stream'),
+			fetched(500, '{"type":"FrontendModelRequest","message":"PRIVATE words"}'),
+		);
+		const differences = differencesOf(live, signaturesOf([]), reference, KNOWN_STREAM_EVENTS);
+		expect(differences.join('\n')).not.toContain('PRIVATE');
+		expect(differences).toContain('stream: HTTP 503: Model overloaded');
+	});
 });
 
 describe('check:live with an account that has no personas', () => {
