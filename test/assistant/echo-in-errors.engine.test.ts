@@ -12,11 +12,10 @@ import http from 'node:http';
 import type { INodeParameters } from 'n8n-workflow';
 
 import {
-	assistantNode,
 	assistantPackage,
 	emulatorCredential,
-	runWithItems,
 	everythingShown,
+	askOnceContinuing,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
 import { serveNamedAsks } from '../helpers/scripted-server';
@@ -143,19 +142,7 @@ afterAll(async () => await server.close());
 const credential = () => emulatorCredential(`${origin}/api`, 'Zo_Sk_Echo-Errors-Token-4Hj8');
 
 async function ask(input: string, extra: INodeParameters = {}) {
-	const pkg = await assistantPackage();
-	return await runWithItems(
-		[{}],
-		[
-			assistantNode(
-				pkg,
-				'Assistant',
-				{ operation: 'ask', input, options: { retries: 0, ...extra } },
-				{ onError: 'continueRegularOutput' },
-			),
-		],
-		{ credentials: [credential()], streaming: extra.stream === true },
-	);
+	return await askOnceContinuing(credential(), input, extra);
 }
 
 describe('an error that holds the request echo shows none of it', () => {

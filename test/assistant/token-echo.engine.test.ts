@@ -20,6 +20,7 @@ import {
 	emulatorCredential,
 	runWithItems,
 	everythingShown,
+	askOnceContinuing,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
 import { callListSearch, testCredential } from '../helpers/engine';
@@ -244,19 +245,7 @@ function expectNoToken(shown: string): void {
 }
 
 async function ask(input: string, extra: INodeParameters = {}, parameters: INodeParameters = {}) {
-	const pkg = await assistantPackage();
-	return await runWithItems(
-		[{}],
-		[
-			assistantNode(
-				pkg,
-				'Assistant',
-				{ operation: 'ask', input, ...parameters, options: { retries: 0, ...extra } },
-				{ onError: 'continueRegularOutput' },
-			),
-		],
-		{ credentials: [credential()], streaming: extra.stream === true },
-	);
+	return await askOnceContinuing(credential(), input, extra, parameters);
 }
 
 describe('Ask', () => {

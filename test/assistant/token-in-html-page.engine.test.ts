@@ -7,13 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	runWithItems,
-	everythingShown,
-} from '../helpers/assistant';
+import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
 
 const TOKEN = 'Zo_Sk_Html-Token-Q8w3Er7T';
 
@@ -67,19 +61,7 @@ afterAll(async () => {
 test.each(Object.keys(PAGES))(
 	'the token in %s in an HTML error page: redacted from the page’s text',
 	async (form) => {
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[
-				assistantNode(
-					pkg,
-					'Assistant',
-					{ operation: 'ask', input: form, options: { retries: 0 } },
-					{ onError: 'continueRegularOutput' },
-				),
-			],
-			{ credentials: [emulatorCredential(`${origin}/api`, TOKEN)] },
-		);
+		const run = await askOnceContinuing(emulatorCredential(`${origin}/api`, TOKEN), form);
 		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
 		expect(typeof error === 'string' ? error : error.message).toContain(
 			'(HTTP 502): Bad gateway Token "[redacted]" & more',

@@ -10,11 +10,10 @@ import http from 'node:http';
 import type { INodeParameters } from 'n8n-workflow';
 
 import {
-	assistantNode,
 	assistantPackage,
 	emulatorCredential,
-	runWithItems,
 	everythingShown,
+	askOnceContinuing,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
 import { serveNamedAsks } from '../helpers/scripted-server';
@@ -118,19 +117,7 @@ function expectNoToken(shown: string): void {
 }
 
 async function ask(input: string, extra: INodeParameters = {}) {
-	const pkg = await assistantPackage();
-	return await runWithItems(
-		[{}],
-		[
-			assistantNode(
-				pkg,
-				'Assistant',
-				{ operation: 'ask', input, options: { retries: 0, ...extra } },
-				{ onError: 'continueRegularOutput' },
-			),
-		],
-		{ credentials: [credential()], streaming: extra.stream === true },
-	);
+	return await askOnceContinuing(credential(), input, extra);
 }
 
 test.each([false, true])(

@@ -64,6 +64,30 @@ export async function runWithItems(
 	return await runWorkflow(pkg, chain(manualTrigger(), itemsNode(items), ...nodes), options);
 }
 
+/**
+ * One item's Ask of `input` under Continue On Fail (a failure is the item's error) with no
+ * retries (a failure is met once): `options` go beside Retries 0 (Stream on runs a streaming
+ * execution), `parameters` beside the node's Operation and Input.
+ */
+export async function askOnceContinuing(
+	credential: EngineCredential,
+	input: string,
+	options: INodeParameters = {},
+	parameters: INodeParameters = {},
+): Promise<RunResult> {
+	const pkg = await assistantPackage();
+	const node = assistantNode(
+		pkg,
+		'Assistant',
+		{ operation: 'ask', input, ...parameters, options: { retries: 0, ...options } },
+		{ onError: 'continueRegularOutput' },
+	);
+	return await runWithItems([{}], [node], {
+		credentials: [credential],
+		streaming: options.stream === true,
+	});
+}
+
 export function jsonOf(items: INodeExecutionData[]): IDataObject[] {
 	return items.map((item) => item.json);
 }

@@ -8,13 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import {
-	assistantNode,
-	assistantPackage,
-	emulatorCredential,
-	runWithItems,
-	everythingShown,
-} from '../helpers/assistant';
+import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
 
 const TOKEN = 'Zo_Sk_Location-Token-Q8w3Er7T';
 
@@ -85,19 +79,7 @@ test.each(Object.keys(LOCATIONS))(
 	'a redirect to %s: not followed, nothing sent there, the token nowhere',
 	async (what) => {
 		otherSeen.length = 0;
-		const pkg = await assistantPackage();
-		const run = await runWithItems(
-			[{}],
-			[
-				assistantNode(
-					pkg,
-					'Assistant',
-					{ operation: 'ask', input: what, options: { retries: 0 } },
-					{ onError: 'continueRegularOutput' },
-				),
-			],
-			{ credentials: [emulatorCredential(`${origin}/api`, TOKEN)] },
-		);
+		const run = await askOnceContinuing(emulatorCredential(`${origin}/api`, TOKEN), what);
 		const [item] = run.outputs('Assistant');
 		expect(item.json.output).toBeUndefined();
 		expect(item.json.error).toBeDefined();
