@@ -19,8 +19,9 @@ type AskSettings = RequestSettings & { run: RunContext<ISupplyDataFunctions> };
 
 /**
  * What the plan of an ask (askPlan.ts) tells it: the answer the history holds from the
- * conversation, and where the conversation came from. None for an ask that is no turn of the
- * history (a correction sent back to the answer's conversation).
+ * conversation, and where the conversation came from. A correction sent back to the answer's
+ * conversation is no turn of the history: it holds no answer, and its conversation is the one
+ * that just answered (toolCalling.ts).
  */
 export type AskTurn = Pick<PlannedAsk, 'heldAnswer' | 'conversationFrom'>;
 

@@ -41,8 +41,8 @@ export interface ToolCallingModel {
 	node: INode;
 	settings: AssistantModelSettings;
 	plan(messages: Message[]): Promise<PlannedAsk>;
-	/** `turn`: what the plan says of the ask (ask.ts's AskTurn); none for a correction. */
-	ask(request: AskRequest, turn?: AskTurn): Promise<AskResult>;
+	/** `turn`: what the plan says of the ask (ask.ts's AskTurn), or of a correction. */
+	ask(request: AskRequest, turn: AskTurn): Promise<AskResult>;
 }
 
 /** The tools the agent bound, with their JSON Schema for the envelope; only function tools. */
@@ -78,6 +78,12 @@ function jsonSchemaOf(
 		? (schema as JsonSchema)
 		: undefined;
 }
+
+/**
+ * A correction is no turn of the history: it holds no earlier answer, and its conversation is the
+ * one the service answered the call in a moment before (what a 404 there means: errors.ts).
+ */
+const CORRECTION: AskTurn = { conversationFrom: 'just-answered' };
 
 /**
  * A reply that does not fit (unknown tool, arguments that do not match the tool's schema) is sent
@@ -119,7 +125,7 @@ export async function generateWithTools(
 			answer.conversationId,
 			tools,
 		);
-		answer = await model.ask(retry);
+		answer = await model.ask(retry, CORRECTION);
 		outcome = interpreted(answer);
 		corrected = true;
 	}

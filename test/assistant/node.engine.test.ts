@@ -472,6 +472,59 @@ describe('an API failure shows the HTTP status and the server’s own message (d
 	});
 });
 
+describe('List Models, List Personas and Get Catalog: a refusal advises only on what they have (docs/api.md#errors)', () => {
+	// None of them names a conversation, a model or a persona: their advice is the credential's.
+	const ASK_ONLY = /conversation|model|persona|input|schema/i;
+
+	test.each([
+		['List Models', 'listModels', '/models/available'],
+		['List Personas', 'listPersonas', '/personas/available'],
+		['Get Catalog', 'getCatalog', '/models/catalog'],
+	])(
+		"%s, HTTP 404: the credential's base URL, no conversation ID",
+		async (_name, operation, path) => {
+			assistant.emulator.queueFault({ name: '404', path });
+			const run = await assistant.run({ operation, options: { retries: 0 } });
+			expect(run.failure?.message).toBe('Not found (HTTP 404): Not Found');
+			expect(run.failure?.httpCode).toBe('404');
+			expect(run.failure?.description).toBe("Check the credential's base URL.");
+		},
+	);
+
+	test.each([
+		['List Models', 'listModels', '/models/available', 401],
+		['List Models', 'listModels', '/models/available', 403],
+		['List Personas', 'listPersonas', '/personas/available', 401],
+		['List Personas', 'listPersonas', '/personas/available', 403],
+	])(
+		'%s, HTTP %s: the token was rejected, check the credential',
+		async (_name, operation, path, status) => {
+			assistant.emulator.queueFault({ name: 'status', status, path });
+			const run = await assistant.run({ operation, options: { retries: 0 } });
+			expect(run.failure?.message).toMatch(
+				new RegExp(`^The access token was rejected \\(HTTP ${status}\\)`),
+			);
+			expect(run.failure?.description).toMatch(/^Check the Assistant API credential/);
+			expect(run.failure?.description).not.toMatch(ASK_ONLY);
+		},
+	);
+
+	test.each([401, 403])(
+		'Get Catalog, HTTP %s: no token went with it, check the base URL',
+		async (status) => {
+			assistant.emulator.queueFault({ name: 'status', status, path: '/models/catalog' });
+			const run = await assistant.run({ operation: 'getCatalog', options: { retries: 0 } });
+			expect(run.failure?.message).toMatch(
+				new RegExp(
+					`^The service refused a request that needs no access token \\(HTTP ${status}\\)`,
+				),
+			);
+			expect(run.failure?.description).toMatch(/check the base URL\.$/);
+			expect(run.failure?.description).not.toMatch(ASK_ONLY);
+		},
+	);
+});
+
 describe('bad input fails before any request, naming the parameter (docs/api.md#ask-request)', () => {
 	test('an unknown model: the 422 names the field and the server’s words', async () => {
 		const run = await assistant.run({ input: 'hi', model: rl('nope:model') });

@@ -6,10 +6,13 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
+import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { serveScript } from '../helpers/scripted-server';
 
+const TOKEN = 'tok_chat_errors_2026';
 // A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
-const assistant = useEmulator({ token: 'tok_chat_errors_2026', conversationRetryAfterMs: 20 });
+const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
 
 type ShownError = (Error & { description?: string; httpCode?: string }) | undefined;
 
@@ -111,4 +114,64 @@ describe('404 Conversation not found', () => {
 		);
 		expect(error?.description).toMatch(/^Check Conversation ID/);
 	});
+
+	test.each(['agent', 'agentStream'] as const)(
+		'%s: for the correction sent back to the conversation that had just answered, the service lost it: run again, no Conversation ID or chat memory to check',
+		async (scenario) => {
+			const answered = 'con_JustAnswered123456';
+			// The first ask is answered in a conversation with a call of a tool the agent does not
+			// have; the correction sent back to that conversation meets the service's 404.
+			const server = await serveScript(
+				(response, n) => {
+					if (n === 1) {
+						response.writeHead(200, {
+							'content-type': 'application/json',
+							'x-conversation-id': answered,
+						});
+						const reply = {
+							action: 'call_tool',
+							final_answer: '',
+							tool_name: 'no_such_tool',
+							tool_arguments_json: '{}',
+						};
+						response.end(
+							JSON.stringify({ output: JSON.stringify(reply), conversation_id: answered }),
+						);
+						return;
+					}
+					response.writeHead(404, { 'content-type': 'application/json' });
+					response.end('{"detail": "Conversation not found"}');
+				},
+				(response) => {
+					response.writeHead(404, { 'content-type': 'application/json' });
+					response.end('{"detail": "Conversation not found"}');
+				},
+			);
+			try {
+				const result = await assistant.chat(
+					scenario,
+					[{ role: 'user', content: 'What is 6 * 7?' }],
+					{}, // Options > Conversation ID left empty, and no chat memory
+					{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+				);
+				expect(server.paths).toEqual(['POST /assistant/ask', 'POST /assistant/ask']);
+				const [first, correction] = server.asks as Array<{
+					input?: string;
+					conversation_id?: string;
+				}>;
+				expect(first.conversation_id).toBeUndefined();
+				expect(correction.conversation_id).toBe(answered);
+				expect(correction.input).toMatch(/^Your last reply could not be used\. /);
+				const error = result.error() as ShownError;
+				expect(error?.message).toBe(
+					'The conversation the assistant had just answered in was not found (HTTP 404): Conversation not found',
+				);
+				expect(error?.description).not.toMatch(/Conversation ID|chat memory|chat session/);
+				expect(error?.description).toMatch(/lost the conversation on its side/);
+				expect(error?.description).toMatch(/run the execution again/);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 });

@@ -17,18 +17,21 @@ export interface ErrorText {
 /**
  * The node that asks, as an ask's request says it (AskCall.asker): advice names only options
  * that node has (Concurrency is the Assistant node's alone). A request that names none (a list,
- * the catalog: no ask, no session) gets the Assistant node's wording.
+ * the catalog, a picker's: no ask, no conversation, no session) gets the Assistant node's wording,
+ * and its 404 names the base URL alone.
  */
 export interface Asker {
 	node: 'assistant' | 'chat-model';
 	/**
 	 * Where the conversation the ask continues came from: Options > Conversation ID, or the mark
-	 * of an earlier answer in the chat model's history (a chat memory's, across executions).
+	 * of an earlier answer in the chat model's history (a chat memory's, across executions), or
+	 * the answer the same call got a moment before (the chat model's correction of a reply it
+	 * could not use).
 	 */
 	conversation?: ConversationSource;
 }
 
-export type ConversationSource = 'option' | 'mark';
+export type ConversationSource = 'option' | 'mark' | 'just-answered';
 
 /** How to put fewer asks at the service at once, in the terms of the node that asks. */
 function fewerAtOnce(asker: Asker | undefined): string {
@@ -49,14 +52,15 @@ function withAdvice(message: string, advice: string): string {
 }
 
 /**
- * What a failed status means; `said` is the server's message, already redacted. `authenticated`:
- * the request carried the token (the public catalog's does not).
+ * What a failed status means; `said` is the server's message, already redacted. Of the request:
+ * `authenticated`, it carried the token (the public catalog's does not); `asker`, the node that
+ * asked and where its conversation came from (none: a request of no ask).
  */
 export function describeStatus(
 	status: number,
 	headers: ResponseHeaders,
 	said: string,
-	authenticated = true,
+	{ authenticated = true, asker }: { authenticated?: boolean; asker?: Asker } = {},
 ): ErrorText {
 	const text = (meaning: string, description: string): ErrorText => ({
 		message: headline(meaning, status, said),
@@ -77,10 +81,7 @@ export function describeStatus(
 				'Check the Assistant API credential: its access token (created in Settings > Advanced of the assistant app, shown once) and its base URL.',
 			);
 		case 404:
-			return text(
-				'Not found',
-				"Check the credential's base URL, and the conversation ID if one was given.",
-			);
+			return text(...notFound(said, asker));
 		case 408:
 			// The service's own cut (`stream-idle-timeout`: its model sent nothing for about 120 s)
 			// or a proxy's: the node's Timeout has no say in either.
@@ -113,6 +114,45 @@ export function describeStatus(
 				);
 			}
 			return text('The request failed', "Check the node's parameters and the credential.");
+	}
+}
+
+/**
+ * What a 404 means, and what to do, by the service's words and where the conversation the request
+ * named came from: the one place that decides a 404's advice
+ * (docs/api.md#errors-the-live-service-answered-in-2026).
+ */
+function notFound(said: string, asker: Asker | undefined): [meaning: string, advice: string] {
+	// A request of no ask (a list, the catalog, a picker's) names no conversation: only the
+	// credential's base URL can be wrong.
+	if (!asker) return ['Not found', "Check the credential's base URL."];
+	if (!/conversation not found/i.test(said)) {
+		return [
+			'Not found',
+			"Check the credential's base URL, and the conversation ID if one was given.",
+		];
+	}
+	switch (asker.conversation) {
+		case 'just-answered':
+			// The service answered in it a moment before: no setting and no chat memory named it
+			// wrongly, so the advice names neither.
+			return [
+				'The conversation the assistant had just answered in was not found',
+				"The assistant's reply could not be used, so the node sent the reason back to the conversation the service had answered in a moment before, and the service no longer had it: it lost the conversation on its side (or it was deleted meanwhile). Nothing in the node's settings is at fault: run the execution again (in a chat, send the message again).",
+			];
+		case 'mark':
+			// A marked conversation comes back with every later execution of the same chat session:
+			// only a new session ends it (starting a new conversation here would drop its context
+			// without a word).
+			return [
+				'The conversation was not found',
+				"The conversation the chat memory points to no longer exists for this credential (it was deleted, or belongs to another account). Clear the chat memory's session, or start a new chat session, so that a new conversation is started.",
+			];
+		default:
+			return [
+				'The conversation was not found',
+				'Check Conversation ID: it must be the conversation_id of an earlier answer of this assistant. Leave it empty to start a new conversation.',
+			];
 	}
 }
 
@@ -179,20 +219,6 @@ export function describeServiceFailure(
 					},
 					retryable: false,
 				};
-	}
-	if (status === 404 && /conversation not found/i.test(said)) {
-		// A marked conversation comes back with every later execution of the same chat session:
-		// only a new session ends it (starting a new conversation here would drop its context
-		// without a word).
-		return asker?.conversation === 'mark'
-			? text(
-					'The conversation was not found',
-					"The conversation the chat memory points to no longer exists for this credential (it was deleted, or belongs to another account). Clear the chat memory's session, or start a new chat session, so that a new conversation is started.",
-				)
-			: text(
-					'The conversation was not found',
-					'Check Conversation ID: it must be the conversation_id of an earlier answer of this assistant. Leave it empty to start a new conversation.',
-				);
 	}
 	if (status >= 500 && /status_code:?\s*429|rate limit/i.test(said)) {
 		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429

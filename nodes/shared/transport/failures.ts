@@ -94,8 +94,7 @@ export function serviceFailure(
 				waited: waitOutcome(scope),
 			});
 			const error = shown(
-				known?.text ??
-					describeStatus(through.status, through.headers, said, scope.request.authenticated),
+				known?.text ?? describeStatus(through.status, through.headers, said, scope.request),
 			);
 			const retryable = known ? known.retryable : isRetryableStatus(through.status);
 			// A failure that cannot pass is a refusal of the ask itself.

@@ -57,6 +57,61 @@ describe('failures -> errors (docs/api.md#errors)', () => {
 		}
 	});
 
+	describe('a 404: the advice fits the request and where its conversation came from', () => {
+		const ofRequest = (request: Partial<FailureScope['request']>, body: string) =>
+			errorOf(
+				statusFailure({ ...scope, request: { ...scope.request, ...request } }, 404, {}, body),
+			);
+		const unknownConversation = '{"detail": "Conversation not found"}';
+
+		test.each([
+			['List Models', '/models/available', true],
+			['List Personas', '/personas/available', true],
+			['Get Catalog', '/models/catalog', false],
+		])('%s (no ask, no conversation): the base URL alone', (_name, path, authenticated) => {
+			const error = ofRequest(
+				{ method: 'GET', path, authenticated, asker: undefined },
+				'{"detail": "Not Found"}',
+			);
+			expect(error.message).toBe('Not found (HTTP 404): Not Found');
+			expect(error.description).toBe("Check the credential's base URL.");
+		});
+
+		test.each([
+			['Ask, Conversation ID', { node: 'assistant' } as const, /^Check Conversation ID/],
+			[
+				"the chat model, Conversation ID's option",
+				{ node: 'chat-model', conversation: 'option' } as const,
+				/^Check Conversation ID/,
+			],
+			[
+				"the chat model, a chat memory's mark",
+				{ node: 'chat-model', conversation: 'mark' } as const,
+				/chat memory/,
+			],
+		])("%s: the service's Conversation not found", (_name, asker, advice) => {
+			const error = ofRequest({ asker }, unknownConversation);
+			expect(error.message).toBe(
+				'The conversation was not found (HTTP 404): Conversation not found',
+			);
+			expect(error.description).toMatch(advice);
+		});
+
+		test("the chat model's correction, sent to the conversation that had just answered: the service lost it", () => {
+			const error = ofRequest(
+				{ asker: { node: 'chat-model', conversation: 'just-answered' } },
+				unknownConversation,
+			);
+			expect(error.message).toBe(
+				'The conversation the assistant had just answered in was not found (HTTP 404): Conversation not found',
+			);
+			expect(error.httpCode).toBe('404');
+			expect(error.description).toMatch(/lost the conversation on its side/);
+			expect(error.description).toMatch(/run the execution again/);
+			expect(error.description).not.toMatch(/Conversation ID|chat memory|chat session/);
+		});
+	});
+
 	test("a 408 (the service's own cut of a silent model) does not send the user to the node's Timeout", () => {
 		const error = errorOf(statusFailure(scope, 408, {}, '{"detail": "stream-idle-timeout"}'));
 		expect(error.message).toBe('The assistant timed out (HTTP 408): stream-idle-timeout');
