@@ -271,6 +271,21 @@ describe.each([
 		expect(run.json.recovered).toBeUndefined();
 	});
 
+	test('a snapshot ahead of the args_delta deltas, the rest of them after it: the object once, neither cut nor doubled; the conversation read refused (401)', async () => {
+		const text = JSON.stringify(A);
+		const body =
+			partStart(0, call('final_result', '', 'call_0')) +
+			argsDelta(0, text.slice(0, 8)) +
+			// The framework's response so far, further on than its Part events (whole here).
+			sse('FrontendModelResponse', { parts: [call('final_result', text, 'call_0')] }) +
+			argsDelta(0, text.slice(8, 20)) +
+			argsDelta(0, text.slice(20)) +
+			completed;
+		const run = await runAgainst(body, options, {}, 401);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
+
 	test('two final_result calls: the first is the answer, as pydantic-ai takes it (the second "not used")', async () => {
 		const second = call('final_result', JSON.stringify(B), 'call_2');
 		const body =

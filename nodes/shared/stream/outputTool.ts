@@ -90,10 +90,48 @@ export function chosenOutputObject(
 	return first;
 }
 
+/**
+ * One output-tool call as two tellings: the Part events' (`name` and the GrowingArgs: a start,
+ * its deltas, an end) and the latest snapshot's (`toldName`, `toldArgs`), each kept whole, so
+ * that deltas go on from where the Part events stood whichever way a snapshot lagged or led.
+ */
 interface Call extends GrowingArgs {
 	name: string;
-	/** The model message it was called in. */
-	message: number;
+	toldName: string;
+	/** undefined: no snapshot told arguments. */
+	toldArgs: unknown;
+	toldSize: number;
+	/** A snapshot told the call after its last Part event (the later telling, if they differ). */
+	toldLast: boolean;
+	/** Characters counted for it in `held`. */
+	size: number;
+}
+
+/**
+ * Of a call's two tellings of a text (its name, its arguments' JSON), the one that goes further
+ * when one continues the other; else the later. Compared once, when the answer is read.
+ */
+function fuller(parts: string, told: string, toldLast: boolean): string {
+	if (parts.length >= told.length ? parts.startsWith(told) : told.startsWith(parts)) {
+		return parts.length >= told.length ? parts : told;
+	}
+	return toldLast ? told : parts;
+}
+
+function callName(call: Call): string {
+	if (!call.toldName) return call.name;
+	if (!call.name) return call.toldName;
+	return fuller(call.name, call.toldName, call.toldLast);
+}
+
+function callArgs(call: Call): unknown {
+	const { grown, toldArgs } = call;
+	if (toldArgs === undefined) return grown;
+	if (grown === undefined) return toldArgs;
+	if (typeof grown === 'string' && typeof toldArgs === 'string') {
+		return fuller(grown, toldArgs, call.toldLast);
+	}
+	return call.toldLast ? toldArgs : grown;
 }
 
 /** The output tool's calls of one stream, by the position of their parts. */
@@ -103,30 +141,28 @@ export class OutputToolCalls {
 	private byIndex = new Map<number, Call>();
 	private message = 0;
 	/**
-	 * Characters the calls hold, their names and arguments, for the answer's bound: kept as they
-	 * change, never summed.
+	 * Characters the calls hold, their names and arguments (each call's longer telling of each),
+	 * for the answer's bound: kept as they change, never summed.
 	 */
 	private held = 0;
 
 	/**
-	 * A tool-call part's start (`whole` false) or end (whole). A start tells the part from its
-	 * beginning: one again for an index of the same message (the assembler's count: a restart it
-	 * takes for the same response, assembly.ts) replaces what the part held, as a text part's does,
-	 * so its deltas told again are not appended twice. An end repeats the part whole: its arguments
-	 * replace the grown ones, and an end without any leaves them.
+	 * A tool-call part's start (`whole` false) or end (whole), told by the Part events. A start
+	 * tells the part from its beginning: one again for an index of the same message (the
+	 * assembler's count: a restart it takes for the same response, assembly.ts) replaces what the
+	 * part held, as a text part's does, so its deltas told again are not appended twice. An end
+	 * repeats the part whole: its arguments replace the grown ones, and an end without any leaves
+	 * them.
 	 */
 	part(message: number, index: number, part: Json, whole: boolean): void {
 		const call = this.at(message, index);
-		if (typeof part.tool_name === 'string' && part.tool_name) {
-			this.held += part.tool_name.length - call.name.length;
-			call.name = part.tool_name;
-		}
+		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
+		if (name) call.name = name;
 		const args = part.args;
 		const none = args === undefined || args === null || args === '';
-		if (none && whole) return;
-		this.held -= call.grownSize;
-		setArgs(call, none ? undefined : args);
-		this.held += call.grownSize;
+		if (!none || !whole) setArgs(call, none ? undefined : args);
+		call.toldLast = false;
+		this.measure(call);
 	}
 
 	/**
@@ -138,27 +174,29 @@ export class OutputToolCalls {
 		const call = this.byIndex.get(index);
 		if (!call) return;
 		this.byIndex.delete(index);
-		this.held -= call.name.length + call.grownSize;
+		this.held -= call.size;
+		call.size = 0;
 	}
 
 	/**
-	 * A snapshot of the current message: each tool-call part is told whole so far, its arguments
-	 * replacing what the message's Part events grew for it (docs/api.md#structured-output-in-a-stream).
-	 * Text a snapshot that lags behind the deltas already holds at its start changes nothing.
+	 * A snapshot of the current message: each tool-call part told whole so far, as the snapshot's
+	 * telling of the call beside the Part events' (docs/api.md#structured-output-in-a-stream): a
+	 * snapshot that lags behind the Part events, repeats them or leads them adds nothing twice,
+	 * and the deltas after it go on from where the Part events stood, not from its end.
 	 */
 	snapshot(message: number, parts: unknown[]): void {
 		for (let index = 0; index < parts.length; index++) {
 			const part = parts[index];
 			if (!isObject(part) || part.part_kind !== 'tool-call') continue;
-			const known = this.byIndex.get(index);
+			const call = this.at(message, index);
+			if (typeof part.tool_name === 'string' && part.tool_name) call.toldName = part.tool_name;
 			const { args } = part;
-			const lags =
-				known?.message === message &&
-				typeof known.grown === 'string' &&
-				typeof args === 'string' &&
-				known.grown.length > args.length &&
-				known.grown.startsWith(args);
-			if (!lags) this.part(message, index, part, true);
+			if (args !== undefined && args !== null && args !== '') {
+				call.toldArgs = args;
+				call.toldSize = sizeOf(args);
+			}
+			call.toldLast = true;
+			this.measure(call);
 		}
 	}
 
@@ -166,13 +204,10 @@ export class OutputToolCalls {
 	delta(message: number, index: number, delta: Json): void {
 		const call = this.at(message, index);
 		// The name is held as it grows, counted as the arguments are: a stream may grow it forever.
-		if (typeof delta.tool_name_delta === 'string') {
-			call.name += delta.tool_name_delta;
-			this.held += delta.tool_name_delta.length;
-		}
-		this.held -= call.grownSize;
+		if (typeof delta.tool_name_delta === 'string') call.name += delta.tool_name_delta;
 		growArgs(call, delta.args_delta);
-		this.held += call.grownSize;
+		call.toldLast = false;
+		this.measure(call);
 	}
 
 	/** Characters the calls hold (each call counting HELD_ENTRY_CHARS besides), for the bound. */
@@ -189,8 +224,8 @@ export class OutputToolCalls {
 		if (message !== this.message) return undefined;
 		const indexes = [...this.byIndex.keys()].sort((a, b) => a - b);
 		const objects = indexes.map((index) => {
-			const { name, grown } = this.byIndex.get(index) as Call;
-			return isOutputTool(name) ? objectOfJson(grown) : undefined;
+			const call = this.byIndex.get(index) as Call;
+			return isOutputTool(callName(call)) ? objectOfJson(callArgs(call)) : undefined;
 		});
 		return chosenOutputObject(objects, schema);
 	}
@@ -202,10 +237,28 @@ export class OutputToolCalls {
 		}
 		let call = this.byIndex.get(index);
 		if (!call) {
-			call = { name: '', grown: undefined, grownSize: 0, grownOwned: false, message };
+			call = {
+				name: '',
+				grown: undefined,
+				grownSize: 0,
+				grownOwned: false,
+				toldName: '',
+				toldArgs: undefined,
+				toldSize: 0,
+				toldLast: false,
+				size: 0,
+			};
 			this.byIndex.set(index, call);
 			this.calls.push(call);
 		}
 		return call;
+	}
+
+	/** The call's size, from the sizes its tellings keep (measured whole at every delta: quadratic). */
+	private measure(call: Call): void {
+		const size =
+			Math.max(call.name.length, call.toldName.length) + Math.max(call.grownSize, call.toldSize);
+		this.held += size - call.size;
+		call.size = size;
 	}
 }

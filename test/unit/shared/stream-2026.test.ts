@@ -747,6 +747,74 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		}
 	});
 
+	describe('with a snapshot of the call among its Part events: the deltas after it go on where the Part events stood', () => {
+		const meta = { metadata: { zmid: 'r1' } };
+		const start = (name: string) =>
+			sse('PartStartEvent', {
+				index: 0,
+				part: { part_kind: 'tool-call', tool_name: name, args: '', tool_call_id: 'call_1' },
+				...meta,
+			});
+		const delta = (args: string, name?: string) =>
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: {
+					part_delta_kind: 'tool_call',
+					args_delta: args,
+					tool_name_delta: name ?? null,
+					tool_call_id: 'call_1',
+				},
+				...meta,
+			});
+		const snapshot = (args: string) =>
+			sse('FrontendModelResponse', {
+				parts: [
+					{ part_kind: 'tool-call', tool_name: 'final_result', args, tool_call_id: 'call_1' },
+				],
+			});
+		const object = { city: 'Paris', sunny: true };
+
+		it.each([
+			[
+				'as far as the Part events',
+				[start('final_result'), delta('{"city": "Pa'), snapshot('{"city": "Pa')],
+				[delta('ris", "sunny": true}')],
+			],
+			[
+				'ahead of them, part of the way',
+				[start('final_result'), delta('{"city": "Pa'), snapshot('{"city": "Paris", "su')],
+				[delta('ris", "sunny'), delta('": true}')],
+			],
+			[
+				'ahead of them, whole',
+				[start('final_result'), delta('{"city": "Pa'), snapshot(JSON.stringify(object))],
+				[delta('ris", "sunny": true}')],
+			],
+			[
+				'before any Part event of the call',
+				[snapshot('{"city": "Paris"'), start('final_result'), delta('{"city": "Paris"')],
+				[delta(', "sunny": true}')],
+			],
+			[
+				'its name whole where the name deltas have told a part of it',
+				[start(''), delta('{"city": "Paris", ', 'final_'), snapshot('{"city": "Paris", ')],
+				[delta('"sunny": true}', 'result')],
+			],
+			[
+				'of the part before it started again',
+				[start('final_result'), delta('{"city": "Rome"}'), snapshot('{"city": "Rome"}')],
+				[start('final_result'), delta('{"city": "Paris", '), delta('"sunny": true}')],
+			],
+		])('%s: the object once, neither cut nor doubled', (_case, before, after) => {
+			for (const options of [
+				{ structured: true },
+				{ structured: true, steps: { thinking: true } },
+			]) {
+				expect(read([...before, ...after, COMPLETED], options).output).toEqual(object);
+			}
+		});
+	});
+
 	it('is what a part started again in the same response (one zmid) tells: its arguments replace the part’s', () => {
 		const start = (args: string) =>
 			sse('PartStartEvent', {
