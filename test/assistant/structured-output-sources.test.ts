@@ -286,6 +286,19 @@ describe.each([
 		expect(run.json.output).toEqual(A);
 	});
 
+	test('the output tool part started again naming no tool, its name grown again through tool_name_delta: the object once; the conversation read refused (401)', async () => {
+		const text = JSON.stringify(A);
+		const grow = (start: Record<string, unknown>) =>
+			partStart(0, start) +
+			argsDelta(0, text.slice(0, 12), 'z1', 'final_') +
+			argsDelta(0, text.slice(12), 'z1', 'result');
+		const nameless = { args: '', part_kind: 'tool-call', tool_call_id: 'call_0' };
+		const body = grow({ ...nameless, tool_name: '' }) + grow(nameless) + completed;
+		const run = await runAgainst(body, options, {}, 401);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual(A);
+	});
+
 	test('two final_result calls: the first is the answer, as pydantic-ai takes it (the second "not used")', async () => {
 		const second = call('final_result', JSON.stringify(B), 'call_2');
 		const body =

@@ -150,14 +150,15 @@ export class OutputToolCalls {
 	 * A tool-call part's start (`whole` false) or end (whole), told by the Part events. A start
 	 * tells the part from its beginning: one again for an index of the same message (the
 	 * assembler's count: a restart it takes for the same response, assembly.ts) replaces what the
-	 * part held, as a text part's does, so its deltas told again are not appended twice. An end
-	 * repeats the part whole: its arguments replace the grown ones, and an end without any leaves
-	 * them.
+	 * part held, its name too (a start that names no tool leaves the name to grow again through
+	 * `tool_name_delta`), as a text part's does, so that what is told again is not appended
+	 * twice. An end repeats the part whole: its name and arguments replace the grown ones, and an
+	 * end without any leaves them.
 	 */
 	part(message: number, index: number, part: Json, whole: boolean): void {
 		const call = this.at(message, index);
 		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
-		if (name) call.name = name;
+		if (name || !whole) call.name = name;
 		const args = part.args;
 		const none = args === undefined || args === null || args === '';
 		if (!none || !whole) setArgs(call, none ? undefined : args);

@@ -839,6 +839,42 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		).toEqual({ a: 5 });
 	});
 
+	it.each([
+		['an empty name', { tool_name: '' }],
+		['no name', {}],
+	])(
+		'is what a part started again with %s tells, its name grown again through tool_name_delta: the name is reset, not doubled',
+		(_case, named) => {
+			const start = () =>
+				sse('PartStartEvent', {
+					index: 0,
+					part: { part_kind: 'tool-call', args: '', tool_call_id: 'call_1', ...named },
+					metadata: { zmid: 'r1' },
+				});
+			const delta = (name: string | null, args: string) =>
+				sse('PartDeltaEvent', {
+					index: 0,
+					delta: {
+						part_delta_kind: 'tool_call',
+						tool_name_delta: name,
+						args_delta: args,
+						tool_call_id: 'call_1',
+					},
+					metadata: { zmid: 'r1' },
+				});
+			const told = [start(), delta('final_', '{"a": '), delta('result', '1}')];
+			for (const options of [
+				{ structured: true },
+				{ structured: true, steps: { thinking: true } },
+			]) {
+				expect(read([...told, ...told, COMPLETED], options).output).toEqual({ a: 1 });
+				expect(
+					read([...told, start(), delta('final_result', '{"a": 2}'), COMPLETED], options).output,
+				).toEqual({ a: 2 });
+			}
+		},
+	);
+
 	it('is, of several output-tool calls, the first that matches the schema, else the first object', () => {
 		const call = (index: number, args: unknown) =>
 			sse('PartStartEvent', {
