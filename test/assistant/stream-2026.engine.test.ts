@@ -348,6 +348,47 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		test('a builtin tool call started again (same index, same zmid) naming no tool, its name grown again through tool_name_delta: one step, its name once', async () => {
+			const toolDelta = (name: string, args: string) =>
+				sse('PartDeltaEvent', {
+					delta: {
+						args_delta: args,
+						part_delta_kind: 'tool_call',
+						tool_call_id: 'b1',
+						tool_name_delta: name,
+					},
+					event_kind: 'part_delta',
+					index: 0,
+					metadata: metadata('z1'),
+				});
+			const nameless = { args: '', part_kind: 'builtin-tool-call', tool_call_id: 'b1' };
+			const grow = (start: Record<string, unknown>) =>
+				partStart(0, start) + toolDelta('web_', '{"q": ') + toolDelta('search', '"weather"}');
+			// The provider ran it: its return is a part of the same response, no tool event.
+			const result = {
+				content: 'sunny',
+				part_kind: 'builtin-tool-return',
+				tool_call_id: 'b1',
+				tool_name: 'web_search',
+			};
+			const body =
+				grow({ ...nameless, tool_name: '' }) +
+				grow(nameless) +
+				partStart(1, result) +
+				partStart(2, { part_kind: 'text', content: 'It is sunny.' }) +
+				completed;
+			const options = { stream, includeSteps: true };
+			const run = await runAgainst(body, { input: 'Weather?', options });
+			expect(run.failure).toBeUndefined();
+			expect(run.json.output).toBe('It is sunny.');
+			const ids = { tool_name: 'web_search', tool_call_id: 'b1' };
+			expect(run.json.steps).toEqual([
+				{ type: 'tool_call', ...ids, args: { q: 'weather' } },
+				{ type: 'tool_result', ...ids, content: 'sunny' },
+			]);
+			expect(run.asks).toBe(1);
+		});
+
 		describe('a model message with no text that ended in a builtin tool call, then the next one told by its snapshot before its Part events: its text once', () => {
 			const call = {
 				part_kind: 'builtin-tool-call',

@@ -297,6 +297,8 @@ describe.each([
 		const run = await runAgainst(body, options, {}, 401);
 		expect(run.failure).toBeUndefined();
 		expect(run.json.output).toEqual(A);
+		// The output tool is the answer, never a step (docs/api.md#steps).
+		if ('includeSteps' in options) expect(run.json.steps).toEqual([]);
 	});
 
 	test('two final_result calls: the first is the answer, as pydantic-ai takes it (the second "not used")', async () => {

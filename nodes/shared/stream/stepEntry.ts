@@ -44,7 +44,10 @@ export const KINDS: Record<string, StepKind> = {
  */
 export interface Entry extends GrowingArgs {
 	kind: StepKind;
+	/** The name as the whole views tell it (an end, a snapshot, a tool event). */
 	toolName: string;
+	/** The name as the Part events grow it: a start's, and its `tool_name_delta`s. */
+	grownName: string;
 	callId: string;
 	// `grown` (GrowingArgs): start and deltas, the arguments so far or the thinking text.
 	/** The latest whole view: a part's end, a snapshot, a tool event. */
@@ -67,8 +70,21 @@ export interface Entry extends GrowingArgs {
 export function samePart(entry: Entry, kind: StepKind, id: string, name: string): boolean {
 	if (entry.kind !== kind) return false;
 	if (id && entry.callId && id !== entry.callId) return false;
-	if (!name || !entry.toolName) return true;
-	return name.startsWith(entry.toolName) || entry.toolName.startsWith(name);
+	const known = nameOf(entry);
+	if (!name || !known) return true;
+	return name.startsWith(known) || known.startsWith(name);
+}
+
+/**
+ * The most complete name, as `current` is the most complete value: the whole views' name, unless
+ * the one the Part events grew goes beyond it.
+ */
+export function nameOf(entry: Entry): string {
+	const { toolName, grownName } = entry;
+	if (!toolName) return grownName;
+	return grownName.length > toolName.length && grownName.startsWith(toolName)
+		? grownName
+		: toolName;
 }
 
 /** The most complete view: the whole one, unless what grew goes beyond it. */
@@ -107,14 +123,15 @@ export function stepOf(entry: Entry, callNames: Map<string, string>): AssistantS
 		case 'thinking':
 			return typeof value === 'string' && value ? { type: 'thinking', content: value } : undefined;
 		case 'call': {
-			if (!entry.toolName || isOutputTool(entry.toolName)) return undefined;
+			const name = nameOf(entry);
+			if (!name || isOutputTool(name)) return undefined;
 			const args = argsOf(value) ?? invalidArgs(value);
 			if (!args) return undefined;
-			return { type: 'tool_call', tool_name: entry.toolName, args, tool_call_id: callId };
+			return { type: 'tool_call', tool_name: name, args, tool_call_id: callId };
 		}
 		case 'result': {
 			// A result that does not name its tool is its call's.
-			const name = entry.toolName || (entry.callId ? callNames.get(entry.callId) : undefined);
+			const name = nameOf(entry) || (entry.callId ? callNames.get(entry.callId) : undefined);
 			if (!name || isOutputTool(name)) return undefined;
 			const step: AssistantStep = {
 				type: 'tool_result',

@@ -6,6 +6,7 @@ import {
 	argsOf,
 	current,
 	kindOf,
+	nameOf,
 	samePart,
 	stepOf,
 	type AssistantStep,
@@ -80,7 +81,7 @@ export class StepCollector {
 		const id = delta.tool_call_id;
 		if (typeof id === 'string' && id && !entry.callId) this.setId(entry, id);
 		// pydantic-ai appends a name delta to the name so far, and args text to the text so far.
-		if (typeof delta.tool_name_delta === 'string') entry.toolName += delta.tool_name_delta;
+		if (typeof delta.tool_name_delta === 'string') entry.grownName += delta.tool_name_delta;
 		growArgs(entry, delta.args_delta);
 		this.measure(entry);
 	}
@@ -93,6 +94,7 @@ export class StepCollector {
 	private measure(entry: Entry): void {
 		const size =
 			entry.toolName.length +
+			entry.grownName.length +
 			2 * entry.callId.length +
 			(entry.outcome?.length ?? 0) +
 			entry.grownSize +
@@ -159,9 +161,8 @@ export class StepCollector {
 		const steps: AssistantStep[] = [];
 		const callNames = new Map<string, string>();
 		for (const entry of this.entries) {
-			if (entry.kind === 'call' && entry.toolName && entry.callId) {
-				callNames.set(entry.callId, entry.toolName);
-			}
+			const name = nameOf(entry);
+			if (entry.kind === 'call' && name && entry.callId) callNames.set(entry.callId, name);
 		}
 		for (const entry of this.entries) {
 			const step = stepOf(entry, callNames);
@@ -191,6 +192,7 @@ export class StepCollector {
 			entry = {
 				kind,
 				toolName: '',
+				grownName: '',
 				callId: '',
 				grown: undefined,
 				grownSize: 0,
@@ -228,7 +230,7 @@ export class StepCollector {
 			if (
 				entry.kind === kind &&
 				!entry.byEvent &&
-				entry.toolName === name &&
+				nameOf(entry) === name &&
 				JSON.stringify(kind === 'call' ? argsOf(current(entry)) : current(entry)) === told
 			) {
 				return entry;
@@ -244,7 +246,11 @@ export class StepCollector {
 
 	/** The part's fields, as its source tells them: a whole view replaces the last whole view. */
 	private update(entry: Entry, part: Json, whole: boolean): void {
-		if (typeof part.tool_name === 'string' && part.tool_name) entry.toolName = part.tool_name;
+		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
+		// A start tells the part from its beginning, its name too: a start again that names no
+		// tool leaves the name to its `tool_name_delta`s, not appended to the old one.
+		if (!whole) entry.grownName = name;
+		else if (name) entry.toolName = name;
 		if (typeof part.outcome === 'string' && part.outcome) entry.outcome = part.outcome;
 		// The call did not succeed: the model is asked to try again.
 		else if (part.part_kind === 'retry-prompt') entry.outcome ??= 'error';

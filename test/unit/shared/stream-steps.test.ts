@@ -103,6 +103,62 @@ describe('steps from the stream (docs/api.md#steps)', () => {
 		expect(result.steps).toEqual([callStep]);
 	});
 
+	describe('a call whose name grows through tool_name_delta', () => {
+		const metadata = { zmid: 'r1' };
+		const start = (named: object): Event => [
+			'PartStartEvent',
+			{
+				index: 0,
+				part: { part_kind: 'tool-call', args: '', tool_call_id: 'call_1', ...named },
+				metadata,
+			},
+		];
+		const delta = (name: string | null, args: string): Event => [
+			'PartDeltaEvent',
+			{
+				index: 0,
+				delta: { part_delta_kind: 'tool_call', tool_name_delta: name, args_delta: args },
+				metadata,
+			},
+		];
+		const snapshot = (name: string, args: string): Event => [
+			'FrontendModelResponse',
+			{ parts: [{ part_kind: 'tool-call', tool_name: name, args, tool_call_id: 'call_1' }] },
+		];
+		const after = (index: number): Event => [
+			'PartStartEvent',
+			{ index, part: { part_kind: 'text', content: 'Done.' }, metadata },
+		];
+
+		test.each([
+			['an empty name', { tool_name: '' }],
+			['no name', {}],
+		])(
+			'started again (same index, same zmid) with %s, its name grown again: the name is reset, not doubled',
+			(_case, named) => {
+				const told = [start(named), delta('search_', '{"query": '), delta('mail', '"invoice"}')];
+				expect(read([...told, ...told, after(1), end]).steps).toEqual([callStep]);
+				// pydantic-ai's output tool told so stays the answer, never a step.
+				const output = [start(named), delta('final_', '{"a": '), delta('result', '1}')];
+				const result = read([...output, ...output, end], false, true);
+				expect(result.output).toEqual({ a: 1 });
+				expect(result.steps).toEqual([]);
+			},
+		);
+
+		test('told whole by a snapshot while its deltas were still growing it: not doubled', () => {
+			const events = [
+				start({ tool_name: '' }),
+				delta('search_', '{"query": '),
+				snapshot('search_mail', '{"query": "invoice"}'),
+				delta('mail', '"invoice"}'),
+				after(1),
+				end,
+			];
+			expect(read(events).steps).toEqual([callStep]);
+		});
+	});
+
 	test('arguments as object deltas are merged', () => {
 		const result = read([
 			[
