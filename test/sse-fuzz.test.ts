@@ -38,12 +38,13 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(failures).toBeGreaterThan(20);
 	});
 
-	test('2026 cases are hard too: the echo with its private marker, tool rounds, failed runs, whole and startless parts, a snapshot before the next response', () => {
+	test('2026 cases are hard too: the echo with its private marker, tool rounds, failed runs, whole and startless parts, a snapshot before the next response, the output tool in a snapshot among its deltas', () => {
 		const seen = {
 			echo: 0,
 			restart: 0,
 			runFailed: 0,
 			outputTool: 0,
+			outputToolSnapshot: 0,
 			whole: 0,
 			startless: 0,
 			snapshotAfterRound: 0,
@@ -59,6 +60,10 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 			if (last && data(last).status === ('failed' as never)) seen.runFailed++;
 			if (events.some((e) => data(e).metadata?.zmid === 'zmid1')) seen.restart++;
 			if (text.includes('"tool_name":"final_result"')) seen.outputTool++;
+			const toldInSnapshot = (e: { event: string; data: unknown }) =>
+				e.event === 'FrontendModelResponse' &&
+				JSON.stringify(data(e).parts ?? []).includes('"tool_name":"final_result"');
+			if (events.some(toldInSnapshot)) seen.outputToolSnapshot++;
 			// Text parts by response and index: told whole in their start, or by deltas alone.
 			const key = (e: { data: unknown }) => `${data(e).metadata?.zmid}/${data(e).index}`;
 			const isText = (e: { event: string; data: unknown }) =>
@@ -81,6 +86,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(seen.restart).toBeGreaterThan(30);
 		expect(seen.runFailed).toBeGreaterThan(2);
 		expect(seen.outputTool).toBeGreaterThan(2);
+		expect(seen.outputToolSnapshot).toBeGreaterThan(0);
 		expect(seen.whole).toBeGreaterThan(10);
 		expect(seen.startless).toBeGreaterThan(10);
 		expect(seen.snapshotAfterRound).toBeGreaterThan(10);

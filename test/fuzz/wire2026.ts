@@ -219,12 +219,40 @@ function wholeSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent {
 	});
 }
 
-/** The arguments of pydantic-ai's output tool, grown through `args_delta`: the object. */
+/**
+ * The arguments of pydantic-ai's output tool, grown through `args_delta`: the object. When the
+ * call is its response's first part, `FrontendModelResponse` snapshots may come among its Part
+ * events (before them too), each the framework's response so far: its arguments behind the
+ * deltas told, as far as them or ahead of them (whole, the deltas still to come).
+ */
 export function outputToolEvents(d: Draw, object: Json, index: number): WireEvent[] {
 	const text = JSON.stringify(object);
 	const metadata = { zmid: 'zmid-out', runner_id: 'r-1' };
 	const id = 'call_final';
-	const events: WireEvent[] = [
+	const snapshots = index === 0 && d.chance(0.6);
+	const snapshot = (told: number) => {
+		const reach = d.pick(['behind', 'as far', 'ahead', 'whole'] as const);
+		const length =
+			reach === 'behind'
+				? d.int(0, told)
+				: reach === 'as far'
+					? told
+					: reach === 'ahead'
+						? d.int(told, text.length)
+						: text.length;
+		return event('FrontendModelResponse', {
+			parts: [
+				{
+					part_kind: 'tool-call',
+					tool_name: 'final_result',
+					args: text.slice(0, length),
+					tool_call_id: id,
+				},
+			],
+		});
+	};
+	const events: WireEvent[] = snapshots && d.chance(0.3) ? [snapshot(0)] : [];
+	events.push(
 		event('PartStartEvent', {
 			event_kind: 'part_start',
 			index,
@@ -238,8 +266,9 @@ export function outputToolEvents(d: Draw, object: Json, index: number): WireEven
 			previous_part_kind: null,
 			metadata,
 		}),
-	];
+	);
 	for (let at = 0; at < text.length;) {
+		if (snapshots && d.chance(0.3)) events.push(snapshot(at));
 		const size = d.int(1, 9);
 		events.push(
 			event('PartDeltaEvent', {
