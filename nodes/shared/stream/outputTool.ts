@@ -255,7 +255,10 @@ export class OutputToolCalls {
 		return call;
 	}
 
-	/** The call's size, from the sizes its tellings keep (measured whole at every delta: quadratic). */
+	/**
+	 * The call's size, from the sizes its tellings keep (measuring them whole at every delta would
+	 * be quadratic).
+	 */
 	private measure(call: Call): void {
 		const size =
 			Math.max(call.name.length, call.toldName.length) + Math.max(call.grownSize, call.toldSize);
