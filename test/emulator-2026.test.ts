@@ -174,6 +174,35 @@ describe('the 2026 dialect is the streams the service sent (test/fixtures/captur
 		expect(typeof failedResult.result.content).toBe('string');
 	});
 
+	test('the conversation holds the turn as the stream told it: text before the tool call only with #shape=2026+tool-lead', async () => {
+		/** The stream's text parts, and the text parts of the conversation's responses. */
+		const told = async (input: string) => {
+			const answer = await ask({ input, stream: true });
+			const id = String(answer.headers.get('x-conversation-id'));
+			const read = await fetch(`${emulator2026.emulator.baseUrl}/conversations/${id}`, {
+				headers: { authorization: `Bearer ${emulator2026.emulator.token}` },
+			});
+			const { messages } = (await read.json()) as {
+				messages: Array<{ kind: string; parts: Array<{ part_kind: string; content: string }> }>;
+			};
+			return {
+				streamed: partTexts(answer.events)
+					.filter((part) => part.kind === 'text')
+					.map((part) => part.text),
+				held: messages
+					.filter((message) => message.kind === 'response')
+					.map((message) =>
+						message.parts.filter((part) => part.part_kind === 'text').map((part) => part.content),
+					),
+			};
+		};
+		const plain = await told('What is new in my mail?');
+		expect(plain.held).toEqual([[], plain.streamed]);
+		const lead = await told('What is new in my mail? #shape=2026+tool-lead');
+		expect(lead.streamed[0]).toBe('Let me look that up.');
+		expect(lead.held).toEqual([[lead.streamed[0]], [lead.streamed[1]]]);
+	});
+
 	test('the request echo holds the input, a workspace file and the private marker; nothing else does', async () => {
 		const answer = await ask({ input: 'Plan my week', stream: true });
 		const echoes = answer.events.filter((e) => e.event === 'FrontendModelRequest');

@@ -10,7 +10,8 @@
  */
 
 const { authorize, sendJson } = require('./respond');
-const { TOOL_LEAD_TEXT, toolParts } = require('./streamFrames');
+const { TOOL_LEAD_TEXT } = require('./reply');
+const { toolParts } = require('./streamFrames');
 
 /** @typedef {import('./server').Context} Context */
 /** @typedef {import('./server').State} State */
@@ -105,7 +106,8 @@ function beginTurn(state, conversation, input, { counted = true } = {}) {
 
 /**
  * The messages a finished turn adds: the model's response, as its stream showed it (a thinking
- * part, a tool call before the answer); a structured answer as pydantic-ai's output tool call
+ * part, a tool call before the answer, with the text written before it when the stream told
+ * some); a structured answer as pydantic-ai's output tool call
  * (`final_result` with the object as its arguments) and that tool's return.
  * @param {{ text: string, structured: boolean, output: unknown, shape: StreamShape, input: string }} answer
  * @param {{ cutObject?: boolean }} [options]  cutObject: the object's arguments are stored cut in
@@ -132,7 +134,8 @@ function responseMessages(answer, { cutObject = false } = {}) {
 			kind: 'response',
 			parts: [
 				...thinking,
-				{ part_kind: 'text', content: TOOL_LEAD_TEXT },
+				// The lead text only where the stream told it (the 2026 captures wrote none).
+				...(shape.toolLead ? [{ part_kind: 'text', content: TOOL_LEAD_TEXT }] : []),
 				call,
 				...(builtin ? [returned] : []),
 			],

@@ -9,7 +9,7 @@
  * (stream.js writes it) or `failed`. Pure: the ids and the clock come from the caller.
  */
 
-const { splitIntoChunks } = require('./reply');
+const { splitIntoChunks, TOOL_LEAD_TEXT } = require('./reply');
 
 /** @typedef {import('./streamFrames').Frame} Frame */
 /** @typedef {import('./streamFrames').StreamedAnswer} StreamedAnswer */
@@ -109,8 +109,8 @@ function cutEvery(text, size) {
 }
 
 /**
- * The model responses of the turn: the tool round's (thinking, the call), then the answer's
- * (thinking, then the text, or the object as the shape says).
+ * The model responses of the turn: the tool round's (thinking, the lead text when the shape has
+ * it, the call), then the answer's (thinking, then the text, or the object as the shape says).
  * @param {StreamedAnswer} answer
  * @param {StreamShape} shape
  * @param {RunIds} ids
@@ -143,7 +143,10 @@ function responses(answer, shape, ids) {
 		toolName: shape.toolName,
 		toolCallId: ids.toolCallId,
 	};
-	return [[...thinking(), call], final];
+	const lead = shape.toolLead
+		? [{ kind: /** @type {const} */ ('text'), pieces: splitIntoChunks(TOOL_LEAD_TEXT) }]
+		: [];
+	return [[...thinking(), ...lead, call], final];
 }
 
 /** @param {string} input */

@@ -16,6 +16,8 @@
  */
 
 const UNICODE_PROBE = ' Unicode check: café — naïve 😀 ok.';
+/** What the message that calls a tool writes before its call (a shape's `toolLead`). */
+const TOOL_LEAD_TEXT = 'Let me look that up.';
 
 const NAME_RE = /\bmy name is\s+([\p{L}\p{N}_'-]+)/iu;
 const NAME_QUESTION_RE = /\bwhat(?:'s|\s+is)\s+my\s+name\b/i;
@@ -65,4 +67,4 @@ function splitIntoChunks(text) {
 	return text.split(/(?<=\s)(?=\S)/);
 }
 
-module.exports = { composeReply, extractName, splitIntoChunks, UNICODE_PROBE };
+module.exports = { composeReply, extractName, splitIntoChunks, TOOL_LEAD_TEXT, UNICODE_PROBE };

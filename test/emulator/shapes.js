@@ -24,6 +24,8 @@
  * @property {boolean} finalSnapshot  `FrontendModelResponse {"parts"}` once per complete message
  * @property {boolean} thinking  a thinking part before the text of each message
  * @property {boolean} toolCall  two model messages around a `builtin-tool-call` part
+ * @property {boolean} toolLead  the message that calls the tool writes text before the call ("Let
+ *   me look that up."); the conversation holds it only then, as the stream told it
  * @property {boolean} file  a pydantic-ai `file` part (an image) in the middle of the answer's message
  * @property {boolean} flat  the flat form: no `event:` lines, the event's name as `type` inside the
  *   JSON of a bare `data:` line, an error's text at `data.message` (docs/api.md#flat-stream-form)
@@ -57,6 +59,7 @@ const DOCUMENTED = Object.freeze({
 	finalSnapshot: false,
 	thinking: false,
 	toolCall: false,
+	toolLead: true,
 	file: false,
 	flat: false,
 	toolForm: null,
@@ -88,6 +91,8 @@ const TWENTY26 = Object.freeze({
 	thinking: true,
 	toolForm: 'events',
 	toolName: 'search_mail',
+	// The captured tool rounds wrote no text before their call.
+	toolLead: false,
 	keepAlive: false,
 	end: 'empty',
 	output: 'tool',
@@ -100,6 +105,7 @@ const DIALECTS = Object.freeze(['2026', 'live', 'documented']);
 const TOKENS_2026 = {
 	'tool-call': { toolCall: true },
 	'tool-error': { toolCall: true, toolOutcome: 'error' },
+	'tool-lead': { toolCall: true, toolLead: true },
 	'output-tool': { output: 'tool' },
 	'output-end': { output: 'end' },
 	'output-text': { output: 'text' },

@@ -8,7 +8,7 @@
  * frames, with the pauses and faults of the ask.
  */
 
-const { splitIntoChunks } = require('./reply');
+const { splitIntoChunks, TOOL_LEAD_TEXT } = require('./reply');
 const { failureData } = require('./frames2026');
 
 /** @typedef {import('./shapes').StreamShape} StreamShape */
@@ -31,7 +31,6 @@ const { failureData } = require('./frames2026');
 /** @typedef {{ part_kind: string, content?: unknown, [key: string]: unknown }} Part */
 
 const THINKING_TEXT = 'Let me think about that.';
-const TOOL_LEAD_TEXT = 'Let me look that up.';
 
 /**
  * The model messages of the turn: one, or two around a tool call; each may open with thinking.
@@ -54,7 +53,8 @@ function modelMessages(answer, shape) {
 	const { call, result } = toolParts(answer, shape);
 	// A function tool's result is not a part of the model's message: it comes as an event.
 	const resultPart = result && !eventForms.has(String(shape.toolForm)) ? [result] : [];
-	return [[...withThinking(TOOL_LEAD_TEXT), call, ...resultPart], final];
+	const lead = shape.toolLead ? TOOL_LEAD_TEXT : '';
+	return [[...withThinking(lead), call, ...resultPart], final];
 }
 
 /** The tool forms whose result comes as a `FunctionToolResultEvent`, not as a part. */
@@ -345,5 +345,4 @@ module.exports = {
 	toolParts,
 	toolResultContent,
 	THINKING_TEXT,
-	TOOL_LEAD_TEXT,
 };
