@@ -182,32 +182,51 @@ export function afterBusyWait(
 
 /**
  * What of a recovered answer a streaming workflow has yet to receive, after the pieces `sent`
- * (docs/api.md#recovery-after-a-failure): the answer beyond the longest end of `sent` it starts
- * with; the whole answer, after a blank line, when it does not continue `sent` at all. Only the
- * message the stream left open can go on (`continues`: the length of its text at `sent`'s end;
- * false when it had ended in a tool call or a tool round, and the answer is a later message's):
- * an end of an earlier message that the answer happens to start with (`**`) is not it.
+ * (docs/api.md#recovery-after-a-failure). The answer is the turn's text, as the stream would have
+ * given it: normally it goes on from all that was sent, wherever the stream broke (mid-message,
+ * after a tool call, in a tool round), and the rest is what follows. Where it does not (the stream
+ * told text the conversation does not hold, or holds otherwise), it goes on from the longest end
+ * of `sent` that it starts with, of those that begin a message there (after a blank line: the
+ * messages told after the text the conversation lacks are not told again) or lie in the message
+ * the stream left open (`continues`: the length of its text at `sent`'s end; false when it had
+ * ended in a tool call or a tool round, undefined when no stream was read: all of `sent`). An end
+ * of an earlier message that the answer happens to start with (`**`) is no part of it. Otherwise
+ * the whole answer comes after a blank line.
  */
 export function unsentRest(sent: string, answer: string, continues?: number | false): string {
 	if (!sent) return answer;
-	if (continues === false) return `${MESSAGE_SEPARATOR}${answer}`;
+	// The common case: the conversation holds all that was streamed.
+	if (answer.startsWith(sent)) return answer.slice(sent.length);
 	const open =
-		continues === undefined || continues >= sent.length
-			? sent
-			: sent.slice(sent.length - continues);
-	// The common case: the answer goes on from all of the open message that was sent.
-	if (answer.startsWith(open))
-		return open ? answer.slice(open.length) : `${MESSAGE_SEPARATOR}${answer}`;
-	const overlap = longestOverlap(open, answer);
-	return overlap > 0 ? answer.slice(overlap) : `${MESSAGE_SEPARATOR}${answer}`;
+		continues === false
+			? ''
+			: continues === undefined || continues >= sent.length
+				? sent
+				: sent.slice(sent.length - continues);
+	const from = Math.max(
+		longestOverlap(sent, answer, (start) => startsMessage(sent, start)),
+		longestOverlap(open, answer),
+	);
+	return from > 0 ? answer.slice(from) : `${MESSAGE_SEPARATOR}${answer}`;
+}
+
+/** Whether `text` has a message (or a paragraph: the two read alike) beginning at `start`. */
+function startsMessage(text: string, start: number): boolean {
+	const before = start - MESSAGE_SEPARATOR.length;
+	return start === 0 || (before >= 0 && text.startsWith(MESSAGE_SEPARATOR, before));
 }
 
 /**
- * The length of the longest end of `sent` that the answer starts with, in linear time (the
- * Knuth-Morris-Pratt automaton of the answer's beginning, run over the end of `sent`): trying
- * every place in `sent` took quadratic time on repetitive text.
+ * The length of the longest end of `sent` that the answer starts with (of those that begin where
+ * `accepts` says, when it is given), in linear time: the Knuth-Morris-Pratt automaton of the
+ * answer's beginning, run over the end of `sent`, then its fallbacks (each a shorter such end)
+ * until one is accepted. Trying every place in `sent` took quadratic time on repetitive text.
  */
-function longestOverlap(sent: string, answer: string): number {
+function longestOverlap(
+	sent: string,
+	answer: string,
+	accepts?: (start: number) => boolean,
+): number {
 	const most = Math.min(sent.length, answer.length);
 	if (most === 0) return 0;
 	// fallback[i]: the longest proper prefix of answer[0..i] that is also its suffix.
@@ -224,6 +243,9 @@ function longestOverlap(sent: string, answer: string): number {
 			matched = fallback[matched - 1];
 		}
 		if (matched < most && code === answer.charCodeAt(matched)) matched++;
+	}
+	if (accepts) {
+		while (matched > 0 && !accepts(sent.length - matched)) matched = fallback[matched - 1];
 	}
 	return matched;
 }

@@ -8,6 +8,7 @@ import { withoutImages } from '../images';
 import { objectFromText, type TextObjectRule } from '../outputFormat/structuredText';
 import { isObject, objectOfJson } from '../json';
 import { isBlank } from '../stream/answerFailure';
+import { messageText, turnText } from '../stream/assembly';
 import { chosenOutputObject, isOutputTool } from '../stream/outputTool';
 
 /**
@@ -16,12 +17,15 @@ import { chosenOutputObject, isOutputTool } from '../stream/outputTool';
  *
  * The ask was taken when the conversation's last request that carries a prompt is this ask's
  * input (the same text, line endings, surrounding whitespace and images aside: the service takes
- * an input's images out of its text, docs/api.md#images); the answer is then the
- * last `text` part of the last `response` after that request, as a public client reads it, or,
- * for a structured ask, as the stream reads it: the object of pydantic-ai's output tool call
+ * an input's images out of its text, docs/api.md#images); the answer is then what the stream of
+ * that turn gives unbroken: the text of every `response` after that request, joined as the
+ * stream joins its messages (stream/assembly.ts's turnText: a public client would take the last
+ * `text` part alone, and the item's output would depend on whether the stream broke), or, for a
+ * structured ask, as the stream reads it: the object of pydantic-ai's output tool call
  * (`final_result…`; of several, the one the stream would choose: the first that matches
- * `answerSchema`), else that response's text (its text parts joined) by the ask's rule. A last response inside a tool round (it calls a tool, or a tool's
- * return follows it) is no answer: the run stopped before the model had its say.
+ * `answerSchema`), else the last response's text by the ask's rule. A last response inside a
+ * tool round (it calls a tool, or a tool's return follows it) is no answer: the run stopped
+ * before the model had its say.
  */
 export type TurnReading =
 	| { kind: 'answered'; output: string | Record<string, unknown> }
@@ -66,17 +70,14 @@ export function readTurn(
 		return structured ? { kind: 'object-not-whole' } : { kind: 'no-answer' };
 	}
 	if (!structured) {
-		const text = lastText(parts);
-		return text === undefined || isBlank(text)
-			? { kind: 'no-answer' }
-			: { kind: 'answered', output: text };
+		const responses = after.filter((message) => message.kind === 'response');
+		const text = turnText(responses.map((message) => messageText(partsOf(message))));
+		return isBlank(text) ? { kind: 'no-answer' } : { kind: 'answered', output: text };
 	}
-	// The response's whole text, as the stream reads its last message: under the `whole` rule, an
-	// object quoted after a sentence of prose is no answer, in a part of its own or not.
-	const text = responseText(parts);
+	// The last response's whole text, as the stream reads its last message: under the `whole`
+	// rule, an object quoted after a sentence of prose is no answer, in a part of its own or not.
 	const object =
-		outputToolObject(parts, answerSchema) ??
-		(text === undefined ? undefined : objectFromText(text, textObject));
+		outputToolObject(parts, answerSchema) ?? objectFromText(messageText(parts), textObject);
 	return object ? { kind: 'answered', output: object } : { kind: 'object-not-whole' };
 }
 
@@ -129,22 +130,6 @@ function promptText(message: ConversationMessage): string | undefined {
 		else if (Array.isArray(content)) pieces.push(...content.filter((c) => typeof c === 'string'));
 	}
 	return pieces.length > 0 ? pieces.join('') : undefined;
-}
-
-function lastText(parts: Part[]): string | undefined {
-	for (let index = parts.length - 1; index >= 0; index--) {
-		const { part_kind: kind, content } = parts[index];
-		if (kind === 'text' && typeof content === 'string' && content) return content;
-	}
-	return undefined;
-}
-
-/** A response's text parts, joined as the stream joins a message's. */
-function responseText(parts: Part[]): string | undefined {
-	const texts = parts.flatMap(({ part_kind: kind, content }) =>
-		kind === 'text' && typeof content === 'string' ? [content] : [],
-	);
-	return texts.length > 0 ? texts.join('') : undefined;
 }
 
 /**

@@ -17,6 +17,35 @@ const WITHIN_MESSAGE_KINDS: ReadonlySet<string> = new Set(['text', 'thinking', '
 export const MESSAGE_SEPARATOR = '\n\n';
 
 /**
+ * A model message's answer text: its `text` parts' contents, in order, joined as they are
+ * (docs/api.md#assembling-the-answer, 1 and 2); thinking, tool and file parts are never text.
+ */
+export function messageText(
+	parts: ReadonlyArray<{ part_kind?: unknown; content?: unknown }>,
+): string {
+	let text = '';
+	for (const { part_kind: kind, content } of parts) {
+		if (kind === 'text' && typeof content === 'string') text += content;
+	}
+	return text;
+}
+
+/**
+ * A turn's answer text from its model messages' texts, in order (docs/api.md#assembling-the-answer,
+ * 4): a blank line between two messages that wrote text; a message without text adds none. The
+ * streamed answer and one read from the conversation after a failure are joined here alone, so
+ * that the item's output does not depend on whether the stream broke.
+ */
+export function turnText(messageTexts: Iterable<string>): string {
+	let text = '';
+	for (const message of messageTexts) {
+		if (!message) continue;
+		text += text ? MESSAGE_SEPARATOR + message : message;
+	}
+	return text;
+}
+
+/**
  * The answer text of a stream, every piece exactly once, whichever sources carry it
  * (docs/api.md#assembling-the-answer). Per model message, the text already taken; the Part
  * events and the `parts` snapshots each offer a view of it, and only what a view adds beyond the
@@ -105,13 +134,17 @@ export class AnswerAssembler {
 
 	/** Every piece taken, separators included, in order. */
 	text(): string {
-		let text = '';
+		return turnText(this.messageTexts());
+	}
+
+	/** The text of each message that wrote some, in order (separators mark where each begins). */
+	private *messageTexts(): Generator<string> {
 		let from = 0;
 		for (const at of this.separators) {
-			text += this.turn.slice(from, at) + MESSAGE_SEPARATOR;
+			yield this.turn.slice(from, at);
 			from = at;
 		}
-		return text + this.turn.slice(from);
+		yield this.turn.slice(from);
 	}
 
 	/**

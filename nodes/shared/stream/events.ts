@@ -8,6 +8,7 @@ import type {
 	RunEndEventData,
 	Unchecked,
 } from '../api';
+import { messageText } from './assembly';
 import { EventNames, type SseMessage } from './decode';
 import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
@@ -216,14 +217,10 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 		events.push({ type: 'content', text: data.content });
 	}
 	if (Array.isArray(data.parts)) {
-		let text = '';
-		const kinds: string[] = [];
-		for (const entry of data.parts as unknown[]) {
-			if (!isObject(entry)) continue;
-			const part: Unchecked<MessagePart> = entry;
-			kinds.push(typeof part.part_kind === 'string' ? part.part_kind : 'unknown');
-			if (part.part_kind === 'text' && typeof part.content === 'string') text += part.content;
-		}
+		const told: Array<Unchecked<MessagePart>> = (data.parts as unknown[]).filter(isObject);
+		const kinds = told.map(({ part_kind: kind }) => (typeof kind === 'string' ? kind : 'unknown'));
+		// The message whole so far: its text as a message's text is read everywhere.
+		const text = messageText(told);
 		if (!steps) {
 			// A tool call's parts are always read, as a Part event's: the output tool's may carry
 			// the structured answer.

@@ -39,16 +39,37 @@ const toolReturn: ConversationMessage = {
 describe('readTurn: was the ask taken, and what is its answer', () => {
 	const earlier = [prompt('Hello'), response(text('Hi there.'))];
 
-	it('taken: the last text part of the last response after its prompt', () => {
+	it('taken: the text of every response after its prompt, joined as the stream joins its messages', () => {
 		const messages = [
 			...earlier,
 			prompt('Mail the report'),
 			response(text('Let me look.'), { part_kind: 'builtin-tool-call', tool_name: 'search' }),
-			response({ part_kind: 'thinking', content: 'Hmm.' }, text('Sent.'), text('Done: sent.')),
+			response({ part_kind: 'thinking', content: 'Hmm.' }, text('Sent.'), text(' Done: sent.')),
 		];
 		expect(readTurn(messages, 'Mail the report', false)).toEqual({
 			kind: 'answered',
-			output: 'Done: sent.',
+			output: 'Let me look.\n\nSent. Done: sent.',
+		});
+	});
+
+	it('thinking and tool parts never; a response without text adds no blank line', () => {
+		const call = { part_kind: 'tool-call', tool_name: 'search_mail', args: '{}' };
+		const returned: ConversationMessage = {
+			kind: 'request',
+			parts: [{ part_kind: 'tool-return', tool_name: 'search_mail', content: 'a mail' }],
+		};
+		const messages = [
+			prompt('Any mail?'),
+			response({ part_kind: 'thinking', content: 'Look first.' }, call),
+			returned,
+			response(text('One mail,'), { part_kind: 'thinking', content: 'from whom?' }, call),
+			returned,
+			response(text(''), { part_kind: 'file', content: { kind: 'binary' } }),
+			response(text(' from Ada.')),
+		];
+		expect(readTurn(messages, 'Any mail?', false)).toEqual({
+			kind: 'answered',
+			output: 'One mail,\n\n from Ada.',
 		});
 	});
 
@@ -117,11 +138,11 @@ describe('readTurn: was the ask taken, and what is its answer', () => {
 		expect(readTurn([prompt('Mail Alice'), started, looked], 'Mail Alice', true)).toEqual({
 			kind: 'object-not-whole',
 		});
-		// The round ended in a response: that one is the answer.
+		// The round ended in a response: the turn's text is the answer.
 		const done = response(text('Mailed Alice.'));
 		expect(readTurn([prompt('Mail Alice'), started, looked, done], 'Mail Alice', false)).toEqual({
 			kind: 'answered',
-			output: 'Mailed Alice.',
+			output: 'Let me look up Alice first.\n\nMailed Alice.',
 		});
 	});
 
@@ -294,11 +315,42 @@ describe('unsentRest: what of a recovered answer a streaming workflow has not re
 		expect(unsentRest(sent, '**your calendar** is full.', 30)).toBe(' is full.');
 		// …and an answer that starts like the message before it does not.
 		expect(unsentRest(sent, 'Let me look again.', 30)).toBe('\n\nLet me look again.');
-		// The open message wrote nothing yet: the answer comes whole, also when it begins with
-		// all that was sent (an earlier message's text, said again).
+		// The open message wrote nothing yet: the answer comes whole.
 		expect(unsentRest(sent, 'up.', 0)).toBe('\n\nup.');
-		expect(unsentRest('Let me check.', 'Let me check. You have 3 meetings.', 0)).toBe(
-			'\n\nLet me check. You have 3 meetings.',
+	});
+
+	it('the turn’s text, which goes on from all that was sent, wherever the stream broke', () => {
+		const turn = 'Let me check.\n\nThere is one file.';
+		// Mid-message before the tool call, after the call, in the tool round, in the next message.
+		expect(unsentRest('Let me ch', turn, 9)).toBe('eck.\n\nThere is one file.');
+		expect(unsentRest('Let me check.', turn, false)).toBe('\n\nThere is one file.');
+		expect(unsentRest('Let me check.', turn, 0)).toBe('\n\nThere is one file.');
+		expect(unsentRest('Let me check.\n\nThere is', turn, 8)).toBe(' one file.');
+		expect(unsentRest(turn, turn, 18)).toBe('');
+		// Text after the call in the same response, which the stream had not told yet.
+		expect(unsentRest('Let me check.', 'Let me check. One moment.\n\nDone.', false)).toBe(
+			' One moment.\n\nDone.',
+		);
+	});
+
+	it('the stream told text the conversation does not hold: what it holds goes on from the messages told after it, never told twice', () => {
+		// The text written before the tool call is not in the conversation.
+		const sent = 'Let me look that up.\n\nThe ans';
+		expect(unsentRest(sent, 'The answer is 42.', 7)).toBe('wer is 42.');
+		expect(unsentRest('Let me look that up.', 'The answer is 42.', false)).toBe(
+			'\n\nThe answer is 42.',
+		);
+		// Two tool rounds; the first one's text lacking: the second's is not told again.
+		const twoRounds = 'Let me look that up.\n\nFound two mails.';
+		expect(unsentRest(twoRounds, 'Found two mails.\n\nBoth from Ada.', false)).toBe(
+			'\n\nBoth from Ada.',
+		);
+		expect(unsentRest(`${twoRounds}\n\nBoth`, 'Found two mails.\n\nBoth from Ada.', 4)).toBe(
+			' from Ada.',
+		);
+		// The open message told otherwise: the answer whole, after a blank line.
+		expect(unsentRest('Let me check.\n\nHello wor', 'Let me check.\n\nHi world.', 9)).toBe(
+			'\n\nLet me check.\n\nHi world.',
 		);
 	});
 
@@ -433,5 +485,92 @@ describe('a structured answer around a tool round: the stream and the conversati
 		const { streamed, read } = bothReadings(first, last, rule);
 		expect(streamed).toEqual(answer);
 		expect(read).toEqual(answer);
+	});
+});
+
+describe('a text answer around tool rounds: the stream and the conversation read the same', () => {
+	type Part = Record<string, unknown>;
+	const event = (name: string, data: unknown) =>
+		`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+	const text = (content: string): Part => ({ part_kind: 'text', content });
+	const thinking = (content: string): Part => ({ part_kind: 'thinking', content });
+	const call = (id: string): Part => ({
+		part_kind: 'tool-call',
+		tool_name: 'search_mail',
+		args: '{}',
+		tool_call_id: id,
+	});
+	const returned = (id: string): Part => ({
+		part_kind: 'tool-return',
+		tool_name: 'search_mail',
+		content: 'a mail',
+		tool_call_id: id,
+	});
+
+	/**
+	 * The turn's model responses (each but the last ends in a call of the assistant's own tool),
+	 * told by 2026 Part events unbroken and read from the conversation.
+	 */
+	function bothReadings(responses: Part[][]) {
+		const messages: ConversationMessage[] = [
+			{ kind: 'request', parts: [{ part_kind: 'user-prompt', content: 'Q' }] },
+		];
+		let stream = '';
+		responses.forEach((parts, n) => {
+			const metadata = { zmid: `z${n}` };
+			for (const [index, part] of parts.entries()) {
+				stream += event('PartStartEvent', { index, part, metadata });
+			}
+			messages.push({ kind: 'response', parts } as ConversationMessage);
+			const called = parts.find((part) => part.part_kind === 'tool-call');
+			if (!called) return;
+			const id = String(called.tool_call_id);
+			stream += event('FunctionToolCallEvent', { part: called, metadata });
+			stream += event('FunctionToolResultEvent', { result: returned(id), metadata });
+			messages.push({ kind: 'request', parts: [returned(id)] } as ConversationMessage);
+		});
+		stream += event('completed', { status: 'succeeded' });
+		const streamed = readAnswerFromChunks([stream], { structured: false }).output;
+		const reading = readTurn(messages, 'Q', false);
+		return { streamed, read: reading.kind === 'answered' ? reading.output : reading.kind };
+	}
+
+	test.each<[string, Part[][], string]>([
+		[
+			'text before the tool call, then the answer',
+			[[text('Let me check.'), call('c1')], [text('There is one file.')]],
+			'Let me check.\n\nThere is one file.',
+		],
+		[
+			'no text before the call: the answer alone',
+			[
+				[thinking('Look first.'), call('c1')],
+				[thinking('Found it.'), text('One file.')],
+			],
+			'One file.',
+		],
+		[
+			'two tool rounds, text parts of one response joined as they are',
+			[
+				[text('Let me check.'), call('c1')],
+				[text('Found one.'), text(' Checking its sender.'), call('c2')],
+				[text('It is from Ada.')],
+			],
+			'Let me check.\n\nFound one. Checking its sender.\n\nIt is from Ada.',
+		],
+		[
+			'the last response without text: the text written before the round',
+			[[text('Let me check.'), call('c1')], [thinking('Nothing to add.')]],
+			'Let me check.',
+		],
+		[
+			'a response of whitespace: kept, as the stream keeps it',
+			[[text('Let me check.'), call('c1')], [text(' ')]],
+			'Let me check.\n\n ',
+		],
+	])('%s', (_name, responses, answer) => {
+		const { streamed, read } = bothReadings(responses);
+		expect(streamed).toBe(answer);
+		expect(read).toBe(answer);
 	});
 });
