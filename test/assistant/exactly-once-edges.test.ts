@@ -644,6 +644,7 @@ describe('a stream cut around the assistant’s tool round, the answer recovered
 		content: '3',
 	};
 	const meta = (zmid: string) => ({ zmid, runner_id: 'r1' });
+	const text = (content: string) => ({ part_kind: 'text', content });
 	const start = (index: number, part: object, zmid: string) =>
 		sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: meta(zmid) });
 	/** The first response: `first`, then the tool call, which the assistant runs. */
@@ -658,11 +659,12 @@ describe('a stream cut around the assistant’s tool round, the answer recovered
 		});
 
 	/**
-	 * A streamed Ask (Stream on, a streaming workflow) whose stream `streamed` breaks off, the turn
-	 * running on: its conversation then holds `first` and the tool call, the tool's return, and
-	 * `second` as the last response. What the caller was streamed, and how many asks were sent.
+	 * An Ask (with `stream`, a streaming workflow) whose stream `streamed` breaks off, the turn
+	 * running on: its conversation then holds `first` (no text part when empty) and the tool call,
+	 * the tool's return, and `second` as the last response. The item's output, what the caller was
+	 * streamed, and how many asks were sent.
 	 */
-	async function runCut(streamed: string, first: string, second: string) {
+	async function runCut(streamed: string, first: string, second: string, stream = true) {
 		const server = await serveScript(
 			(response) => {
 				response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': ID });
@@ -672,19 +674,24 @@ describe('a stream cut around the assistant’s tool round, the answer recovered
 			(response) =>
 				conversationJson(response, 'idle', [
 					...turn(INPUT),
-					{ kind: 'response', parts: [{ part_kind: 'text', content: first }, lookUp] },
+					{
+						kind: 'response',
+						parts: [...(first ? [{ part_kind: 'text', content: first }] : []), lookUp],
+					},
 					{ kind: 'request', parts: [toolReturn] },
 					{ kind: 'response', parts: [{ part_kind: 'text', content: second }] },
 				]),
 		);
 		try {
 			const run = await assistant.run(
-				{ input: INPUT, options: { stream: true } },
+				{ input: INPUT, options: { stream } },
 				{ streaming: true, credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
 			);
 			expect(run.failure).toBeUndefined();
+			expect(run.json.recovered).toBe(true);
 			return {
 				asks: server.asks.length,
+				output: run.json.output,
 				streamed: run.chunks
 					.filter((c) => c.type === 'item')
 					.map((c) => String(c.content))
@@ -695,11 +702,51 @@ describe('a stream cut around the assistant’s tool round, the answer recovered
 		}
 	}
 
+	const toolResult = sse('FunctionToolResultEvent', {
+		event_kind: 'function_tool_result',
+		result: { ...toolReturn, outcome: 'success' },
+		metadata: meta('z1'),
+	});
+
+	test.each([false, true])(
+		'the item is the turn’s text, as the stream unbroken gives it: the text before the tool call too (Stream on: %s)',
+		async (stream) => {
+			const first = 'Let me check your calendar.';
+			const second = 'You have 3 meetings.';
+			const cut = firstResponse(first) + toolResult + start(0, text('You have'), 'z2');
+			const { asks, output, streamed } = await runCut(cut, first, second, stream);
+			expect(asks).toBe(1);
+			expect(output).toBe(`${first}\n\n${second}`);
+			// With Stream off, the caller gets it whole at the end; on, the pieces, each once.
+			expect(streamed).toBe(output);
+		},
+	);
+
+	test('cut in the text before the tool call: the caller gets the rest of that text, then the next message', async () => {
+		const first = 'Let me check your calendar.';
+		const second = 'You have 3 meetings.';
+		const cut = start(0, text('Let me ch'), 'z1');
+		const { output, streamed } = await runCut(cut, first, second);
+		expect(output).toBe(`${first}\n\n${second}`);
+		expect(streamed).toBe(output);
+	});
+
+	test('the stream told text the conversation does not hold: the item is what it holds, and the caller gets the rest of the message the stream left open', async () => {
+		const cut =
+			firstResponse('Let me check your calendar.') + toolResult + start(0, text('You have'), 'z2');
+		const { asks, output, streamed } = await runCut(cut, '', 'You have 3 meetings.');
+		expect(asks).toBe(1);
+		expect(output).toBe('You have 3 meetings.');
+		// Nothing twice: the text the conversation lacks was sent already, the rest follows it.
+		expect(streamed).toBe('Let me check your calendar.\n\nYou have 3 meetings.');
+	});
+
 	test('cut while the tool runs: the streaming caller gets the recovered answer whole after what it had, none of it cut (an earlier message’s end it starts with is no part of it)', async () => {
 		const first = 'Let me check **your calendar**';
 		const second = '**Today:** 3 meetings.';
-		const { asks, streamed } = await runCut(firstResponse(first), first, second);
+		const { asks, output, streamed } = await runCut(firstResponse(first), first, second);
 		expect(asks).toBe(1);
+		expect(output).toBe(`${first}\n\n${second}`);
 		// The caller had `first`; none of `second` was sent: it gets all of it after a blank line
 		// (docs/api.md: "a streaming workflow gets what it had not yet received of it (the answer
 		// beyond the pieces already sent, never a piece twice)").
@@ -711,14 +758,11 @@ describe('a stream cut around the assistant’s tool round, the answer recovered
 		const second = 'Let me check your calendar. You have 3 meetings.';
 		const cut =
 			firstResponse(first) +
-			sse('FunctionToolResultEvent', {
-				event_kind: 'function_tool_result',
-				result: { ...toolReturn, outcome: 'success' },
-				metadata: meta('z1'),
-			}) +
+			toolResult +
 			start(0, { part_kind: 'thinking', content: 'Three meetings', id: 'reasoning_content' }, 'z2');
-		const { asks, streamed } = await runCut(cut, first, second);
+		const { asks, output, streamed } = await runCut(cut, first, second);
 		expect(asks).toBe(1);
-		expect(streamed).toBe(`${first}\n\n${second}`);
+		expect(output).toBe(`${first}\n\n${second}`);
+		expect(streamed).toBe(output);
 	});
 });

@@ -17,7 +17,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { emulatorCredential } from '../helpers/assistant';
 
 import { answeredConversation, heldAnswer as heldAnswerOf } from '../helpers/conversations';
-import { useEmulator, type RunFailure } from '../helpers/emulatorFixture';
+import { useEmulator, type AssistantRun, type RunFailure } from '../helpers/emulatorFixture';
 import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_EXACTLY_once_5e4d3c2b1a';
@@ -171,6 +171,38 @@ describe('Ask: a failure after acceptance, the answer read from the conversation
 		expect(pieces.join('')).toBe(run.json.output);
 		expect(started(input)).toBe(1);
 	});
+});
+
+describe('a 2026 stream broken off after a tool round: the turn’s text, as the stream unbroken gives it', () => {
+	/** The Ask node's pieces to a streaming workflow. */
+	const pieces = (run: AssistantRun) =>
+		run.chunks
+			.filter((chunk) => (chunk.metadata as IDataObject)?.nodeName === 'Ask')
+			.filter((chunk) => chunk.type === 'item')
+			.map((chunk) => String(chunk.content));
+
+	for (const stream of [false, true]) {
+		test(`Stream ${stream ? 'on, a streaming workflow' : 'off'}: the text written before the tool call too, the same as the same ask unbroken`, async () => {
+			// The response that calls the tool writes "Let me look that up." first; the stream breaks
+			// halfway through its text pieces, in the answer's response after the tool round.
+			const input = `Check the news #shape=2026+tool-lead #fault=reset-mid-stream&ms=80&times=1`;
+			const broken = await assistant.run({ input, options: { stream } }, { streaming: stream });
+			expect(broken.failure).toBeUndefined();
+			expect(broken.json.recovered).toBe(true);
+			expect(started(input)).toBe(1);
+			// The same ask again (its fault used up), in a new conversation: the stream unbroken.
+			const whole = await assistant.run({ input, options: { stream } }, { streaming: stream });
+			expect(whole.json.recovered).toBeUndefined();
+			expect(whole.json.output).toMatch(/^Let me look that up\.\n\n\[model=.*You said: "Check/);
+			expect(broken.json.output).toBe(whole.json.output);
+			if (stream) {
+				// Each piece once, nothing missing: the pieces before the break, then the rest.
+				expect(pieces(broken).length).toBeGreaterThan(2);
+				expect(pieces(broken).join('')).toBe(broken.json.output);
+				expect(pieces(whole).join('')).toBe(whole.json.output);
+			}
+		});
+	}
 });
 
 describe('the agent tool: the same, for the agent’s tool call', () => {

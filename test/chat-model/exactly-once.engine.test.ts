@@ -95,6 +95,32 @@ describe.each(['invoke', 'stream'] as const)(
 	},
 );
 
+describe.each(['invoke', 'stream'] as const)(
+	'the chat model, %s: a 2026 stream broken off after a tool round',
+	(scenario) => {
+		test('the AI message is the turn’s text, the text before the tool call too: the same as the same ask unbroken', async () => {
+			// The response that calls the tool writes "Let me look that up." first; the stream breaks
+			// halfway through its text pieces, in the answer's response after the tool round.
+			const message = 'Check the news #shape=2026+tool-lead #fault=reset-mid-stream&ms=150&times=1';
+			const ask = async () => {
+				const result = await assistant.chat(scenario, [{ role: 'user', content: message }]);
+				expect(result.error()).toBeUndefined();
+				return result.outputs('Consumer')[0].json as ConsumerOutput;
+			};
+			const broken = await ask();
+			expect(assistant.emulator.stats.startedAsks.get(askInputOf(message))).toBe(1);
+			// The same ask again (its fault used up), in a new conversation: the stream unbroken.
+			const whole = await ask();
+			expect(whole.text).toMatch(/^Let me look that up\.\n\n\[model=.*You said: "Check the news/);
+			expect(broken.text).toBe(whole.text);
+			if (scenario === 'stream') {
+				expect(broken.chunks.length).toBeGreaterThan(2);
+				expect(broken.chunks.join('')).toBe(broken.text);
+			}
+		});
+	},
+);
+
 describe('an ask that repeats the conversation’s last message (docs/api.md#recovery-after-a-failure)', () => {
 	test.each<[string, Scenario]>([
 		['one model for every round', 'agent'],

@@ -21,7 +21,10 @@ export async function answeredConversation(
 	return { id, output };
 }
 
-/** The last text part of the conversation's last response: what its ask's stream carried. */
+/**
+ * The last text part of the conversation's last response: what its ask's stream carried, for a
+ * turn without a tool round (docs/api.md#recovery-after-a-failure joins a turn's responses).
+ */
 export async function heldAnswer(emulator: Emulator, id: string): Promise<string> {
 	const res = await fetch(`${emulator.baseUrl}/conversations/${encodeURIComponent(id)}`, {
 		headers: { authorization: `Bearer ${emulator.token}` },
