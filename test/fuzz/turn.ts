@@ -79,12 +79,19 @@ function cut(d: Draw, text: string): string[] {
 const TOOL_NAMES = ['search_mail', 'read_file', 'web_search', 'calendar_list'];
 
 function toolCall(d: Draw, message: number): GeneratedTool {
+	const partKind = d.chance(0.5) ? 'builtin-tool-call' : 'tool-call';
+	const name = TOOL_NAMES[message % TOOL_NAMES.length];
+	const args = { query: words(d, d.int(0, 3)), page: message, deep: { ok: d.chance(0.5) } };
+	const n = d.chance(0.8) ? d.int(0, 9999) : null;
 	// Without an id, a call told twice is recognized by its name and arguments: each call's differ.
+	// A quarter of the ids restart in each model response, as providers that number a response's
+	// calls give them (`bash:0` in each: docs/api.md#steps): one id, a call in each message.
+	const id = n === null ? null : n % 4 === 0 ? 'call:0' : `call_${message}_${n}`;
 	return {
-		partKind: d.chance(0.5) ? 'builtin-tool-call' : 'tool-call',
-		name: TOOL_NAMES[message % TOOL_NAMES.length],
-		args: { query: words(d, d.int(0, 3)), page: message, deep: { ok: d.chance(0.5) } },
-		id: d.chance(0.8) ? `call_${message}_${d.int(0, 9999)}` : null,
+		partKind,
+		name,
+		args,
+		id,
 		argsForm: d.pick(['object', 'text', 'delta'] as const),
 		callEvent: d.chance(0.3),
 		result: d.chance(0.7)

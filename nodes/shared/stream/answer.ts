@@ -247,11 +247,11 @@ export class StreamAnswer {
 		collector: StepCollector,
 		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
 	): void {
+		const message = this.assembler.messageNumber;
 		if (event.type === 'toolEvent') {
-			collector.toolEvent(event.part);
+			collector.toolEvent(message, event.part);
 			return;
 		}
-		const message = this.assembler.messageNumber;
 		if (event.type === 'toolDelta') {
 			collector.toolDelta(message, event.index, event.delta);
 			return;

@@ -49,13 +49,20 @@ export interface Entry extends GrowingArgs {
 	/** The name as the Part events grow it: a start's, and its `tool_name_delta`s. */
 	grownName: string;
 	callId: string;
+	/** The model message it was first told in (StepCollector's key): where its call id names it. */
+	place: string;
 	// `grown` (GrowingArgs): start and deltas, the arguments so far or the thinking text.
 	/** The latest whole view: a part's end, a snapshot, a tool event. */
 	whole: unknown;
 	wholeSize: number;
 	hasWhole: boolean;
-	/** A tool event has told this step (tool events carry no position: see `fromToolEvent`). */
+	/** A tool event has told this step (tool events carry no position: StepCollector.toolEvent). */
 	byEvent: boolean;
+	/** A call whose result a tool event told: it ran, and its round is over. */
+	ran: boolean;
+	/** A call's result, and a result's call: the latest call with its id when it was told. */
+	result?: Entry;
+	call?: Entry;
 	/** A result's `outcome`, when told. */
 	outcome?: string;
 	/** Characters it holds (name, grown and whole views), for the bound. */
@@ -116,7 +123,7 @@ export function agreesWith(entry: Entry, text: string): boolean {
 	return text.length <= known.length ? known.startsWith(text) : text.startsWith(known);
 }
 
-export function stepOf(entry: Entry, callNames: Map<string, string>): AssistantStep | undefined {
+export function stepOf(entry: Entry): AssistantStep | undefined {
 	const value = current(entry);
 	const callId = entry.callId || null;
 	switch (entry.kind) {
@@ -131,7 +138,7 @@ export function stepOf(entry: Entry, callNames: Map<string, string>): AssistantS
 		}
 		case 'result': {
 			// A result that does not name its tool is its call's.
-			const name = nameOf(entry) || (entry.callId ? callNames.get(entry.callId) : undefined);
+			const name = nameOf(entry) || (entry.call ? nameOf(entry.call) : undefined);
 			if (!name || isOutputTool(name)) return undefined;
 			const step: AssistantStep = {
 				type: 'tool_result',

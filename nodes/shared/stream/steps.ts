@@ -32,7 +32,11 @@ export class StepCollector {
 	private readonly entries: Entry[] = [];
 	/** `<message>:<index>`: a part's position in the turn. */
 	private readonly byPosition = new Map<string, Entry>();
-	/** `<kind>:<tool_call_id>`. */
+	/**
+	 * `<kind>:<tool_call_id>`: the latest step told with that id. Only the latest is ever wanted:
+	 * providers number calls per response (`bash:0` in each), so an id names one call only within
+	 * its model message, and no source tells an earlier message again once a later one began.
+	 */
 	private readonly byId = new Map<string, Entry>();
 	/** The model that wrote the turn's messages, when the stream names it. */
 	model: string | undefined;
@@ -53,18 +57,20 @@ export class StepCollector {
 			if (known) this.update(known, part, true);
 			return;
 		}
-		const entry = this.entryFor(kind, part, `${this.placeOf(message)}:${index}`);
+		const place = this.placeOf(message);
+		const entry = this.entryFor(kind, part, `${place}:${index}`, place);
 		if (entry) this.update(entry, part, whole);
 	}
 
 	/** More of a part, from a Part delta: thinking text, or a tool call's name and arguments. */
 	thinkingDelta(message: number, index: number, text: string, named: boolean): void {
-		const position = `${this.placeOf(message)}:${index}`;
+		const place = this.placeOf(message);
+		const position = `${place}:${index}`;
 		let entry = this.byPosition.get(position);
 		if (!entry) {
 			// A delta of a part never started is of the kind it names.
 			if (!named) return;
-			entry = this.entryFor('thinking', {}, position);
+			entry = this.entryFor('thinking', {}, position, place);
 			if (!entry) return;
 		}
 		if (entry.kind !== 'thinking') return;
@@ -73,10 +79,11 @@ export class StepCollector {
 	}
 
 	toolDelta(message: number, index: number, delta: Json): void {
-		const position = `${this.placeOf(message)}:${index}`;
+		const place = this.placeOf(message);
+		const position = `${place}:${index}`;
 		const entry =
 			this.byPosition.get(position) ??
-			this.entryFor('call', { tool_call_id: delta.tool_call_id }, position);
+			this.entryFor('call', { tool_call_id: delta.tool_call_id }, position, place);
 		if (!entry || entry.kind !== 'call') return;
 		const id = delta.tool_call_id;
 		if (typeof id === 'string' && id && !entry.callId) this.setId(entry, id);
@@ -116,7 +123,7 @@ export class StepCollector {
 			if (!isObject(part)) continue;
 			const kind = kindOf(part.part_kind);
 			if (kind === undefined) continue;
-			const entry = this.entryFor(kind, part, `${place}:${index}`);
+			const entry = this.entryFor(kind, part, `${place}:${index}`, place);
 			if (entry) this.update(entry, part, true);
 		}
 	}
@@ -146,43 +153,54 @@ export class StepCollector {
 		return false;
 	}
 
-	/** A tool call or result told on its own (`FunctionToolCallEvent`, …), whole. */
-	toolEvent(part: Json): void {
+	/**
+	 * A tool call or result told on its own (`FunctionToolCallEvent`, …), whole, after the model
+	 * message `message` that called it.
+	 */
+	toolEvent(message: number, part: Json): void {
 		const kind = kindOf(part.part_kind);
 		if (kind !== 'call' && kind !== 'result') return;
-		const entry = this.entryFor(kind, part, undefined);
+		const entry = this.entryFor(kind, part, undefined, this.placeOf(message));
 		if (!entry) return;
 		entry.byEvent = true;
+		// The call has run: an event telling its id again is of another call (told only by events).
+		if (kind === 'result' && entry.call) entry.call.ran = true;
 		this.update(entry, part, true);
 	}
 
 	/** The steps, in order; a step that cannot be read is left out. */
 	steps(): AssistantStep[] {
 		const steps: AssistantStep[] = [];
-		const callNames = new Map<string, string>();
 		for (const entry of this.entries) {
-			const name = nameOf(entry);
-			if (entry.kind === 'call' && name && entry.callId) callNames.set(entry.callId, name);
-		}
-		for (const entry of this.entries) {
-			const step = stepOf(entry, callNames);
+			const step = stepOf(entry);
 			if (step) steps.push(step);
 		}
 		return steps;
 	}
 
 	/**
-	 * The entry a part belongs to: the one with its call id, else the one at its position, else a
-	 * new one. A tool event has no position: without an id, it is the earlier step of its name and
-	 * content that no tool event told yet (the same call, told by the parts too).
+	 * The entry a part belongs to (docs/api.md#steps): the one its call id names, else the one at
+	 * its position, else a new one. A part with a position (`place`, the model message, and the
+	 * index) and an id is the step of that id in the same message only: one id in two messages is
+	 * two calls. A tool event has no position and comes after the message that called the tool: a
+	 * call's is the latest call with its id, unless an event already told that call's result (the
+	 * call ran: this is the next round's); a result's is the result of the latest call with its
+	 * id. Without an id, a tool event tells the earlier step of its name and content that no tool
+	 * event told yet (the same call, told by the parts too).
 	 */
-	private entryFor(kind: StepKind | undefined, part: Json, position: string | undefined) {
+	private entryFor(
+		kind: StepKind | undefined,
+		part: Json,
+		position: string | undefined,
+		place: string,
+	) {
 		if (kind === undefined) return undefined;
 		if (kind === 'thinking' && !this.thinking) return undefined;
 		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
 		if (kind !== 'thinking' && isOutputTool(name)) return undefined;
 		const id = typeof part.tool_call_id === 'string' ? part.tool_call_id : '';
-		let entry = id ? this.byId.get(`${kind}:${id}`) : undefined;
+		const call = id && kind === 'result' ? this.byId.get(`call:${id}`) : undefined;
+		let entry = id ? this.toldById(kind, id, position, place, call) : undefined;
 		if (!entry && position) {
 			const there = this.byPosition.get(position);
 			if (there && samePart(there, kind, id, name)) entry = there;
@@ -194,6 +212,7 @@ export class StepCollector {
 				toolName: '',
 				grownName: '',
 				callId: '',
+				place,
 				grown: undefined,
 				grownSize: 0,
 				grownOwned: false,
@@ -201,10 +220,16 @@ export class StepCollector {
 				wholeSize: 0,
 				hasWhole: false,
 				byEvent: false,
+				ran: false,
 				size: 0,
 			};
 			this.entries.push(entry);
 			this.heldLength += HELD_ENTRY_CHARS;
+		}
+		// A result is its call's: the latest call with its id when it was first told.
+		if (call && !entry.call && !call.result) {
+			entry.call = call;
+			call.result = entry;
 		}
 		if (position && !this.byPosition.has(position)) {
 			// Every place held counts toward the bound, also one of a step found by its id.
@@ -213,6 +238,30 @@ export class StepCollector {
 		if (position) this.byPosition.set(position, entry);
 		if (id && !entry.callId) this.setId(entry, id);
 		return entry;
+	}
+
+	/**
+	 * The step `id` names for a part of `kind` told in model message `place`, at `position` or (a
+	 * tool event) at none; `call`, for a result, is the latest call with that id.
+	 */
+	private toldById(
+		kind: StepKind,
+		id: string,
+		position: string | undefined,
+		place: string,
+		call: Entry | undefined,
+	): Entry | undefined {
+		const latest = call?.result ?? this.byId.get(`${kind}:${id}`);
+		if (!latest) return undefined;
+		// A part tells the step of its id in its own model message only.
+		if (position) return latest.place === place ? latest : undefined;
+		// An event tells the latest call with its id, unless an event told that call's result.
+		if (kind === 'call') return latest.ran ? undefined : latest;
+		// An event tells the result of the latest call with its id; of no call, the latest result
+		// with its id in this message.
+		return latest.call === call && (call !== undefined || latest.place === place)
+			? latest
+			: undefined;
 	}
 
 	/**

@@ -302,3 +302,160 @@ describe('steps from the stream (docs/api.md#steps)', () => {
 		]);
 	});
 });
+
+/**
+ * Providers that number a response's tool calls (Kimi models on Fireworks or vLLM: `bash:0`,
+ * from 0 in every response), whose ids pydantic-ai passes on: one id, a call in each model
+ * message (docs/api.md#steps).
+ */
+describe('tool call ids that restart in each model response', () => {
+	const meta = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+	const bash = (cmd: string, id = 'bash:0') => ({
+		part_kind: 'tool-call',
+		tool_name: 'bash',
+		args: JSON.stringify({ cmd }),
+		tool_call_id: id,
+	});
+	const returned = (content: string, id = 'bash:0', name: string | null = 'bash') => ({
+		part_kind: 'tool-return',
+		...(name ? { tool_name: name } : {}),
+		content,
+		tool_call_id: id,
+		outcome: 'success',
+	});
+	/** A 2026 round: the call's start and its arguments' delta, then the tool's two events. */
+	const round2026 = (zmid: string, cmd: string, out: string): Event[] => [
+		['PartStartEvent', { index: 0, part: { ...bash(cmd), args: '' }, metadata: meta(zmid) }],
+		[
+			'PartDeltaEvent',
+			{
+				index: 0,
+				delta: { part_delta_kind: 'tool_call', args_delta: bash(cmd).args, tool_call_id: 'bash:0' },
+				metadata: meta(zmid),
+			},
+		],
+		['FunctionToolCallEvent', { part: bash(cmd), metadata: meta(zmid) }],
+		['FunctionToolResultEvent', { result: returned(out), metadata: meta(zmid) }],
+	];
+	const callStepOf = (cmd: string, id = 'bash:0') => ({
+		type: 'tool_call',
+		tool_name: 'bash',
+		args: { cmd },
+		tool_call_id: id,
+	});
+	const resultStepOf = (content: string, id = 'bash:0') => ({
+		type: 'tool_result',
+		tool_name: 'bash',
+		tool_call_id: id,
+		content,
+		outcome: 'success',
+	});
+	const both = [
+		callStepOf('ls'),
+		resultStepOf('notes.md'),
+		callStepOf('cat notes.md'),
+		resultStepOf('Buy milk'),
+	];
+	const answer: Event[] = [
+		[
+			'PartStartEvent',
+			{ index: 0, part: { part_kind: 'text', content: 'Buy milk.' }, metadata: meta('z3') },
+		],
+		['completed', { status: 'succeeded' }],
+	];
+
+	test('2026: each round’s call and result are steps of their own, in order', () => {
+		const result = read([
+			...round2026('z1', 'ls', 'notes.md'),
+			...round2026('z2', 'cat notes.md', 'Buy milk'),
+			...answer,
+		]);
+		expect(result.output).toBe('Buy milk.');
+		expect(result.steps).toEqual(both);
+	});
+
+	test('2026: a response told again whole by a snapshot after its round still counts once', () => {
+		const retold: Event = ['FrontendModelResponse', { parts: [bash('ls')] }];
+		const result = read([
+			...round2026('z1', 'ls', 'notes.md'),
+			retold,
+			...round2026('z2', 'cat notes.md', 'Buy milk'),
+			...answer,
+		]);
+		expect(result.steps).toEqual(both);
+	});
+
+	test('the live dialect: a builtin call and its return in each message, one id', () => {
+		const call = (query: string) => ({
+			part_kind: 'builtin-tool-call',
+			tool_name: 'web_search',
+			args: { query },
+			tool_call_id: 'web_search:0',
+		});
+		const ret = (content: string) => ({
+			part_kind: 'builtin-tool-return',
+			tool_name: 'web_search',
+			content,
+			tool_call_id: 'web_search:0',
+		});
+		const result = read([
+			['PartStartEvent', { index: 0, part: call('paris weather') }],
+			['PartStartEvent', { index: 1, part: ret('rain') }],
+			['FrontendModelResponse', { parts: [call('paris weather'), ret('rain')] }],
+			...text(0, 'Rain in Paris; and Rome?'),
+			['PartStartEvent', { index: 1, part: call('rome weather') }],
+			['PartEndEvent', { index: 1, part: call('rome weather') }],
+			['PartStartEvent', { index: 2, part: ret('sun') }],
+			...text(0, 'Sun in Rome.'),
+			end,
+		]);
+		const step = (query: string, content: string) => [
+			{ type: 'tool_call', tool_name: 'web_search', args: { query }, tool_call_id: 'web_search:0' },
+			{ type: 'tool_result', tool_name: 'web_search', tool_call_id: 'web_search:0', content },
+		];
+		expect(result.steps).toEqual([
+			...step('paris weather', 'rain'),
+			...step('rome weather', 'sun'),
+		]);
+	});
+
+	test('told by the tool events alone: a call whose result an event told has run, the next is another', () => {
+		const result = read([
+			['FunctionToolCallEvent', { part: bash('ls') }],
+			['FunctionToolResultEvent', { result: returned('notes.md') }],
+			['FunctionToolCallEvent', { part: bash('cat notes.md') }],
+			['FunctionToolResultEvent', { result: returned('Buy milk') }],
+			...text(0, 'Buy milk.'),
+			end,
+		]);
+		expect(result.steps).toEqual(both);
+	});
+
+	test('a result that does not name its tool takes its own call’s name, not the other round’s', () => {
+		const search = { ...bash('x', 'call_0'), tool_name: 'search', args: '{"q": "x"}' };
+		const readFile = { ...bash('x', 'call_0'), tool_name: 'read', args: '{"path": "a"}' };
+		const result = read([
+			['PartStartEvent', { index: 0, part: search, metadata: meta('z1') }],
+			['FunctionToolCallEvent', { part: search, metadata: meta('z1') }],
+			[
+				'FunctionToolResultEvent',
+				{ result: returned('found a', 'call_0', null), metadata: meta('z1') },
+			],
+			['PartStartEvent', { index: 0, part: readFile, metadata: meta('z2') }],
+			['FunctionToolCallEvent', { part: readFile, metadata: meta('z2') }],
+			[
+				'FunctionToolResultEvent',
+				{ result: returned('text of a', 'call_0', null), metadata: meta('z2') },
+			],
+			...answer,
+		]);
+		expect(
+			result.steps?.map((step) => [step.type, 'tool_name' in step ? step.tool_name : '']),
+		).toEqual([
+			['tool_call', 'search'],
+			['tool_result', 'search'],
+			['tool_call', 'read'],
+			['tool_result', 'read'],
+		]);
+	});
+});

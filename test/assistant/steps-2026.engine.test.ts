@@ -1,0 +1,86 @@
+/**
+ * Ask's steps in the 2026 stream as pydantic-ai may tell them beyond the captures, sent by a
+ * scripted server through the built node, Stream off and on (docs/api.md#steps): tool call ids
+ * that restart in each model response.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { emulatorCredential } from '../helpers/assistant';
+import { useEmulator } from '../helpers/emulatorFixture';
+import { conversationJson, serveScript } from '../helpers/scripted-server';
+import {
+	completed,
+	echo,
+	opening,
+	textPart,
+	toolCallPart,
+	toolRound,
+	type ToolCall,
+} from '../helpers/stream-2026';
+
+const TOKEN = 'tok_steps_2026_suite';
+const assistant = useEmulator({ token: TOKEN });
+
+/** Ask against a server that streams `body`: the run, and how many asks it sent. */
+async function ask(body: string, parameters: IDataObject, stream: boolean) {
+	const server = await serveScript(
+		(response) => {
+			response.writeHead(200, {
+				'content-type': 'text/event-stream; charset=utf-8',
+				'x-conversation-id': 'con_Steps2026Suite01',
+			});
+			response.end(body);
+		},
+		(response) => conversationJson(response, 'idle', []),
+	);
+	try {
+		const run = await assistant.run(parameters, {
+			credentials: [emulatorCredential(server.baseUrl, TOKEN)],
+			streaming: stream,
+		});
+		return { run, asks: server.asks.length };
+	} finally {
+		await server.close();
+	}
+}
+
+const stepsOf = (json: IDataObject) =>
+	(json.steps as Array<Record<string, unknown>>).map((step) => [
+		step.type,
+		step.tool_name,
+		step.tool_call_id,
+		step.type === 'tool_call' ? step.args : step.content,
+		step.outcome,
+	]);
+
+describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
+	const parameters = { input: 'Hi', options: { stream, includeSteps: true, retries: 0 } };
+
+	/**
+	 * Kimi models served by OpenAI-compatible providers (Fireworks, vLLM) number a response's
+	 * tool calls `{tool_name}:{position}`, from 0 in every response, and pydantic-ai keeps the
+	 * provider's id: two rounds of `bash` both call `bash:0`.
+	 */
+	test('tool call ids that restart in each model response (bash:0 twice): each call and its result, in order', async () => {
+		const round = (zmid: string, cmd: string, out: string) => {
+			const call: ToolCall = { name: 'bash', id: 'bash:0', args: JSON.stringify({ cmd }) };
+			return toolCallPart(0, call, zmid) + toolRound(call, out, zmid) + echo();
+		};
+		const body =
+			opening() +
+			round('z1', 'ls', 'notes.md') +
+			round('z2', 'cat notes.md', 'Buy milk') +
+			textPart(0, 'Your note says: Buy milk.', 'z3') +
+			completed();
+		const { run, asks } = await ask(body, parameters, stream);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toBe('Your note says: Buy milk.');
+		expect(stepsOf(run.json)).toEqual([
+			['tool_call', 'bash', 'bash:0', { cmd: 'ls' }, undefined],
+			['tool_result', 'bash', 'bash:0', 'notes.md', 'success'],
+			['tool_call', 'bash', 'bash:0', { cmd: 'cat notes.md' }, undefined],
+			['tool_result', 'bash', 'bash:0', 'Buy milk', 'success'],
+		]);
+		expect(asks).toBe(1);
+	});
+});

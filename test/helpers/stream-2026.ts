@@ -1,0 +1,150 @@
+/**
+ * Events of the 2026 stream (docs/api.md#2026-stream-dialect) for a scripted server to send, with
+ * the fields the captures show: each Part event and tool event names its model response
+ * (`metadata.zmid`), runtime chunks and the request echo open the turn, `completed` ends it.
+ */
+import {
+	COMPLETED_SUCCEEDED,
+	ECHO_PRIVATE_MARKER,
+	runtimeChunk as runtimeFrame,
+} from '../emulator/frames2026';
+import { sse } from './scripted-server';
+
+const RUNNER = '6fbbe2d9-3318-4965-818d-a6d8a2ffa4bf';
+
+const metadata = (zmid: string) => ({ zmid, runner_id: RUNNER });
+
+function runtimeChunk(type: 'status' | 'persisted', fields: Record<string, unknown>): string {
+	const { type: name, data } = runtimeFrame(type, { runner_id: RUNNER, ...fields });
+	return sse(name, data);
+}
+
+/** The echo of the model's request: private, never in anything the node gives. */
+export const echo = (): string =>
+	sse('FrontendModelRequest', {
+		kind: 'request',
+		parts: [
+			{
+				part_kind: 'system-prompt',
+				content: `<workspace_file>${ECHO_PRIVATE_MARKER}</workspace_file>`,
+			},
+			{ part_kind: 'user-prompt', content: 'Hi' },
+		],
+	});
+
+/** The turn's opening: dispatched, the user's message persisted, a status line, the echo. */
+export const opening = (): string =>
+	runtimeChunk('status', { status: 'dispatching', runner_id: null }) +
+	runtimeChunk('persisted', { data: { message_id: 'u1' }, message_id: 'u1' }) +
+	runtimeChunk('status', {
+		status: 'progress',
+		data: { message: 'Thinking\u2026', phase: 'model_request' },
+	}) +
+	echo();
+
+export const completed = (): string => sse('completed', COMPLETED_SUCCEEDED);
+
+/** A text part of response `zmid`: its first piece in its start, the rest in deltas of five. */
+export function textPart(index: number, text: string, zmid: string): string {
+	const [first, ...rest] = text.match(/[\s\S]{1,5}/g) ?? [''];
+	return (
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index,
+			part: {
+				content: first,
+				id: null,
+				part_kind: 'text',
+				provider_details: null,
+				provider_name: null,
+			},
+			previous_part_kind: null,
+			metadata: metadata(zmid),
+		}) +
+		rest
+			.map((piece) =>
+				sse('PartDeltaEvent', {
+					delta: { content_delta: piece, part_delta_kind: 'text' },
+					event_kind: 'part_delta',
+					index,
+					metadata: metadata(zmid),
+				}),
+			)
+			.join('')
+	);
+}
+
+export interface ToolCall {
+	name: string;
+	id: string;
+	/** The arguments' JSON text. */
+	args: string;
+}
+
+/** The whole call, as a tool-call part. */
+const callPart = (call: ToolCall) => ({
+	args: call.args,
+	id: null,
+	part_kind: 'tool-call',
+	provider_details: null,
+	provider_name: null,
+	tool_call_id: call.id,
+	tool_name: call.name,
+});
+
+/** A tool-call part of response `zmid`: its start, then its arguments in one `tool_call` delta. */
+export function toolCallPart(index: number, call: ToolCall, zmid: string): string {
+	return (
+		sse('PartStartEvent', {
+			event_kind: 'part_start',
+			index,
+			part: { ...callPart(call), args: '' },
+			previous_part_kind: null,
+			metadata: metadata(zmid),
+		}) +
+		sse('PartDeltaEvent', {
+			delta: {
+				args_delta: call.args,
+				part_delta_kind: 'tool_call',
+				tool_call_id: call.id,
+				tool_name_delta: null,
+			},
+			event_kind: 'part_delta',
+			index,
+			metadata: metadata(zmid),
+		})
+	);
+}
+
+/** A tool's return part, as pydantic-ai writes it. */
+const returnPart = (call: ToolCall, content: unknown, outcome: string) => ({
+	content,
+	metadata: null,
+	outcome,
+	part_kind: 'tool-return',
+	timestamp: '2026-09-20T10:00:00Z',
+	tool_call_id: call.id,
+	tool_name: call.name,
+});
+
+/**
+ * A function tool's round after response `zmid`: `FunctionToolCallEvent`, then
+ * `FunctionToolResultEvent` with the return part under `result`, as the captures show.
+ */
+export function toolRound(call: ToolCall, content: unknown, zmid: string): string {
+	return (
+		sse('FunctionToolCallEvent', {
+			args_valid: true,
+			event_kind: 'function_tool_call',
+			part: callPart(call),
+			metadata: metadata(zmid),
+		}) +
+		sse('FunctionToolResultEvent', {
+			content: null,
+			event_kind: 'function_tool_result',
+			result: returnPart(call, content, 'success'),
+			metadata: metadata(zmid),
+		}) +
+		runtimeChunk('persisted', { data: { message_id: `${zmid}-r` }, message_id: `${zmid}-r` })
+	);
+}
