@@ -1,7 +1,8 @@
 /**
  * Ask's steps in the 2026 stream as pydantic-ai may tell them beyond the captures, sent by a
  * scripted server through the built node, Stream off and on (docs/api.md#steps): tool call ids
- * that restart in each model response.
+ * that restart in each model response, the tool's return under `part` (pydantic-ai 1.93 and 2.x),
+ * the output tool's own events (pydantic-ai 1.93 and 2.x) on a JSON Schema answer.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -12,6 +13,7 @@ import {
 	completed,
 	echo,
 	opening,
+	outputToolRound,
 	textPart,
 	toolCallPart,
 	toolRound,
@@ -81,6 +83,51 @@ describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
 			['tool_call', 'bash', 'bash:0', { cmd: 'cat notes.md' }, undefined],
 			['tool_result', 'bash', 'bash:0', 'Buy milk', 'success'],
 		]);
+		expect(asks).toBe(1);
+	});
+
+	test('pydantic-ai 2’s FunctionToolResultEvent (the return under `part`): the result step, its outcome as sent', async () => {
+		const call: ToolCall = { name: 'bash', id: 'call_1', args: '{"cmd": "cat a.txt"}' };
+		const failed = { returncode: 1, stderr: 'No such file', stdout: '' };
+		const body =
+			opening() +
+			toolCallPart(0, call, 'z1') +
+			toolRound(call, failed, 'z1', { field: 'part', outcome: 'failed' }) +
+			echo() +
+			textPart(0, 'There is no a.txt.', 'z2') +
+			completed();
+		const { run, asks } = await ask(body, parameters, stream);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toBe('There is no a.txt.');
+		expect(stepsOf(run.json)).toEqual([
+			['tool_call', 'bash', 'call_1', { cmd: 'cat a.txt' }, undefined],
+			['tool_result', 'bash', 'call_1', failed, 'failed'],
+		]);
+		expect(asks).toBe(1);
+	});
+
+	test('a JSON Schema answer followed by pydantic-ai 2’s output tool events: the object, no step, no warning', async () => {
+		const schema = {
+			type: 'object',
+			properties: { summary: { type: 'string' } },
+			required: ['summary'],
+		};
+		const output: ToolCall = {
+			name: 'final_result',
+			id: 'call_f',
+			args: '{"summary": "One file."}',
+		};
+		const body =
+			opening() + toolCallPart(0, output, 'z1') + outputToolRound(output, 'z1') + completed();
+		const { run, asks } = await ask(
+			body,
+			{ ...parameters, responseFormat: 'jsonSchema', jsonSchema: JSON.stringify(schema) },
+			stream,
+		);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toEqual({ summary: 'One file.' });
+		expect(run.json.steps).toEqual([]);
+		expect(run.logs.filter((line) => line.includes('does not know'))).toEqual([]);
 		expect(asks).toBe(1);
 	});
 });

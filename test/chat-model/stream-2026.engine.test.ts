@@ -3,7 +3,8 @@
  * assistant, in n8n's engine: the Assistant Tool (the Assistant node as the agent's tool) and the
  * Assistant Chat Model (invoked and streamed), against the captures of the live
  * service replayed byte for byte and split anywhere, and a run that failed: the whole answer,
- * each ask sent once, the request echo's private text nowhere.
+ * each ask sent once, the request echo's private text nowhere; and the chat model's steps as
+ * pydantic-ai 2 tells a tool's return, from a scripted server.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,13 +12,24 @@ import path from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
-import { assistantNode } from '../helpers/assistant';
+import { assistantNode, emulatorCredential } from '../helpers/assistant';
 import type { ConsumerOutput } from '../helpers/chat-model';
 import { useEmulator } from '../helpers/emulatorFixture';
 import type { RunResult } from '../helpers/engine';
+import { conversationJson, serveScript } from '../helpers/scripted-server';
+import {
+	completed,
+	echo,
+	opening,
+	textPart,
+	toolCallPart,
+	toolRound,
+	type ToolCall,
+} from '../helpers/stream-2026';
 import { runAgent } from '../helpers/tool';
 
-const assistant = useEmulator({ token: 'tok_stream_2026_agents' });
+const TOKEN = 'tok_stream_2026_agents';
+const assistant = useEmulator({ token: TOKEN });
 
 const CAPTURES = path.resolve(__dirname, '..', 'fixtures', 'captures');
 const TOOL_TYPE = 'n8n-nodes-assistant.assistantTool';
@@ -141,5 +153,51 @@ describe('the Assistant Chat Model', () => {
 		expect(output.text).toContain('You said:');
 		expect(JSON.stringify(output.metadata)).toContain('"outcome":"success"');
 		expectNoEcho(run);
+	});
+
+	test('invoke: pydantic-ai 2’s FunctionToolResultEvent (the return under `part`): the result in the message’s steps', async () => {
+		const call: ToolCall = { name: 'bash', id: 'call_1', args: '{"cmd": "ls"}' };
+		const body =
+			opening() +
+			toolCallPart(0, call, 'z1') +
+			toolRound(call, 'a.txt', 'z1', { field: 'part' }) +
+			echo() +
+			textPart(0, 'There is one file.', 'z2') +
+			completed();
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream; charset=utf-8',
+					'x-conversation-id': 'con_ChatSteps2026xx1',
+				});
+				response.end(body);
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			const run = await assistant.chat(
+				'invoke',
+				[{ role: 'user', content: 'Files?' }],
+				{},
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.error()).toBeUndefined();
+			const output = consumerOutput(run);
+			expect(output.text).toBe('There is one file.');
+			expect((output.metadata as { steps?: unknown[] }).steps).toEqual([
+				{ type: 'tool_call', tool_name: 'bash', args: { cmd: 'ls' }, tool_call_id: 'call_1' },
+				{
+					type: 'tool_result',
+					tool_name: 'bash',
+					tool_call_id: 'call_1',
+					content: 'a.txt',
+					outcome: 'success',
+				},
+			]);
+			expect(server.asks).toHaveLength(1);
+			expectNoEcho(run);
+		} finally {
+			await server.close();
+		}
 	});
 });

@@ -76,7 +76,9 @@ function as2026(d: Draw, turn: GeneratedTurn): GeneratedTurn {
 			if (!tool) continue;
 			Object.assign(tool, { partKind: 'tool-call', argsForm: 'delta', callEvent: true });
 			if (tool.result) {
-				tool.result = { ...tool.result, as: 'event', outcome: d.pick(['success', 'error']) };
+				// pydantic-ai's outcomes, and `error` as the field notes give it: each passed through.
+				const outcome = d.pick(['success', 'failed', 'denied', 'interrupted', 'error']);
+				tool.result = { ...tool.result, as: 'event', outcome };
 			}
 		}
 	}

@@ -27,7 +27,7 @@ export interface GeneratedTool {
 		/** A return part right after the call, or a `FunctionToolResultEvent` after its message. */
 		as: 'part' | 'event';
 		/** 2026: whether the tool succeeded, told in the result (it goes into the step). */
-		outcome?: 'success' | 'error';
+		outcome?: string;
 	};
 }
 

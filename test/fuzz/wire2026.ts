@@ -107,9 +107,13 @@ function shapeResponse(
 					metadata,
 				}),
 			);
+		} else if (name === 'FunctionToolCallEvent') {
+			shaped.push(event(name, { args_valid: true, ...data, metadata }));
 		} else {
-			const extra = name === 'FunctionToolCallEvent' ? { args_valid: true } : { content: null };
-			shaped.push(event(name, { ...extra, ...data, metadata }));
+			// pydantic-ai from 1.93 (and 2.x) writes the return part under `part`, before under `result`.
+			const { result, ...rest } = data;
+			const told = d.chance(0.5) ? { part: result } : { result };
+			shaped.push(event(name, { content: null, ...rest, ...told, metadata }));
 		}
 	}
 	return d.chance(0.3) ? wholeOrStartless(d, shaped, startless) : shaped;
@@ -223,7 +227,9 @@ function wholeSnapshot(d: Draw, parts: GeneratedPart[]): WireEvent {
  * The arguments of pydantic-ai's output tool, grown through `args_delta`: the object. When the
  * call is its response's first part, `FrontendModelResponse` snapshots may come among its Part
  * events (before them too), each the framework's response so far: its arguments behind the
- * deltas told, as far as them or ahead of them (whole, the deltas still to come).
+ * deltas told, as far as them or ahead of them (whole, the deltas still to come). From
+ * pydantic-ai 1.93 maybe followed by the output tool's own call and result events, which tell
+ * the call again whole and are no step.
  */
 export function outputToolEvents(d: Draw, object: Json, index: number): WireEvent[] {
 	const text = JSON.stringify(object);
@@ -283,6 +289,34 @@ export function outputToolEvents(d: Draw, object: Json, index: number): WireEven
 			}),
 		);
 		at += size;
+	}
+	if (d.chance(0.5)) {
+		const call = {
+			args: text,
+			part_kind: 'tool-call',
+			tool_call_id: id,
+			tool_name: 'final_result',
+		};
+		events.push(
+			event('OutputToolCallEvent', {
+				args_valid: true,
+				event_kind: 'output_tool_call',
+				part: call,
+				metadata,
+			}),
+			event('OutputToolResultEvent', {
+				event_kind: 'output_tool_result',
+				part: {
+					content: 'Final result processed.',
+					metadata: null,
+					outcome: 'success',
+					part_kind: 'tool-return',
+					tool_call_id: id,
+					tool_name: 'final_result',
+				},
+				metadata,
+			}),
+		);
 	}
 	return events;
 }

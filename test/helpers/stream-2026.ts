@@ -129,9 +129,15 @@ const returnPart = (call: ToolCall, content: unknown, outcome: string) => ({
 
 /**
  * A function tool's round after response `zmid`: `FunctionToolCallEvent`, then
- * `FunctionToolResultEvent` with the return part under `result`, as the captures show.
+ * `FunctionToolResultEvent` with the return part under `field`: `result` as the captures show
+ * (pydantic-ai before 1.93), `part` from pydantic-ai 1.93 and in 2.x.
  */
-export function toolRound(call: ToolCall, content: unknown, zmid: string): string {
+export function toolRound(
+	call: ToolCall,
+	content: unknown,
+	zmid: string,
+	{ field = 'result', outcome = 'success' }: { field?: 'result' | 'part'; outcome?: string } = {},
+): string {
 	return (
 		sse('FunctionToolCallEvent', {
 			args_valid: true,
@@ -142,9 +148,29 @@ export function toolRound(call: ToolCall, content: unknown, zmid: string): strin
 		sse('FunctionToolResultEvent', {
 			content: null,
 			event_kind: 'function_tool_result',
-			result: returnPart(call, content, 'success'),
+			[field]: returnPart(call, content, outcome),
 			metadata: metadata(zmid),
 		}) +
 		runtimeChunk('persisted', { data: { message_id: `${zmid}-r` }, message_id: `${zmid}-r` })
+	);
+}
+
+/**
+ * pydantic-ai's output tool run after response `zmid` (from 1.93): `OutputToolCallEvent` with the
+ * call whole, `OutputToolResultEvent` with its return ("Final result processed.").
+ */
+export function outputToolRound(call: ToolCall, zmid: string): string {
+	return (
+		sse('OutputToolCallEvent', {
+			args_valid: true,
+			event_kind: 'output_tool_call',
+			part: callPart(call),
+			metadata: metadata(zmid),
+		}) +
+		sse('OutputToolResultEvent', {
+			event_kind: 'output_tool_result',
+			part: returnPart(call, 'Final result processed.', 'success'),
+			metadata: metadata(zmid),
+		})
 	);
 }

@@ -10,13 +10,7 @@ import {
 } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
-import {
-	BEFORE_TURN_EVENTS,
-	STREAM_EVENT_NAMES,
-	UNREAD_EVENTS,
-	toStreamEvents,
-	type StreamEvent,
-} from './events';
+import { BEFORE_TURN_EVENTS, STREAM_EVENT_NAMES, toStreamEvents, type StreamEvent } from './events';
 import { KnownLayout } from './knownLayout';
 import { OutputToolCalls, sizeOf } from './outputTool';
 import { StepCollector, type AssistantStep } from './steps';
@@ -148,8 +142,8 @@ export class StreamAnswer {
 		// (docs/api.md#flat-stream-form), for the turn's beginning too.
 		const named = message.event === 'message' ? flatEvent(message.data) : message;
 		if (!BEFORE_TURN_EVENTS.has(named.event)) this.began = true;
-		// An event whose data is not read (told by name alone, decode.ts): nothing more to read.
-		if (UNREAD_EVENTS.has(named.event)) return true;
+		// An event whose data is not read is told by name alone (decode.ts): toStreamEvents reads
+		// no more of it than its name.
 		const collector = this.collector;
 		for (const event of toStreamEvents(named, collector !== undefined, this.layout)) {
 			switch (event.type) {

@@ -91,6 +91,8 @@ export const KNOWN_STREAM_EVENTS: readonly string[] = [
 	'FunctionToolResultEvent',
 	'BuiltinToolCallEvent',
 	'BuiltinToolResultEvent',
+	'OutputToolCallEvent',
+	'OutputToolResultEvent',
 	'FinalResultEvent',
 	'AgentRuntimeStreamChunk',
 	'FrontendModelRequest',
@@ -106,6 +108,11 @@ export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
 	'FinalResultEvent',
 	'AgentRuntimeStreamChunk',
 	'FrontendModelRequest',
+	// pydantic-ai's output tool (1.93 on): its call repeats the arguments the response's parts
+	// told, as large as the answer, and neither it nor its result is a step
+	// (docs/api.md#structured-output-in-a-stream). Their names alone say a tool round.
+	'OutputToolCallEvent',
+	'OutputToolResultEvent',
 ]);
 
 /**
@@ -142,10 +149,10 @@ const SILENT_EVENTS: ReadonlySet<string> = new Set([
 
 const TOOL_ROUND: StreamEvent = { type: 'toolRound' };
 
-/** pydantic-ai's events that tell a tool call (`part`) or its result (`result`) on their own. */
-const TOOL_EVENTS: Record<string, 'part' | 'result'> = {
-	FunctionToolCallEvent: 'part',
-	BuiltinToolCallEvent: 'part',
+/** pydantic-ai's events that tell a tool call or its result on their own. */
+const TOOL_EVENTS: Record<string, 'call' | 'result'> = {
+	FunctionToolCallEvent: 'call',
+	BuiltinToolCallEvent: 'call',
 	FunctionToolResultEvent: 'result',
 	BuiltinToolResultEvent: 'result',
 };
@@ -184,6 +191,11 @@ export function toStreamEvents(
 		case 'BuiltinToolCallEvent':
 		case 'BuiltinToolResultEvent':
 			return steps ? toolEvent(TOOL_EVENTS[named.event], parseObject<Json>(named.data)) : [];
+		case 'OutputToolCallEvent':
+		case 'OutputToolResultEvent':
+			// Told by name alone (UNREAD_EVENTS): the output tool runs after the response that
+			// called it, as a function tool does; a failed call is answered by a next response.
+			return [TOOL_ROUND];
 		case 'End':
 			return [endEvent(parseObject<EndEventData>(named.data))];
 		case 'Error':
@@ -287,8 +299,14 @@ function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): Stream
 	];
 }
 
-function toolEvent(field: 'part' | 'result', data: Json | undefined): StreamEvent[] {
-	const part = data?.[field];
+/**
+ * The part a tool event tells: a call's under `part`; a result's under `part` from pydantic-ai
+ * 1.93 on and in 2.x, under `result` before. Since 1.93 `result` is only a deprecated alias of
+ * the same part, which its serializer never writes: a result with both is read at `part`, the
+ * field of the framework that knows both names.
+ */
+function toolEvent(told: 'call' | 'result', data: Json | undefined): StreamEvent[] {
+	const part = told === 'result' && !isObject(data?.part) ? data?.result : data?.part;
 	return isObject(part) ? [{ type: 'toolEvent', part }] : [];
 }
 

@@ -10,6 +10,8 @@ const EVENT_KINDS: Record<string, string> = {
 	function_tool_result: 'FunctionToolResultEvent',
 	builtin_tool_call: 'BuiltinToolCallEvent',
 	builtin_tool_result: 'BuiltinToolResultEvent',
+	output_tool_call: 'OutputToolCallEvent',
+	output_tool_result: 'OutputToolResultEvent',
 	final_result: 'FinalResultEvent',
 };
 

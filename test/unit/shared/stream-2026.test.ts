@@ -2,7 +2,8 @@
  * The 2026 stream (docs/api.md#2026-stream-dialect): the live service's streams as its public
  * clients captured them (test/fixtures/captures/), replayed byte for byte and split anywhere,
  * and the events around them: `completed`, `failed`, the runtime chunks, the request echo that
- * must never leak, events this node does not know, and a structured answer in an output tool.
+ * must never leak, events this node does not know, a structured answer in an output tool, and
+ * what pydantic-ai writes from 1.93 on.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,8 @@ import {
 	type StreamAnswerOptions,
 } from '../../../nodes/shared/stream/answer';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
-import { KNOWN_STREAM_EVENTS } from '../../../nodes/shared/stream/events';
+import { createSseDecoder } from '../../../nodes/shared/stream/decode';
+import { KNOWN_STREAM_EVENTS, STREAM_EVENT_NAMES } from '../../../nodes/shared/stream/events';
 import { COMPLETED_SUCCEEDED } from '../../emulator/frames2026';
 import { prng } from '../../fuzz/prng';
 
@@ -906,5 +908,152 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 	it('is not taken from a tool that is not the output tool', () => {
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');
+	});
+});
+
+/**
+ * What pydantic-ai writes from 1.93 (2026-05-08) and in 2.x (docs/api.md#steps,
+ * docs/api.md#structured-output-in-a-stream): a tool's return under `part` (before, `result`),
+ * and the output tool's own `OutputToolCallEvent` and `OutputToolResultEvent`.
+ */
+describe('pydantic-ai 1.93 and 2.x events', () => {
+	const meta = (zmid: string) => ({ zmid, runner_id: 'r-1' });
+	const call = {
+		args: '{"cmd": "ls"}',
+		part_kind: 'tool-call',
+		tool_call_id: 'call_1',
+		tool_name: 'bash',
+	};
+	const returned = (content: unknown, outcome = 'success') => ({
+		content,
+		metadata: null,
+		outcome,
+		part_kind: 'tool-return',
+		timestamp: 't',
+		tool_call_id: 'call_1',
+		tool_kind: null,
+		tool_name: 'bash',
+	});
+	const text = (content: string, zmid: string) =>
+		sse('PartStartEvent', {
+			index: 0,
+			part: { part_kind: 'text', content },
+			metadata: meta(zmid),
+		});
+	const steps = { steps: { thinking: false } };
+
+	it.each(['success', 'failed', 'denied', 'interrupted'])(
+		'a FunctionToolResultEvent with its return under `part` is the result step, outcome %s as sent',
+		(outcome) => {
+			const result = read(
+				[
+					sse('PartStartEvent', { index: 0, part: call, metadata: meta('z1') }),
+					sse('FunctionToolCallEvent', { part: call, metadata: meta('z1') }),
+					sse('FunctionToolResultEvent', {
+						content: null,
+						part: returned('a.txt', outcome),
+						metadata: meta('z1'),
+					}),
+					text('One file.', 'z2'),
+					COMPLETED,
+				],
+				steps,
+			);
+			expect(result.output).toBe('One file.');
+			expect(result.steps).toEqual([
+				{ type: 'tool_call', tool_name: 'bash', args: { cmd: 'ls' }, tool_call_id: 'call_1' },
+				{
+					type: 'tool_result',
+					tool_name: 'bash',
+					tool_call_id: 'call_1',
+					content: 'a.txt',
+					outcome,
+				},
+			]);
+		},
+	);
+
+	it('a result event with both `part` and `result` is read at `part`, once', () => {
+		const result = read(
+			[
+				sse('FunctionToolResultEvent', {
+					part: returned('from part'),
+					result: returned('from result'),
+				}),
+				text('Done.', 'z2'),
+				COMPLETED,
+			],
+			steps,
+		);
+		expect(result.steps).toEqual([
+			expect.objectContaining({ type: 'tool_result', content: 'from part' }),
+		]);
+	});
+
+	const outputCall = (args: string, id = 'call_f') => ({
+		args,
+		part_kind: 'tool-call',
+		tool_call_id: id,
+		tool_name: 'final_result',
+	});
+	const outputRound = (args: string, zmid: string, content: unknown, kind = 'tool-return') =>
+		sse('OutputToolCallEvent', {
+			args_valid: kind === 'tool-return',
+			event_kind: 'output_tool_call',
+			part: outputCall(args),
+			metadata: meta(zmid),
+		}) +
+		sse('OutputToolResultEvent', {
+			event_kind: 'output_tool_result',
+			part: { content, part_kind: kind, tool_call_id: 'call_f', tool_name: 'final_result' },
+			metadata: meta(zmid),
+		});
+
+	it('the output tool’s events are known: the answer is its call’s arguments, no step, no unknown event', () => {
+		const args = '{"summary": "One file."}';
+		const result = read(
+			[
+				sse('PartStartEvent', { index: 0, part: outputCall(args), metadata: meta('z1') }),
+				outputRound(args, 'z1', 'Final result processed.'),
+				COMPLETED,
+			],
+			{ structured: true, ...steps },
+		);
+		expect(result.output).toEqual({ summary: 'One file.' });
+		expect(result.steps).toEqual([]);
+		expect(result.unknown).toEqual([]);
+	});
+
+	it('a call the output tool answered with a retry prompt is over: the next response’s call is the answer, under the same zmid too', () => {
+		const rejected = '{"summary": 5}';
+		const accepted = '{"summary": "One file."}';
+		const result = read(
+			[
+				sse('PartStartEvent', { index: 0, part: outputCall(rejected), metadata: meta('z1') }),
+				outputRound(rejected, 'z1', 'summary: expected string', 'retry-prompt'),
+				sse('PartStartEvent', {
+					index: 1,
+					part: outputCall(accepted, 'call_g'),
+					metadata: meta('z1'),
+				}),
+				COMPLETED,
+			],
+			{ structured: true, ...steps },
+		);
+		expect(result.output).toEqual({ summary: 'One file.' });
+		expect(result.steps).toEqual([]);
+	});
+
+	it('their data is dropped as it streams, never held: an output object past the line bound is no failure', () => {
+		const messages: Array<{ event: string; data: string }> = [];
+		const decoder = createSseDecoder((message) => messages.push(message), 1024, STREAM_EVENT_NAMES);
+		const big = JSON.stringify({ summary: 'x'.repeat(8192) });
+		decoder.push(sse('OutputToolCallEvent', { part: outputCall(big) }));
+		decoder.push(sse('OutputToolResultEvent', { part: { content: 'Final result processed.' } }));
+		decoder.finish();
+		expect(messages).toEqual([
+			{ event: 'OutputToolCallEvent', data: '' },
+			{ event: 'OutputToolResultEvent', data: '' },
+		]);
 	});
 });
