@@ -10,6 +10,13 @@ export interface SseBodyReader {
 	onMessage: (message: SseMessage) => boolean;
 	/** What a broken body or a bound passed (SseLimitError) becomes; what onMessage throws stays. */
 	failureOf: (error: unknown) => unknown;
+	/**
+	 * Whether a body that failed so (failureOf's failure) was cut off from the other side (a reset,
+	 * a hang-up), not stopped by the reader: nothing more of it can come, and a last event without
+	 * its blank line is read as at the body's own end (decode.ts's finish); the failure stands
+	 * unless that event ends the answer. Without it, or false, that event is not read.
+	 */
+	cutOff?: (failure: unknown) => boolean;
 	/** The events the reader knows, and those it does not read (decode.ts). */
 	names?: EventNames;
 	/**
@@ -93,14 +100,18 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 		if (failure) reject(failure.error);
 		else resolve();
 	};
-	/** The decoded messages, handed on; false when the reader has had its end, or threw. */
-	const handOn = (): boolean => {
+	/**
+	 * The decoded messages, handed on; false when the reader has had its end, or threw. At the
+	 * reader's end the reading is done, unless the body is read on past it (`bodyLeft`: the body
+	 * has not ended; afterAnswer).
+	 */
+	const handOn = (bodyLeft: boolean): boolean => {
 		const batch = pending;
 		pending = [];
 		try {
 			for (const message of batch) {
 				if (!reader.onMessage(message)) {
-					if (reader.afterAnswer) {
+					if (reader.afterAnswer && bodyLeft) {
 						afterAnswer = 0;
 						reader.afterAnswer(() => settle());
 					} else settle();
@@ -131,15 +142,31 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 				return;
 			}
 			reader.onChunk?.();
-			if (decoded(() => decoder.push(chunk))) handOn();
+			if (decoded(() => decoder.push(chunk))) handOn(true);
 		},
 		end() {
 			if (settled) return;
-			if (afterAnswer >= 0 || (decoded(() => decoder.finish()) && handOn())) settle();
+			if (afterAnswer >= 0 || (decoded(() => decoder.finish()) && handOn(false))) settle();
 		},
 		fail(error) {
+			if (settled) return;
 			// Past the answer's end, the body's failure takes nothing away from the answer.
-			settle(afterAnswer >= 0 ? undefined : { error: reader.failureOf(error) });
+			if (afterAnswer >= 0) {
+				settle();
+				return;
+			}
+			const failure = reader.failureOf(error);
+			if (reader.cutOff?.(failure)) {
+				// The last event, as the body's end reads it: one that ends the answer ends it here
+				// too (settled then); any other leaves the failure as it is.
+				try {
+					decoder.finish();
+				} catch {
+					// A last line past the bound: no event to read, the failure stands.
+				}
+				handOn(false);
+			}
+			settle({ error: failure });
 		},
 		done,
 		get settled() {

@@ -6,7 +6,7 @@ import {
 	type SseMessage,
 } from '../stream/decode';
 import { readSseBody, type SseBody } from '../stream/sseBody';
-import type { AttemptFailure } from './attemptFailure';
+import { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
 import {
 	brokenResponseFailure,
@@ -274,6 +274,10 @@ async function readEvents(
 				error instanceof SseLimitError
 					? tooLargeFailure(scope, `an event-stream ${error.what}`, error.limitBytes)
 					: lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false),
+			// Broken off from the other side, not stopped here (deadline, idle limit, cancellation):
+			// the stream's last event, whole but for its blank line, counts as at a clean end
+			// (docs/api.md#how-a-stream-ends).
+			cutOff: (failure) => failure instanceof AttemptFailure && failure.lost === 'broken',
 		});
 	} finally {
 		lifetime.unwatchIdle();

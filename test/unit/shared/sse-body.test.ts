@@ -1,8 +1,9 @@
 /**
  * Reading a response body as it arrives (nodes/shared/stream/sseBody.ts): messages handed on in
  * order, reading stopped at the reader's end, a body that breaks or closes early given to
- * `failureOf`, what the reader throws passed on as it is, the listeners gone afterwards; for
- * Node's Readable (read by its events) and any other byte iterable alike.
+ * `failureOf`, what the reader throws passed on as it is, the listeners gone afterwards; a last
+ * event without its blank line read when the body was cut off from the other side (`cutOff`),
+ * as at its clean end; for Node's Readable (read by its events) and any other byte iterable alike.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -175,6 +176,130 @@ describe('readSseBody', () => {
 	});
 });
 
+describe('a last event without its blank line, when the body is cut off (docs/api.md#how-a-stream-ends)', () => {
+	const reset = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+
+	/** Reading as the transport does: `cutOff` says whether the failure came from the other side. */
+	function readingCut(body: AsyncIterable<Uint8Array | string>, cutOff?: boolean) {
+		const messages: SseMessage[] = [];
+		const judged: unknown[] = [];
+		const done = readSseBody(body, undefined, {
+			onMessage: (message) => {
+				messages.push(message);
+				return message.event !== 'end';
+			},
+			failureOf: (error) => new Failure(error),
+			...(cutOff === undefined
+				? {}
+				: {
+						cutOff: (failure: unknown) => {
+							judged.push(failure);
+							return cutOff;
+						},
+					}),
+		});
+		return { messages, judged, done };
+	}
+
+	/** A Readable that gives `text`, then fails as a reset connection does. */
+	function resetAfter(text: string) {
+		const body = new PassThrough();
+		body.write(text);
+		setImmediate(() => body.destroy(reset()));
+		return body;
+	}
+
+	test.each([
+		['its blank line missing', `${event('a', '1')}event: end\ndata: {"status": "succeeded"}\n`],
+		[
+			'its data line’s end missing too',
+			`${event('a', '1')}event: end\ndata: {"status": "succeeded"}`,
+		],
+		[
+			'its lines ending in CRLF',
+			`${event('a', '1')}event: end\r\ndata: {"status": "succeeded"}\r\n`,
+		],
+	])(
+		'cut off from the other side, an event that ends the reading, %s: read, and the reading ends well',
+		async (_name, text) => {
+			const { messages, judged, done } = readingCut(resetAfter(text), true);
+			await done;
+			expect(messages.map((message) => message.event)).toEqual(['a', 'end']);
+			expect(messages[1].data).toMatch(/^\{.*\}$/);
+			// Judged by the failure the body's error became.
+			expect(judged).toEqual([expect.any(Failure)]);
+			expect((judged[0] as Failure).cause).toMatchObject({ code: 'ECONNRESET' });
+		},
+	);
+
+	test('the same from any other byte iterable that throws', async () => {
+		async function* chunks() {
+			yield event('a', '1');
+			yield 'event: end\ndata: {}\n';
+			throw reset();
+		}
+		const { messages, done } = readingCut(chunks(), true);
+		await done;
+		expect(messages.map((message) => message.event)).toEqual(['a', 'end']);
+	});
+
+	test('an event that does not end the reading: handed on, as at a clean end, and the failure stands', async () => {
+		const { messages, done } = readingCut(resetAfter(`event: more\ndata: {"text": "x"}\n`), true);
+		const failure = await done.catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(Failure);
+		expect((failure as Failure).cause).toMatchObject({ code: 'ECONNRESET' });
+		expect(messages).toEqual([{ event: 'more', data: '{"text": "x"}' }]);
+	});
+
+	test.each([
+		['cut inside its data', 'event: end\ndata: {"status": "succ', true],
+		['data that is not JSON', 'event: end\ndata: done\n', true],
+		['a body the reader stopped (cutOff false)', 'event: end\ndata: {}\n', false],
+		['no cutOff given', 'event: end\ndata: {}\n', undefined],
+	])('%s: not read, the failure stands', async (_name, text, cutOff) => {
+		const { messages, done } = readingCut(resetAfter(event('a', '1') + text), cutOff);
+		const failure = await done.catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(Failure);
+		expect(messages.map((message) => message.event)).toEqual(['a']);
+	});
+
+	test('what the reader throws on it is passed on as it is', async () => {
+		const thrown = new Error('the workflow’s stream failed');
+		const done = readSseBody(resetAfter('event: end\ndata: {}\n'), undefined, {
+			onMessage: () => {
+				throw thrown;
+			},
+			failureOf: (error) => new Failure(error),
+			cutOff: () => true,
+		});
+		await expect(done).rejects.toBe(thrown);
+	});
+
+	test.each(['a Readable', 'any other byte iterable'])(
+		'%s that ends cleanly right after it: the reading ends at once, nothing left to read past the answer',
+		async (kind) => {
+			const text = 'event: end\ndata: {}\n';
+			async function* chunks() {
+				yield text;
+			}
+			const body = kind === 'a Readable' ? Readable.from([text]) : chunks();
+			let waitedPastTheAnswer = false;
+			const done = readSseBody(body, undefined, {
+				onMessage: (message) => message.event !== 'end',
+				failureOf: (error) => new Failure(error),
+				// Never stopped: a reading that waited past the answer would not end.
+				afterAnswer: () => (waitedPastTheAnswer = true),
+			});
+			const ended = await Promise.race([
+				done.then(() => true),
+				new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000)),
+			]);
+			expect(ended).toBe(true);
+			expect(waitedPastTheAnswer).toBe(false);
+		},
+	);
+});
+
 describe('over a real socket', () => {
 	test('a line in one-byte chunked-encoding chunks, a data event each: held at about its bytes', async () => {
 		const BYTES = 300_000;
@@ -215,5 +340,47 @@ describe('over a real socket', () => {
 		expect(chunks).toBeGreaterThan(BYTES);
 		// Generous: before, each chunk was kept as a Buffer with its socket's read buffer.
 		expect(held).toBeLessThan(5 * BYTES);
+	});
+
+	test('a chunked body whose connection is reset right after an event’s data line: the event read', async () => {
+		const server = net.createServer((socket) => {
+			socket.once('data', () => {
+				const head =
+					'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n';
+				const text = 'event: end\ndata: {"status": "succeeded"}\n';
+				// No last chunk: the connection is reset after the event's data line.
+				socket.write(`${head}${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`, () =>
+					setTimeout(() => socket.resetAndDestroy(), 20),
+				);
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+		const { port } = server.address() as net.AddressInfo;
+		try {
+			const response = await new Promise<http.IncomingMessage>((resolve) =>
+				http
+					.get({ port, host: '127.0.0.1' }, resolve)
+					// The request reports the reset too; the body's report is the one read here.
+					.on('error', () => undefined),
+			);
+			const messages: SseMessage[] = [];
+			const failures: unknown[] = [];
+			await readSseBody(response, undefined, {
+				onMessage: (message) => {
+					messages.push(message);
+					return false;
+				},
+				failureOf: (error) => error,
+				cutOff: (failure) => {
+					failures.push(failure);
+					return true;
+				},
+			});
+			expect(messages).toEqual([{ event: 'end', data: '{"status": "succeeded"}' }]);
+			// The reset reached the body as a failure, not as its end.
+			expect(failures).toHaveLength(1);
+		} finally {
+			server.close();
+		}
 	});
 });
