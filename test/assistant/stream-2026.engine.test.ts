@@ -389,6 +389,22 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		test.each(['SUCCEEDED', 'Succeeded'])(
+			'`completed` with status %j: the answer, asked once (docs/api.md#how-a-stream-ends)',
+			async (status) => {
+				const body =
+					partStart(0, { part_kind: 'text', content: 'All' }) +
+					partDelta(0, 'text', ' done.') +
+					sse('completed', { ...COMPLETED_SUCCEEDED, status });
+				const run = await runAgainst(body, { input: 'Done?', options: { stream, retries: 2 } });
+				expect(run.failure).toBeUndefined();
+				expect(run.json.output).toBe('All done.');
+				const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+				expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe('All done.');
+				expect(run.asks).toBe(1);
+			},
+		);
+
 		describe('a model message with no text that ended in a builtin tool call, then the next one told by its snapshot before its Part events: its text once', () => {
 			const call = {
 				part_kind: 'builtin-tool-call',

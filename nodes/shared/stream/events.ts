@@ -335,7 +335,7 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
 
 /**
  * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
- * `succeeded` ends the answer, and so does one with no status that names no failure (no `error`,
+ * `succeeded` (in any letter case) ends the answer, and so does one with no status that names no failure (no `error`,
  * `error_type` or `failure_kind`); `failed`, or `completed` with another status or naming a
  * failure, is the run's failure with the service's `error`. Their fields may also sit under
  * `data` (flat form). Where there is no `error`, the words are those of `message` or `detail`
@@ -353,7 +353,7 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 	const status =
 		nonBlank(fields.status) ??
 		(name === 'failed' || saysError(fields.error) || named.length > 0 ? 'failed' : 'succeeded');
-	if (name === 'completed' && status === 'succeeded') return { type: 'end' };
+	if (name === 'completed' && isSucceeded(status)) return { type: 'end' };
 	const said =
 		errorShown(fields.error) ??
 		words(fields.message) ??
@@ -372,6 +372,14 @@ function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEven
 	if (errorType) failure.errorType = errorType;
 	if (failureKind) failure.failureKind = failureKind;
 	return failure;
+}
+
+/**
+ * `succeeded`, as the service writes it, or in other letters or with white space around it: such
+ * a status names no failure, and a run read as failed would lose a whole answer.
+ */
+function isSucceeded(status: string): boolean {
+	return status.trim().toLowerCase() === 'succeeded';
 }
 
 /**

@@ -289,6 +289,33 @@ describe('a failed run', () => {
 		},
 	);
 
+	it.each(['SUCCEEDED', 'Succeeded', ' succeeded\n'])(
+		'a `completed` whose status is %j ends the answer: `succeeded` is read in any letter case, white space around it aside',
+		(status) => {
+			const text = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
+			const completed = { ...COMPLETED_SUCCEEDED, status };
+			expect(read([text, sse('completed', completed)]).output).toBe('Hi');
+			// In the flat form too, its fields beside the name or under `data`.
+			const flat = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+			expect(read([text, flat({ type: 'completed', ...completed })]).output).toBe('Hi');
+			expect(read([text, flat({ type: 'completed', data: completed })]).output).toBe('Hi');
+		},
+	);
+
+	it.each(['Cancelled', 'FAILED', 'succeeded_partially', 'not succeeded'])(
+		'a `completed` whose status is %j, in whatever letters, is still the run’s failure',
+		(status) => {
+			const error = failureOf([
+				sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Partial' } }),
+				sse('completed', { ...COMPLETED_SUCCEEDED, status }),
+			]);
+			expect(error.failure).toBe('run-failed');
+			expect(error.message).toBe(
+				`The assistant's run failed: The run ended with status "${status}"`,
+			);
+		},
+	);
+
 	it('a `completed` with no status that names no failure (no error, class or kind) ends the answer', () => {
 		const text = sse('PartStartEvent', { index: 0, part: { part_kind: 'text', content: 'Hi' } });
 		for (const error of [null, false, '', {}, []]) {
