@@ -32,6 +32,7 @@ module.exports = {
 		'**/test/bounds/memory-bounds.engine.test.ts',
 		'**/test/assistant/stream-2026.engine.test.ts',
 		'**/test/assistant/errors-2026.engine.test.ts',
+		'**/test/assistant/stream-last-event.engine.test.ts',
 	],
 	moduleNameMapper: {
 		[`^(${names})$`]: `${n8n1Modules}/$1`,
