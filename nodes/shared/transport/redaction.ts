@@ -1,5 +1,14 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import {
+	decodedOnce,
+	decodedPosition,
+	escapeAround,
+	mayHoldEscape,
+	openEscapeStart,
+	sourceRanges,
+} from './escapes';
+
 /**
  * The access token never shows (docs/security.md): not in an error, an output item or a log
  * line, whatever the server sent back. Errors are built without the request, whose headers hold
@@ -24,107 +33,166 @@ const MIN_SECRET_LENGTH = 4;
  */
 const MIN_CUT_LENGTH = 8;
 
-/** What a text whose escapes (%XX, \uXXXX) hide the token becomes whole. */
-const REDACTED_TEXT = '[redacted: the text held the access token]';
+/**
+ * How many times over a text's escapes (%XX, \uXXXX, HTML's character references; escapes.ts)
+ * are decoded, each time from what the last decoding gave, before the token is looked for in
+ * each of those readings: a token percent-encoded twice (`%255A`), spelled in references that a
+ * page escaped again (`&amp;#90;`), or in one kind inside the other (`%26%2390%3B`), is read.
+ * Ordinary escaping leaves a token's characters (letters, digits, `_`, `-`) alone, so a token is
+ * in escapes only where something wrote it so; each layer of escaping applied after that (a URL
+ * encoded again, a page escaped again) takes one round more. Four read that spelling under three
+ * such layers, more than an echo passes through; a server that means to hide the token can write
+ * it in a code no redaction reads, so more rounds would cost without protecting. The bound keeps
+ * what any text costs fixed: a round is one pass over a text no longer than the one before (it
+ * stops at the first that finds no escape), and the readings held are at most five such texts.
+ */
+const MAX_DECODING_ROUNDS = 4;
 
 /** What takes one secret out of texts, JSON values and errors (redactionOf makes it). */
 export class Redaction {
-	/** The forms the token is written in (as it is, percent-encoded), lower-cased. */
-	private readonly forms: string[];
-	/**
-	 * Each form's first and last MIN_CUT_LENGTH characters, in any letter case (a URL parser
-	 * lower-cases a host).
-	 */
+	/** The secret, lower-cased. */
+	private readonly secret: string;
+	/** Its characters but the last: what a text's end may be, with more of the secret to follow. */
+	private readonly continuable: string;
+	/** Its first and its last MIN_CUT_LENGTH characters, in any letter case. */
+	private readonly head: RegExp;
+	private readonly tail: RegExp;
+	/** Either of them (a URL parser lower-cases a host). */
 	private readonly anchors: RegExp;
 
 	constructor(secret: string) {
-		const lower = secret.toLowerCase();
-		this.forms = [...new Set([lower, encodeURIComponent(secret).toLowerCase()])];
-		const ends = this.forms.flatMap((form) => [
-			form.slice(0, MIN_CUT_LENGTH),
-			form.slice(-MIN_CUT_LENGTH),
-		]);
-		this.anchors = new RegExp([...new Set(ends)].map(escaped).join('|'), 'gi');
-	}
-
-	/** The text without the secret, whole or cut, in any letter case, percent-encoded or not. */
-	text(text: string): string {
-		this.anchors.lastIndex = 0;
-		const shown = this.anchors.test(text) ? this.withoutSpans(text) : text;
-		return this.hiddenInEscapes(shown) ? REDACTED_TEXT : shown;
+		this.secret = secret.toLowerCase();
+		this.continuable = this.secret.slice(0, -1);
+		const head = escaped(this.secret.slice(0, MIN_CUT_LENGTH));
+		const tail = escaped(this.secret.slice(-MIN_CUT_LENGTH));
+		this.head = new RegExp(head, 'gi');
+		this.tail = new RegExp(tail, 'gi');
+		this.anchors = new RegExp(`${head}|${tail}`, 'i');
 	}
 
 	/**
-	 * Every run of the text that matches a form from its start or to its end, redacted; a
-	 * character of the form may be written as an escape there (%XX, \uXXXX).
+	 * The text without the secret, whole or cut, in any letter case, however often escaped: each
+	 * run that writes it, in escapes or not, is `[redacted]`; the rest of the text is as it was.
+	 * The same string when it holds none.
 	 */
-	private withoutSpans(text: string): string {
-		const spans = this.spans(text).sort((a, b) => a[0] - b[0]);
-		let shown = '';
-		let from = 0;
-		for (const [begin, end] of spans) {
-			if (end <= from) continue;
-			// A span that overlaps the one before lengthens it.
-			shown += begin >= from ? text.slice(from, begin) + REDACTED : '';
-			from = end;
-		}
-		return shown + text.slice(from);
+	text(text: string): string {
+		const spans = this.spans(text);
+		return spans.length === 0 ? text : withoutSpans(text, spans);
 	}
 
-	/** The runs withoutSpans takes out: [begin, end) in the text, in no order. */
+	/**
+	 * The runs the text's readings (itself, then each decoding of its escapes) take for the
+	 * secret, mapped back to the text: [begin, end) in it, in no order.
+	 */
 	private spans(text: string): Array<[number, number]> {
-		const spans: Array<[number, number]> = [];
-		for (const form of this.forms) {
-			const head = form.slice(0, MIN_CUT_LENGTH);
-			for (const i of indexesAnyCase(text, head)) {
-				let end = i + head.length;
-				for (let matched = head.length; matched < form.length; matched++) {
-					const length = writtenAt(text, end, form[matched]);
-					if (!length) break;
-					end += length;
-				}
-				spans.push([i, end]);
+		// Most texts hold no escape and no run of the secret: two fast searches say so.
+		if (!mayHoldEscape(text)) return this.anchors.test(text) ? this.runs(text) : [];
+		const readings = readingsOf(text);
+		if (!readings.some((reading) => this.anchors.test(reading))) return [];
+		return inText(
+			readings,
+			readings.map((reading) => this.runs(reading)),
+		).flat();
+	}
+
+	/**
+	 * Every run of the reading that matches the secret from its start or to its end, for at least
+	 * its first or last MIN_CUT_LENGTH characters, as far as it goes on matching: [begin, end).
+	 */
+	private runs(reading: string): Array<[number, number]> {
+		const { secret } = this;
+		const anchor = Math.min(MIN_CUT_LENGTH, secret.length);
+		const runs: Array<[number, number]> = [];
+		for (const begin of indexesOf(reading, this.head)) {
+			let end = begin + anchor;
+			while (end - begin < secret.length && reading[end]?.toLowerCase() === secret[end - begin]) {
+				end++;
 			}
-			const tail = form.slice(-MIN_CUT_LENGTH);
-			for (const i of indexesAnyCase(text, tail)) {
-				let begin = i;
-				for (let matched = tail.length; matched < form.length; matched++) {
-					const length = writtenBefore(text, begin, form[form.length - matched - 1]);
-					if (!length) break;
-					begin -= length;
-				}
-				spans.push([begin, i + tail.length]);
-			}
+			runs.push([begin, end]);
 		}
-		return spans;
+		for (const at of indexesOf(reading, this.tail)) {
+			const end = at + anchor;
+			let begin = at;
+			// The run is the secret's last end - begin characters: the one before them comes next.
+			const next = () => secret[secret.length - (end - begin) - 1];
+			while (
+				begin > 0 &&
+				end - begin < secret.length &&
+				reading[begin - 1].toLowerCase() === next()
+			) {
+				begin--;
+			}
+			runs.push([begin, end]);
+		}
+		return runs;
 	}
 
 	/**
 	 * How much of the text's beginning can go out now, redacted by itself, when more text may
 	 * follow (the pieces of a stream, liveText.ts): redacted alone, it becomes what redacting the
-	 * whole text makes of it, whatever follows. The rest waits for what follows: any end of the
-	 * text that may be part of the token, in any form and letter case this redaction reads (a
-	 * run of its characters, some or all written as escapes, or an escape not yet complete), and
-	 * whatever it already holds that is redacted as one (a run taken for the token, an escape,
-	 * escapes that spell the token's first or last characters) and reaches into that end. Text
-	 * that cannot be part of the token does not wait.
+	 * whole text makes of it, whatever follows. The rest waits for what follows: the end of any
+	 * reading of the text (the text, each decoding of its escapes) that may be part of the secret
+	 * (a run of its characters that is not yet its end, an escape not yet complete, or both), and
+	 * whatever the text already holds that is redacted or decoded as one (a run taken for the
+	 * secret, an escape, in any reading) and reaches into that end. Text that cannot be part of
+	 * the secret does not wait.
 	 */
 	safeLength(text: string): number {
+		const escapes = mayHoldEscape(text);
+		const readings = escapes ? readingsOf(text) : [text];
+		// How much of the reading reads as it will once more text follows: up to the first escape
+		// that the text's end may complete, in this reading or one before it.
+		let settled = text.length;
+		const found = readings.map((reading, round) => {
+			if (round > 0) settled = decodedPosition(readings[round - 1], settled);
+			if (escapes) settled = openEscapeStart(reading, settled);
+			const from = this.continuableFrom(reading, settled);
+			// Where what may be the secret's begins (the reading's length: nowhere), then the runs
+			// taken for it.
+			return [[from, from] as [number, number], ...this.runs(reading)];
+		});
+		const mapped = inText(readings, found);
 		let cut = text.length;
-		for (const form of this.forms) cut = Math.min(cut, continuableFrom(text, form));
-		if (cut === 0) return 0;
-		const whole = this.spans(text);
-		if (text.includes('%') || text.includes('\\')) whole.push(...escapeRuns(text, this.forms[0]));
-		for (let moved = true; moved;) {
+		mapped.forEach(([[from]], round) => {
+			if (found[round][0][0] < readings[round].length) cut = Math.min(cut, from);
+		});
+		const spans = mapped.flatMap((ranges) => ranges.slice(1));
+		for (let moved = cut > 0; moved && cut > 0;) {
 			moved = false;
-			for (const [begin, end] of whole) {
+			for (const [begin, end] of spans) {
 				if (begin < cut && cut < end) {
 					cut = begin;
 					moved = true;
 				}
 			}
+			// An escape a round decodes is read whole: a cut inside it would read it otherwise.
+			let position = cut;
+			for (let round = 0; round + 1 < readings.length && !moved; round++) {
+				const escape = escapeAround(readings[round], position);
+				if (escape === undefined) position = decodedPosition(readings[round], position);
+				else {
+					cut = positionInText(readings, round, escape);
+					moved = true;
+				}
+			}
 		}
 		return cut;
+	}
+
+	/**
+	 * Where the longest run of the secret's characters (in any letter case, not yet its end) that
+	 * ends at `end` of the reading begins: with more text to come, it may be part of the secret.
+	 */
+	private continuableFrom(reading: string, end: number): number {
+		let from = end;
+		let run = '';
+		while (from > 0) {
+			const longer = reading[from - 1].toLowerCase() + run;
+			if (!this.continuable.includes(longer)) break;
+			run = longer;
+			from--;
+		}
+		return from;
 	}
 
 	/** Whether the value, written as JSON, holds the token, whole or cut. */
@@ -136,22 +204,6 @@ export class Redaction {
 			return true; // cannot be written, so cannot be checked: not shown
 		}
 		return this.text(written) !== written;
-	}
-
-	/** Whether escapes (%XX, \uXXXX) in the text spell the token's beginning or end. */
-	private hiddenInEscapes(text: string): boolean {
-		// Most texts have neither escape: two fast searches say so before the expression runs.
-		if (!text.includes('%') && !text.includes('\\u')) return false;
-		if (!ESCAPE.test(text)) return false;
-		const decoded = text
-			.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-			.replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-			.toLowerCase();
-		const secret = this.forms[0];
-		return (
-			decoded.includes(secret.slice(0, MIN_CUT_LENGTH)) ||
-			decoded.includes(secret.slice(-MIN_CUT_LENGTH))
-		);
 	}
 
 	/**
@@ -227,209 +279,69 @@ function isPlain(value: unknown): value is object {
 	return prototype === Object.prototype || prototype === null;
 }
 
-const ESCAPE = /%[0-9a-f]{2}|\\u[0-9a-f]{4}/i;
-
 /**
- * How many characters of the text, from `at`, write the (lower-case) character `wanted`: itself
- * in any letter case, or an escape of it (%XX, \uXXXX); 0 when they do not.
+ * The readings of a text: itself, then its escapes decoded, again and again, each time from the
+ * last reading, while a round finds an escape, at most MAX_DECODING_ROUNDS times.
  */
-function writtenAt(text: string, at: number, wanted: string): number {
-	if (text[at]?.toLowerCase() === wanted) return 1;
-	for (const length of [3, 6]) {
-		if (escapeSpells(text.slice(at, at + length), wanted)) return length;
+function readingsOf(text: string): string[] {
+	const readings = [text];
+	for (let round = 0; round < MAX_DECODING_ROUNDS; round++) {
+		const decoded = decodedOnce(readings[round]);
+		if (decoded === undefined) break;
+		readings.push(decoded);
 	}
-	return 0;
+	return readings;
 }
 
 /**
- * The same, for the characters that end just before `end`. An escape first: the last digit of
- * `%31` is the `1` it writes too, and taking it alone would end the run inside the escape,
- * leaving the token's characters before it in the text.
+ * Ranges of each reading (`ranges[round]`, in the `round`-th reading; as many lists as readings
+ * or fewer), mapped back to the text the first reading is: one pass over each reading they come
+ * through.
  */
-function writtenBefore(text: string, end: number, wanted: string): number {
-	for (const length of [6, 3]) {
-		if (end >= length && escapeSpells(text.slice(end - length, end), wanted)) return length;
+function inText(
+	readings: readonly string[],
+	ranges: ReadonlyArray<Array<[number, number]>>,
+): Array<Array<[number, number]>> {
+	const mapped = ranges.slice();
+	for (let round = ranges.length - 1; round > 0; round--) {
+		// The ranges of this reading and of every later one, now in this reading.
+		const passing = mapped.slice(round);
+		const sizes = passing.map((list) => list.length);
+		const back = sourceRanges(readings[round - 1], passing.flat());
+		let at = 0;
+		sizes.forEach((size, i) => {
+			mapped[round + i] = back.slice(at, at + size);
+			at += size;
+		});
 	}
-	if (end > 0 && text[end - 1].toLowerCase() === wanted) return 1;
-	return 0;
+	return mapped;
 }
 
-/** Whether `written` is one escape (%XX, \uXXXX) of `wanted`, in any letter case. */
-function escapeSpells(written: string, wanted: string): boolean {
-	const match = /^(?:%([0-9a-f]{2})|\\u([0-9a-f]{4}))$/i.exec(written);
-	if (!match) return false;
-	const code = parseInt(match[1] ?? match[2], 16);
-	return String.fromCharCode(code).toLowerCase() === wanted;
+/** Where a position of the `round`-th reading stands in the text. */
+function positionInText(readings: readonly string[], round: number, position: number): number {
+	const ranges = readings.slice(0, round + 1).map((): Array<[number, number]> => []);
+	ranges[round].push([position, position]);
+	return inText(readings, ranges)[round][0][0];
 }
 
-/**
- * The longest one written character can be: `\uXXXX` with each of its six characters written
- * %XX (hiddenInEscapes decodes %XX first, then \uXXXX in what that gave).
- */
-const MAX_WRITTEN_LENGTH = 18;
-
-/**
- * Where the text's longest end begins that may be part of the (lower-case) form: read as
- * characters each written plainly, in any letter case, or as an escape (%XX, \uXXXX, \uXXXX
- * with some of its characters written %XX), it writes a run of the form's characters that is
- * not yet the form's end, optionally followed by an escape not yet complete; or it is such an
- * escape. Every reading counts, so the end is never shorter than the one the redaction
- * makes; the text's length when no end can be.
- */
-function continuableFrom(text: string, form: string): number {
-	const n = text.length;
-	const last = form.length - 1;
-	const at = new Map<string, number[]>();
-	for (let a = 0; a < last; a++) {
-		const list = at.get(form[a]);
-		if (list) list.push(a);
-		else at.set(form[a], [a]);
+/** The text with each span `[redacted]`; spans that overlap are one. */
+function withoutSpans(text: string, spans: Array<[number, number]>): string {
+	spans.sort((a, b) => a[0] - b[0]);
+	let shown = '';
+	let from = 0;
+	for (const [begin, end] of spans) {
+		if (end <= from) continue;
+		// A span that overlaps the one before lengthens it.
+		shown += begin >= from ? text.slice(from, begin) + REDACTED : '';
+		from = end;
 	}
-	// rows.get(k)[a]: text.slice(k) may write the form's characters from its a-th on, and more
-	// of them may follow. Past the text's end, any of them may follow.
-	const rows = new Map<number, Uint8Array>();
-	const follows = (k: number, a: number) => k === n || rows.get(k)?.[a] === 1;
-	let from = n;
-	for (let k = n - 1; k >= 0; k--) {
-		// No row in reach of k is open: none before it can be.
-		if (n - k > MAX_WRITTEN_LENGTH && from - k > MAX_WRITTEN_LENGTH) break;
-		const { written, open } = writtenFrom(text, k);
-		let row: Uint8Array | undefined;
-		if (open) row = new Uint8Array(form.length).fill(1);
-		else {
-			for (const [length, char] of written) {
-				for (const a of at.get(char.toLowerCase()) ?? []) {
-					if (follows(k + length, a + 1)) (row ??= new Uint8Array(form.length))[a] = 1;
-				}
-			}
-		}
-		if (row) {
-			rows.set(k, row);
-			from = k;
-		}
-	}
-	return from;
+	return shown + text.slice(from);
 }
 
-/**
- * The characters the text may write from `at` ([length, character] for each reading: itself,
- * %XX, \uXXXX with any of its characters written %XX), and whether it may be an escape that
- * the text ends before it is complete.
- */
-function writtenFrom(
-	text: string,
-	at: number,
-): { written: Array<[number, string]>; open: boolean } {
-	const written: Array<[number, string]> = [[1, text[at]]];
-	let open = false;
-	if (text[at] === '%') {
-		const hex = text.slice(at + 1, at + 3);
-		if (/^[0-9a-f]{2}$/i.test(hex)) written.push([3, String.fromCharCode(parseInt(hex, 16))]);
-		else if (at + 3 > text.length && /^[0-9a-f]?$/i.test(hex)) open = true;
-	}
-	if (text[at] === '\\' || text.startsWith('%5', at)) {
-		open = unicodeEscapeStep(text, at, at, 0, '', written) || open;
-	}
-	return { written, open };
-}
-
-/** The first characters of a \uXXXX, one by one. */
-const UNICODE_ESCAPE = [/^\\$/, /^u$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i, /^[0-9a-f]$/i];
-
-/**
- * Adds to `written` each \uXXXX the text writes from `from`: `step` of its characters read up to
- * `at` (each written plainly or %XX), `hex` its digits so far. Whether the text ends where one
- * may go on.
- */
-function unicodeEscapeStep(
-	text: string,
-	from: number,
-	at: number,
-	step: number,
-	hex: string,
-	written: Array<[number, string]>,
-): boolean {
-	if (step === UNICODE_ESCAPE.length) {
-		written.push([at - from, String.fromCharCode(parseInt(hex, 16))]);
-		return false;
-	}
-	if (at >= text.length) return true;
-	const fits = (char: string) => UNICODE_ESCAPE[step].test(char);
-	const digits = (char: string) => (step >= 2 ? hex + char : hex);
-	let open = false;
-	if (fits(text[at])) {
-		open = unicodeEscapeStep(text, from, at + 1, step + 1, digits(text[at]), written) || open;
-	}
-	if (text[at] === '%') {
-		const code = text.slice(at + 1, at + 3);
-		if (/^[0-9a-f]{2}$/i.test(code)) {
-			const char = String.fromCharCode(parseInt(code, 16));
-			if (fits(char)) {
-				open = unicodeEscapeStep(text, from, at + 3, step + 1, digits(char), written) || open;
-			}
-		} else if (at + 3 > text.length && /^[0-9a-f]?$/i.test(code)) {
-			open = true;
-		}
-	}
-	return open;
-}
-
-/**
- * What hiddenInEscapes reads as one: each escape the text holds (%XX, then \uXXXX in what %XX
- * decoded to), and each run of them and other characters that, decoded, spells the secret's
- * first or last MIN_CUT_LENGTH characters, as far as it goes on spelling the secret (all of
- * such a run goes with the text it is in); [begin, end) in the text.
- */
-function escapeRuns(text: string, secret: string): Array<[number, number]> {
-	const runs: Array<[number, number]> = [];
-	const once: Array<{ char: string; begin: number; end: number }> = [];
-	for (let i = 0; i < text.length;) {
-		const hex = text[i] === '%' ? text.slice(i + 1, i + 3) : '';
-		if (/^[0-9a-f]{2}$/i.test(hex)) {
-			once.push({ char: String.fromCharCode(parseInt(hex, 16)), begin: i, end: i + 3 });
-			runs.push([i, i + 3]);
-			i += 3;
-		} else {
-			once.push({ char: text[i], begin: i, end: i + 1 });
-			i += 1;
-		}
-	}
-	const decoded: typeof once = [];
-	for (let j = 0; j < once.length;) {
-		const six = once.slice(j, j + 6);
-		if (six.length === 6 && six.every((c, step) => UNICODE_ESCAPE[step].test(c.char))) {
-			const digits = six.slice(2).map((c) => c.char);
-			const char = String.fromCharCode(parseInt(digits.join(''), 16));
-			decoded.push({ char, begin: six[0].begin, end: six[5].end });
-			runs.push([six[0].begin, six[5].end]);
-			j += 6;
-		} else {
-			decoded.push(once[j]);
-			j += 1;
-		}
-	}
-	// Each run of the secret, decoded, from its beginning or to its end, as far as it goes on.
-	const spells = (i: number, k: number) => decoded[i].char.toLowerCase() === secret[k];
-	const head = Math.min(MIN_CUT_LENGTH, secret.length);
-	const tail = secret.length - head;
-	for (let i = 0; i + head <= decoded.length; i++) {
-		let k = 0;
-		while (k < secret.length && i + k < decoded.length && spells(i + k, k)) k++;
-		if (k >= head) runs.push([decoded[i].begin, decoded[i + k - 1].end]);
-		k = 0;
-		while (k < head && spells(i + k, tail + k)) k++;
-		if (k < head) continue;
-		let begin = i;
-		for (let m = tail; m > 0 && begin > 0 && spells(begin - 1, m - 1); m--) begin--;
-		runs.push([decoded[begin].begin, decoded[i + head - 1].end]);
-	}
-	return runs;
-}
-
-/** Where `needle` is in `text`, in any letter case. */
-function indexesAnyCase(text: string, needle: string): number[] {
-	const pattern = new RegExp(escaped(needle), 'gi');
+/** Where the (global, any letter case) pattern matches in the text, overlapping matches too. */
+function indexesOf(text: string, pattern: RegExp): number[] {
 	const found: number[] = [];
+	pattern.lastIndex = 0;
 	for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
 		found.push(match.index);
 		pattern.lastIndex = match.index + 1;

@@ -2,6 +2,7 @@ import type { InBandErrorResponse, Unchecked } from '../api';
 import { isObject, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
 import { holdsRequestEcho, isRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
+import { CHARACTER_REFERENCE, decodedReference } from './escapes';
 import { redacted, type Redaction } from './redaction';
 
 /**
@@ -192,24 +193,6 @@ export function stripHtml(text: string): string {
 		.replace(CHARACTER_REFERENCE, decodedReference)
 		.replace(/\s+/g, ' ')
 		.trim();
-}
-
-/** A numeric reference (its `;` may be left out, as browsers allow), or a named one that matters. */
-const CHARACTER_REFERENCE = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|(amp|lt|gt|quot|apos);)/g;
-
-const NAMED_REFERENCES: Record<string, string> = {
-	amp: '&',
-	lt: '<',
-	gt: '>',
-	quot: '"',
-	apos: "'",
-};
-
-function decodedReference(_written: string, hex?: string, decimal?: string, name?: string): string {
-	if (name) return NAMED_REFERENCES[name];
-	const code = hex ? parseInt(hex, 16) : Number(decimal);
-	// What no character can be is shown as HTML does: the replacement character.
-	return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
 }
 
 /** A server's words as a message shows them: cut at MAX_MESSAGE_LENGTH characters. */

@@ -1,7 +1,9 @@
 /**
  * An HTML error page as the error's words (docs/api.md#errors, docs/security.md): its text, its
  * tags left out and its character references decoded once, before the token is redacted from it,
- * so that a token the page spells in references is redacted as one written plainly.
+ * so that a token the page spells in references is redacted as one written plainly; a token in
+ * references the page escaped again (`&amp;#90;`), or percent-encoded inside them, is redacted
+ * from what the page shows too.
  */
 import { parseJsonAnswer } from '../../../nodes/shared/transport/jsonCall';
 import { statusFailure, type FailureScope } from '../../../nodes/shared/transport/failures';
@@ -27,8 +29,19 @@ test('a page’s character references are decoded, once', () => {
 	expect(stripHtml('a &#90; b')).toBe('a &#90; b');
 });
 
+const escapedAgain = (text: string) => text.replace(/&/g, '&amp;');
+
 test.each([
 	['decimal references', decimal(TOKEN)],
+	['decimal references escaped again (`&amp;#90;`)', escapedAgain(decimal(TOKEN))],
+	[
+		'hexadecimal references escaped twice (`&amp;amp;#x5a;`)',
+		escapedAgain(escapedAgain(hex(TOKEN))),
+	],
+	[
+		'references of its percent-encoding (`&#37;5A`)',
+		encodeURIComponent(decimal(TOKEN)).replace(/%/g, '&#37;'),
+	],
 	['hexadecimal references', hex(TOKEN)],
 	['references among plain letters', [...TOKEN].map((c, i) => (i % 3 ? c : decimal(c))).join('')],
 ])('the token in %s: redacted from an error status’s page and a 200’s', (_what, written) => {

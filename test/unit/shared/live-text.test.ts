@@ -54,6 +54,26 @@ test("the token's middle, followed by its end, is taken with it however it was c
 	}
 });
 
+test('a token in four layers of escapes, a character a piece: held back, then redacted', () => {
+	const percent = (text: string) =>
+		[...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+	// Each layer writes every character of the one before as %XX: thousands of characters that
+	// may be the token's, looked at again only each time they have doubled.
+	const written = percent(percent(percent(percent(TOKEN))));
+	expect(written.length).toBeGreaterThan(1024);
+	const after = ' and then some more.'.repeat(100);
+	const answer = `Key: ${written} ok${after}`;
+	const { text, out } = live();
+	for (const piece of `Key: ${written} ok`) text.passOn(piece);
+	expect(out.join('')).toBe('Key: ');
+	// Once what is held has doubled, it is looked at, and what cannot be the token goes out.
+	for (const piece of after) text.passOn(piece);
+	expect(out.join('')).toMatch(/^Key: \[redacted\] ok and then some more\./);
+	text.finish();
+	expect(out.join('')).toBe(`Key: [redacted] ok${after}`);
+	expect(text.sent).toBe(answer);
+});
+
 test("an answer's end goes out in one piece, with what was held back", () => {
 	const { text, out } = live();
 	text.passOnEnd('a whole answer');

@@ -1,6 +1,7 @@
 /**
- * The token taken out of what the node shows (docs/security.md): whole or cut,
- * in any letter case, in texts, JSON values and everything n8n shows of an error.
+ * The token taken out of what the node shows (docs/security.md): whole or cut, in any letter
+ * case, in escapes however often escaped (up to four layers), in texts, JSON values and
+ * everything n8n shows of an error; the rest of a text as it was written.
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -10,6 +11,19 @@ import { fakeNode } from '../../helpers/fake-node';
 const TOKEN = 'Zo_Sk_Redaction-Token-4f9A2c';
 const redaction = redactionOf(TOKEN)!;
 const node = fakeNode({ id: '1' });
+
+const code = (c: string) => c.charCodeAt(0);
+/** Every character as %XX. */
+const percent = (text: string) =>
+	[...text].map((c) => `%${code(c).toString(16).padStart(2, '0').toUpperCase()}`).join('');
+/** Every character as a decimal, or a hexadecimal, character reference. */
+const decimalReferences = (text: string) => [...text].map((c) => `&#${code(c)};`).join('');
+const hexReferences = (text: string) =>
+	[...text].map((c) => `&#x${code(c).toString(16)};`).join('');
+/** The text escaped again as a URL's part (`%` as `%25`, `&` as `%26`, `#` as `%23`, …). */
+const urlEncoded = encodeURIComponent;
+/** The text escaped again as an HTML page escapes text (`&` as `&amp;`). */
+const htmlEscaped = (text: string) => text.replace(/&/g, '&amp;');
 
 describe('texts', () => {
 	test('every occurrence, in any letter case', () => {
@@ -78,20 +92,93 @@ describe('texts written partly or wholly escaped', () => {
 		).toBe('GET /conversations/[redacted] failed');
 	});
 
-	test('every character escaped: the whole text goes', () => {
-		const encoded = [...TOKEN].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
-		expect(redaction.text(`to /api/${encoded}/x`)).toBe(
-			'[redacted: the text held the access token]',
-		);
+	test('every character escaped: those escapes go, the rest of the text stays', () => {
+		expect(redaction.text(`to /api/${percent(TOKEN)}/x`)).toBe('to /api/[redacted]/x');
 		const unicode = [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-		expect(redaction.text(`said ${unicode.join('')}`)).toBe(
-			'[redacted: the text held the access token]',
-		);
+		expect(redaction.text(`said ${unicode.join('')}.`)).toBe('said [redacted].');
+		expect(redaction.text(`said ${decimalReferences(TOKEN)}.`)).toBe('said [redacted].');
+		expect(redaction.text(`said ${hexReferences(TOKEN)}.`)).toBe('said [redacted].');
 	});
 
 	test('escapes that spell something else leave the text as it is', () => {
 		const text = 'a 100%25 sure \\u0041nswer at /api/%7Euser';
 		expect(redaction.text(text)).toBe(text);
+	});
+});
+
+describe('texts escaped more than once', () => {
+	test.each([
+		['percent-encoded twice', urlEncoded(percent(TOKEN))],
+		['percent-encoded three times', urlEncoded(urlEncoded(percent(TOKEN)))],
+		['decimal references escaped again', htmlEscaped(decimalReferences(TOKEN))],
+		['hexadecimal references escaped again', htmlEscaped(hexReferences(TOKEN))],
+		[
+			'hexadecimal references in capitals escaped twice (`&amp;amp;#x5A;`)',
+			htmlEscaped(htmlEscaped(hexReferences(TOKEN).toUpperCase().replace(/&#X/g, '&#x'))),
+		],
+		[
+			'a chain of `&amp;`, four layers',
+			htmlEscaped(htmlEscaped(htmlEscaped(decimalReferences(TOKEN)))),
+		],
+		['references inside percent-encoding (`%26%2390%3B`)', urlEncoded(decimalReferences(TOKEN))],
+		['percent-encoding inside references (`&#37;5A`)', percent(TOKEN).replace(/%/g, '&#37;')],
+		['each character of its %XX a reference', decimalReferences(percent(TOKEN))],
+		[
+			'references escaped again, then percent-encoded',
+			urlEncoded(htmlEscaped(hexReferences(TOKEN))),
+		],
+		[
+			'\\u escapes inside references',
+			[...TOKEN].map((c) => `&#92;u00${code(c).toString(16)}`).join(''),
+		],
+		[
+			'\\u escapes percent-encoded twice',
+			urlEncoded([...TOKEN].map((c) => `%5Cu00${code(c).toString(16)}`).join('')),
+		],
+	])('%s: the run that writes it is redacted, the rest stays as written', (_, written) => {
+		const text = `Bad token "${written}" & 100%25 more &amp; less &#90;.`;
+		expect(redaction.text(text)).toBe('Bad token "[redacted]" & 100%25 more &amp; less &#90;.');
+	});
+
+	test('a token split between plain and encoded characters, at any depth', () => {
+		const [head, middle, end] = [TOKEN.slice(0, 5), TOKEN.slice(5, 17), TOKEN.slice(17)];
+		for (const written of [
+			`${TOKEN.slice(0, 10)}${urlEncoded(percent(TOKEN.slice(10)))}`,
+			`${urlEncoded(percent(head))}${TOKEN.slice(5)}`,
+			`${head}${htmlEscaped(decimalReferences(middle))}${end}`,
+			`${urlEncoded(percent(head))}${middle}${htmlEscaped(htmlEscaped(hexReferences(end)))}`,
+			[...TOKEN]
+				.map(
+					(c, i) => [c, percent(c), urlEncoded(percent(c)), htmlEscaped(hexReferences(c))][i % 4],
+				)
+				.join(''),
+		]) {
+			expect(redaction.text(`key=${written}&next=1`)).toBe('key=[redacted]&next=1');
+		}
+	});
+
+	test('cut short and encoded twice: its beginning, or its end, is redacted', () => {
+		expect(redaction.text(`said ${urlEncoded(percent(TOKEN.slice(0, 12)))}…`)).toBe(
+			'said [redacted]…',
+		);
+		expect(redaction.text(`…${htmlEscaped(decimalReferences(TOKEN.slice(-10)))} end`)).toBe(
+			'…[redacted] end',
+		);
+	});
+
+	test('escapes that spell something else, however deep, leave the text as it is', () => {
+		const text = `a %252541 b &amp;amp;lt; c &#37;41 d %26%2390%3B e ${urlEncoded(percent(TOKEN.slice(0, 7)))}`;
+		expect(redaction.text(text)).toBe(text);
+	});
+
+	test('four layers are read, no more: what a text costs stays bounded', () => {
+		const four = urlEncoded(urlEncoded(urlEncoded(percent(TOKEN))));
+		expect(redaction.text(`a ${four} b`)).toBe('a [redacted] b');
+		// A fifth layer is text; so is a body of countless layers, read four times, not to its end.
+		const fifth = urlEncoded(four);
+		expect(redaction.text(`a ${fifth} b`)).toBe(`a ${fifth} b`);
+		const countless = `${'%25'.repeat(200_000)}5A`;
+		expect(redaction.text(countless)).toBe(countless);
 	});
 });
 
@@ -116,6 +203,22 @@ describe('pieces going out one by one', () => {
 		expect(redaction.safeLength('a \\u00')).toBe(2);
 		expect(redaction.safeLength('a %5Cu00')).toBe(2);
 		expect(redaction.safeLength('100%25!')).toBe(7);
+	});
+
+	test('escapes of escapes and character references: what may write the token waits', () => {
+		expect(redaction.safeLength('at %255A%256F')).toBe(3);
+		expect(redaction.safeLength('at &amp;#90;&amp;#111;')).toBe(3);
+		expect(redaction.safeLength('at %26%2390%3B')).toBe(3);
+		// A `%` decoded from `%25` may begin an escape with what follows:
+		expect(redaction.safeLength('at %25')).toBe(3);
+		expect(redaction.safeLength('at %254')).toBe(3);
+		// References not yet complete, or whose digits may go on:
+		expect(redaction.safeLength('Q&')).toBe(1);
+		expect(redaction.safeLength('a &am')).toBe(2);
+		expect(redaction.safeLength('a &#9')).toBe(2);
+		expect(redaction.safeLength('a &#x5')).toBe(2);
+		expect(redaction.safeLength('Q&A!')).toBe(4);
+		expect(redaction.safeLength('rock &amp; roll')).toBe(15);
 	});
 });
 

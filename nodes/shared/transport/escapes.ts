@@ -1,0 +1,201 @@
+/**
+ * The escapes a server's text may write a character in, one grammar for the nodes: `%XX` (a
+ * URL's), `\uXXXX` (JSON's) and HTML's character references. An HTML page's text is shown with
+ * its references decoded once, as a browser shows it (serverMessage.ts's stripHtml); the
+ * redaction reads every escape, layer by layer (redaction.ts), and maps what it finds back to
+ * the text as it was written.
+ */
+
+/**
+ * The most digits a numeric reference is read with. HTML allows any number (leading zeros), but
+ * a code point has at most seven, and a page needs no more than a few zeros before them; a
+ * bounded reference keeps every escape short, so that what a streamed piece's end leaves open
+ * (digits that may go on) is short too. Further digits are text.
+ */
+const MAX_REFERENCE_DIGITS = 10;
+
+const READ_DIGITS = `{1,${MAX_REFERENCE_DIGITS}}`;
+
+/**
+ * A numeric reference (its `;` may be left out, as browsers allow), or a named one that matters.
+ */
+export const CHARACTER_REFERENCE = new RegExp(
+	String.raw`&(?:#[xX]([0-9a-fA-F]${READ_DIGITS});?|#([0-9]${READ_DIGITS});?|(amp|lt|gt|quot|apos);)`,
+	'g',
+);
+
+const NAMED_REFERENCES: Record<string, string> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	apos: "'",
+};
+
+/** The character a reference writes (CHARACTER_REFERENCE's groups). */
+export function decodedReference(
+	_written: string,
+	hex?: string,
+	decimal?: string,
+	name?: string,
+): string {
+	if (name) return NAMED_REFERENCES[name];
+	const code = hex ? parseInt(hex, 16) : Number(decimal);
+	// What no character can be is shown as HTML does: the replacement character.
+	return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+}
+
+/** Any escape: `%XX`, `\uXXXX`, or a character reference (its groups follow). */
+const ESCAPE = new RegExp(
+	String.raw`%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|${CHARACTER_REFERENCE.source}`,
+	'g',
+);
+
+/** The character an escape writes (ESCAPE's groups): one, or two halves beyond U+FFFF. */
+function decodedEscape(
+	written: string,
+	percent: string | undefined,
+	unicode: string | undefined,
+	hex: string | undefined,
+	decimal: string | undefined,
+	name: string | undefined,
+): string {
+	const code = percent ?? unicode;
+	return code
+		? String.fromCharCode(parseInt(code, 16))
+		: decodedReference(written, hex, decimal, name);
+}
+
+/** How long what the escape `match` writes is: 1, or 2 beyond U+FFFF. */
+function decodedWidth(match: RegExpExecArray): number {
+	const [, , , hex, decimal] = match;
+	if (hex === undefined && decimal === undefined) return 1;
+	const code = hex === undefined ? Number(decimal) : parseInt(hex, 16);
+	return code > 0xffff && code <= 0x10ffff ? 2 : 1;
+}
+
+/** Whether the text may hold an escape: one search, which most texts answer no. */
+export function mayHoldEscape(text: string): boolean {
+	return ESCAPE_START.test(text);
+}
+
+const ESCAPE_START = /[%\\&]/;
+
+/**
+ * The text with every escape in it decoded, once, from left to right (`%2541` gives `%41`);
+ * undefined when it holds none. Never longer than the text.
+ */
+export function decodedOnce(text: string): string | undefined {
+	ESCAPE.lastIndex = 0;
+	let match = ESCAPE.exec(text);
+	if (!match) return undefined;
+	let decoded = '';
+	let from = 0;
+	for (; match; match = ESCAPE.exec(text)) {
+		decoded +=
+			text.slice(from, match.index) +
+			decodedEscape(match[0], match[1], match[2], match[3], match[4], match[5]);
+		from = match.index + match[0].length;
+	}
+	return decoded + text.slice(from);
+}
+
+/**
+ * Where `position` of `source` stands in decodedOnce(source); one inside an escape, where what
+ * the escape wrote begins.
+ */
+export function decodedPosition(source: string, position: number): number {
+	let shorter = 0;
+	ESCAPE.lastIndex = 0;
+	for (
+		let match = ESCAPE.exec(source);
+		match && match.index < position;
+		match = ESCAPE.exec(source)
+	) {
+		if (match.index + match[0].length > position) return match.index - shorter;
+		shorter += match[0].length - decodedWidth(match);
+	}
+	return position - shorter;
+}
+
+/** Where the escape begins that holds `position` of the text inside it; undefined for none. */
+export function escapeAround(text: string, position: number): number | undefined {
+	ESCAPE.lastIndex = 0;
+	for (let match = ESCAPE.exec(text); match && match.index < position; match = ESCAPE.exec(text)) {
+		if (match.index + match[0].length > position) return match.index;
+	}
+	return undefined;
+}
+
+/**
+ * Where, in `source`, each range of decodedOnce(source) was written: [begin, end) of the
+ * escapes and characters that wrote it. A range that begins or ends between the two halves one
+ * escape wrote takes that escape. One pass over the source.
+ */
+export function sourceRanges(
+	source: string,
+	ranges: ReadonlyArray<readonly [number, number]>,
+): Array<[number, number]> {
+	const count = ranges.length;
+	if (count === 0) return [];
+	// Each range's begin (at i), then its end (at count + i), taken in the order they come.
+	const point = (i: number) => (i < count ? ranges[i][0] : ranges[i - count][1]);
+	const order = Array.from({ length: 2 * count }, (_, i) => i).sort((a, b) => point(a) - point(b));
+	const found = new Array<number>(2 * count);
+	// The same point in both texts: where the part not yet passed begins.
+	let inSource = 0;
+	let inDecoded = 0;
+	let next = 0;
+	const plainUpTo = (limit: number) => {
+		for (; next < order.length && point(order[next]) <= limit; next++) {
+			found[order[next]] = inSource + point(order[next]) - inDecoded;
+		}
+	};
+	ESCAPE.lastIndex = 0;
+	for (let match = ESCAPE.exec(source); match && next < order.length; match = ESCAPE.exec(source)) {
+		const written = inDecoded + match.index - inSource;
+		plainUpTo(written);
+		const width = decodedWidth(match);
+		const end = match.index + match[0].length;
+		for (; next < order.length && point(order[next]) < written + width; next++) {
+			found[order[next]] = order[next] < count ? match.index : end;
+		}
+		inSource = end;
+		inDecoded = written + width;
+	}
+	plainUpTo(Infinity);
+	return ranges.map((_, i) => [found[i], found[count + i]]);
+}
+
+/**
+ * Where the escape begins that the text's first `end` characters leave incomplete at their end,
+ * so that what follows may complete it or make it longer (`%4`, `\u00`, `&am`, `&#9` and
+ * `&#90`, whose digits may go on); `end` when there is none. No escape holds another's first
+ * character, so only the last one's can begin it.
+ */
+export function openEscapeStart(text: string, end = text.length): number {
+	if (end === 0) return 0;
+	const at = Math.max(
+		text.lastIndexOf('%', end - 1),
+		text.lastIndexOf('\\', end - 1),
+		text.lastIndexOf('&', end - 1),
+	);
+	return at >= 0 && OPEN_ESCAPE.test(text.slice(at, end)) ? at : end;
+}
+
+const NAME_BEGINNINGS = [
+	...new Set(
+		Object.keys(NAMED_REFERENCES).flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1))),
+	),
+];
+
+const OPEN_DIGITS = `{0,${MAX_REFERENCE_DIGITS}}`;
+
+/** An escape's beginning that more characters may make an escape, or a longer one. */
+const OPEN_ESCAPE = new RegExp(
+	`^(?:${[
+		'%[0-9a-fA-F]?',
+		String.raw`\\(?:u[0-9a-fA-F]{0,3})?`,
+		`&(?:#(?:[xX][0-9a-fA-F]${OPEN_DIGITS}|[0-9]${OPEN_DIGITS})|${NAME_BEGINNINGS.join('|')})?`,
+	].join('|')})$`,
+);
