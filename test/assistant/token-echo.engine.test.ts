@@ -128,7 +128,7 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 	},
 	escapedBody(response) {
 		response.writeHead(500, { 'Content-Type': 'text/plain' });
-		// One character escaped, and every character: the rest of it, or the whole text, goes.
+		// One character escaped, and every character: each goes, escapes and all.
 		response.end(`no \\u005a${TOKEN.slice(1)} and ${percentEncoded(TOKEN)}`);
 	},
 	redirectEncoded(response, origin) {

@@ -1,0 +1,161 @@
+/**
+ * A server that echoes the access token escaped more than once (docs/security.md): an HTML error
+ * page whose character references were escaped again (`&amp;#90;`, `&amp;amp;#x5A;`), a JSON
+ * error percent-encoded twice (`%255A`), a failed run's error in references percent-encoded
+ * (`%26%2390%3B`), an answer streamed in pieces with references escaped again. With the built
+ * package in n8n-core's engine: the error says what the server said with `[redacted]` where the
+ * token was, and the token, in any spelling (decoded any number of times), is in no output item,
+ * error, log line or streamed chunk.
+ */
+import http from 'node:http';
+
+import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
+import { serveNamedAsks } from '../helpers/scripted-server';
+
+const TOKEN = 'Zo_Sk_Twice-Encoded-Token-7Hq3';
+
+const code = (c: string) => c.charCodeAt(0);
+const percent = (text: string) =>
+	[...text].map((c) => `%${code(c).toString(16).toUpperCase()}`).join('');
+const decimal = (text: string) => [...text].map((c) => `&#${code(c)};`).join('');
+const hex = (text: string) =>
+	[...text].map((c) => `&#x${code(c).toString(16).toUpperCase()};`).join('');
+/** Escaped again as an HTML page escapes its text. */
+const escapedAgain = (text: string) => text.replace(/&/g, '&amp;');
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+const stream = (response: http.ServerResponse, body: string) => {
+	response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_t2' });
+	response.end(body);
+};
+
+const page = (written: string) =>
+	`<html><body><h1>Bad gateway</h1><p>Token &quot;${written}&quot; &amp; more</p></body></html>`;
+
+/** The answer's text, in pieces; the token in it as references escaped again. */
+const ANSWER = `Your key is ${escapedAgain(decimal(TOKEN))}, keep it safe.`;
+
+const ASKS: Record<string, (response: http.ServerResponse) => void> = {
+	pageEscapedAgain(response) {
+		response.writeHead(502, { 'Content-Type': 'text/html' });
+		response.end(page(escapedAgain(decimal(TOKEN))));
+	},
+	pageEscapedTwice(response) {
+		response.writeHead(502, { 'Content-Type': 'text/html' });
+		response.end(page(escapedAgain(escapedAgain(hex(TOKEN)))));
+	},
+	jsonPercentTwice(response) {
+		response.writeHead(401, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ detail: `Invalid token ${encodeURIComponent(percent(TOKEN))}` }));
+	},
+	failedReferencesPercentEncoded: (response) =>
+		stream(
+			response,
+			event('failed', {
+				status: 'failed',
+				error: `Unknown key ${encodeURIComponent(decimal(TOKEN))} (rejected)`,
+			}),
+		),
+	answerInPieces: (response) => {
+		const pieces = ANSWER.match(/[\s\S]{1,7}/g) ?? [];
+		stream(
+			response,
+			event('PartStartEvent', {
+				event_kind: 'part_start',
+				index: 0,
+				part: { part_kind: 'text', content: '' },
+				metadata: { zmid: 'm1' },
+			}) +
+				pieces
+					.map((piece) =>
+						event('PartDeltaEvent', {
+							event_kind: 'part_delta',
+							index: 0,
+							delta: { part_delta_kind: 'text', content_delta: piece },
+							metadata: { zmid: 'm1' },
+						}),
+					)
+					.join('') +
+				event('completed', { status: 'succeeded' }),
+		);
+	},
+};
+
+let server: { origin: string; close(): Promise<void> };
+
+beforeAll(async () => {
+	server = await serveNamedAsks(ASKS);
+});
+
+afterAll(async () => await server.close());
+
+const character = (n: number) => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\ufffd');
+
+/** The text and every decoding of its escapes, until none is left (apart from the node's). */
+function decodings(text: string): string[] {
+	const all = [text];
+	for (let round = 0; round < 8; round++) {
+		const last = all[all.length - 1];
+		const decoded = last
+			.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+			.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+			.replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => character(parseInt(h, 16)))
+			.replace(/&#([0-9]+);?/g, (_, d: string) => character(Number(d)))
+			.replace(/&(amp|quot);/g, (_, name: string) => (name === 'amp' ? '&' : '"'));
+		if (decoded === last) break;
+		all.push(decoded);
+	}
+	return all;
+}
+
+/** No 8-character run of the token, in any letter case, plainly or decoded. */
+function expectNoTokenInAnySpelling(shown: string): void {
+	const readings = decodings(shown).map((reading) => reading.toLowerCase());
+	for (let i = 0; i + 8 <= TOKEN.length; i++) {
+		const run = TOKEN.slice(i, i + 8).toLowerCase();
+		for (const reading of readings) expect(reading).not.toContain(run);
+	}
+}
+
+const credential = () => emulatorCredential(`${server.origin}/api`, TOKEN);
+
+test.each([
+	[
+		'an HTML page, its references escaped again',
+		'pageEscapedAgain',
+		'(HTTP 502): Bad gateway Token "[redacted]" & more',
+	],
+	[
+		'an HTML page, its references escaped twice',
+		'pageEscapedTwice',
+		'(HTTP 502): Bad gateway Token "[redacted]" & more',
+	],
+	['a JSON error percent-encoded twice', 'jsonPercentTwice', 'Invalid token [redacted]'],
+	[
+		"a failed run's error in references, percent-encoded",
+		'failedReferencesPercentEncoded',
+		"The assistant's run failed: Unknown key [redacted] (rejected)",
+	],
+])(
+	'the token in %s: the error says the rest, the token in no spelling',
+	async (_what, kind, said) => {
+		const run = await askOnceContinuing(credential(), `#${kind}#`);
+		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
+		expect(typeof error === 'string' ? error : error.message).toContain(said);
+		expectNoTokenInAnySpelling(everythingShown(run));
+	},
+);
+
+test('an answer streamed in pieces, the token in references escaped again: in no chunk, no item', async () => {
+	const run = await askOnceContinuing(credential(), '#answerInPieces#', { stream: true });
+	const streamed = run.chunks
+		.filter((chunk) => chunk.type === 'item')
+		.map((chunk) => String(chunk.content))
+		.join('');
+	expect(streamed).toBe('Your key is [redacted], keep it safe.');
+	expect(run.outputs('Assistant')[0].json.output).toBe(streamed);
+	expectNoTokenInAnySpelling(everythingShown(run));
+});
