@@ -337,9 +337,10 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
  * `completed` and `failed` (docs/api.md#2026-stream-dialect): `completed` with `status`
  * `succeeded` (in any letter case) ends the answer, and so does one with no status that names no
  * failure (no `error`, `error_type` or `failure_kind`); `failed`, or `completed` with another
- * status or naming a failure, is the run's failure with the service's `error`. Their fields may also sit under
- * `data` (flat form). Where there is no `error`, the words are those of `message` or `detail`
- * (FastAPI's), the data itself when it is text, or else the failure's class and kind.
+ * status or naming a failure, is the run's failure with the service's `error`. Their fields may
+ * also sit under `data` (flat form). Where there is no `error`, the words are those of `message`
+ * or `detail` (FastAPI's), the data itself when it is text, or else the failure's class and
+ * kind.
  */
 function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEvent {
 	const data = parseObject<RunEndEventData & { data: unknown; message: unknown }>(dataText);
