@@ -168,6 +168,7 @@ export class StreamAnswer {
 				case 'toolRound':
 					this.began = true;
 					this.assembler.responseOver();
+					collector?.responseOver();
 					break;
 				case 'partStart':
 				case 'partDelta':
@@ -247,6 +248,7 @@ export class StreamAnswer {
 			return;
 		}
 		if (event.type === 'toolDelta') {
+			collector.partEvent(message, event.response !== undefined);
 			collector.toolDelta(message, event.index, event.delta);
 			return;
 		}
@@ -255,13 +257,17 @@ export class StreamAnswer {
 		switch (event.type) {
 			case 'snapshot':
 				if (event.model) collector.model = event.model;
-				if (event.parts) collector.snapshot(now, event.parts);
+				if (event.parts) {
+					collector.snapshot(now, event.parts, event.kinds, this.assembler.snapshotGrewLast);
+				}
 				break;
 			case 'partStart':
 			case 'partEnd':
+				collector.partEvent(now, event.response !== undefined);
 				if (event.part) collector.part(now, event.index, event.part, event.type === 'partEnd');
 				break;
 			case 'partDelta':
+				collector.partEvent(now, event.response !== undefined);
 				if (event.kind !== 'text') {
 					collector.thinkingDelta(now, event.index, event.text, event.kind === 'thinking');
 				}

@@ -13,6 +13,11 @@ export type PartEvent = Extract<StreamEvent, { type: `part${string}` | 'toolDelt
  */
 const WITHIN_MESSAGE_KINDS: ReadonlySet<string> = new Set(['text', 'thinking', 'file']);
 
+/** A part of this kind may end its model message: the next response may come after it. */
+export function mayEndMessage(kind: string): boolean {
+	return !WITHIN_MESSAGE_KINDS.has(kind);
+}
+
 /** Between messages of one turn (docs/api.md#assembling-the-answer). */
 export const MESSAGE_SEPARATOR = '\n\n';
 
@@ -107,6 +112,12 @@ export class AnswerAssembler {
 	private toolRoundSince = false;
 	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
 	messageNumber = 0;
+	/**
+	 * The latest snapshot began a message, and it grows the message's snapshot before it (its
+	 * parts' kinds begin with that one's, its text goes on from that one's): for the steps, which
+	 * may have read that one as a message of its own already (StepCollector.snapshot).
+	 */
+	snapshotGrewLast = false;
 
 	constructor(private readonly onText?: (delta: string) => void) {}
 
@@ -269,12 +280,14 @@ export class AnswerAssembler {
 			kinds.length > 0 &&
 			(kinds.length < this.snapshotKinds.length ||
 				this.snapshotKinds.some((kind, index) => kinds[index] !== kind));
+		this.snapshotGrewLast = false;
 		if (
 			this.toolRoundSince ||
 			shrank ||
 			this.contradictsParts(kinds) ||
 			!this.continuesMessage(text)
 		) {
+			this.snapshotGrewLast = !this.toolRoundSince && !shrank && this.continuesSnapshot(text);
 			this.beginMessage();
 			// The new message is of no model response named yet: the Part events that tell the same
 			// response next (2026: a new zmid) go on in it, not in a message of their own.
@@ -284,7 +297,7 @@ export class AnswerAssembler {
 			this.partsLength += lengthOf(kinds) - lengthOf(this.snapshotKinds);
 			this.snapshotKinds = kinds;
 			this.lastPartKind = kinds[kinds.length - 1];
-			if (kinds.some((kind) => !WITHIN_MESSAGE_KINDS.has(kind))) this.toolPartTold = true;
+			if (kinds.some(mayEndMessage)) this.toolPartTold = true;
 		}
 		this.replace(this.snapshotView, text);
 	}
@@ -437,6 +450,16 @@ export class AnswerAssembler {
 
 	private get messageLength(): number {
 		return this.turn.length - this.messageStart;
+	}
+
+	/**
+	 * Either `text` or the message's latest snapshot's text is a beginning of the other (that
+	 * snapshot's text is the message's up to its length, when it agreed with it).
+	 */
+	private continuesSnapshot(text: string): boolean {
+		const view = this.snapshotView;
+		if (!view.agrees) return false;
+		return this.turn.holdsAt(this.messageStart, text.slice(0, Math.min(text.length, view.length)));
 	}
 
 	/** Either `text` or the current message's text is a beginning of the other: one is ahead. */

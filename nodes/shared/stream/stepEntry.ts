@@ -50,7 +50,7 @@ export interface Entry extends GrowingArgs {
 	grownName: string;
 	callId: string;
 	/** The model message it was first told in (StepCollector's key): where its call id names it. */
-	place: string;
+	place: number;
 	// `grown` (GrowingArgs): start and deltas, the arguments so far or the thinking text.
 	/** The latest whole view: a part's end, a snapshot, a tool event. */
 	whole: unknown;

@@ -1,5 +1,6 @@
 import { isObject, type JsonObject as Json } from '../json';
 import { HELD_ENTRY_CHARS } from '../limits';
+import { mayEndMessage } from './assembly';
 import { growArgs, isOutputTool, setArgs, sizeOf } from './outputTool';
 import {
 	agreesWith,
@@ -40,13 +41,49 @@ export class StepCollector {
 	private readonly byId = new Map<string, Entry>();
 	/** The model that wrote the turn's messages, when the stream names it. */
 	model: string | undefined;
-	/** Messages a snapshot showed to be new where the assembler saw none (see `snapshot`). */
-	private split = 0;
+	/**
+	 * The current model message's key, a number of its own: one for each of the assembler's
+	 * messages, and one for each a snapshot showed to be new where the assembler saw none (see
+	 * `snapshot`).
+	 */
+	private place = 0;
+	private places = 0;
+	/** The assembler's message the current place is of. */
 	private lastMessage = 0;
+	/**
+	 * The current place is a message a snapshot alone began (`snapshot`), and neither a Part event
+	 * nor a tool round came since: `holdsToolPart`, that snapshot held a part that may end a message.
+	 */
+	private snapshotOpened: { holdsToolPart: boolean } | undefined;
 	/** Characters every step holds (the bound's measure: StreamAnswer). */
 	heldLength = 0;
 
 	constructor(private readonly thinking: boolean) {}
+
+	/**
+	 * A Part event comes, of the assembler's message `message`; `named`: it names its model
+	 * response (2026: `metadata.zmid`). Before the event itself (`part`, the deltas).
+	 *
+	 * A message a snapshot alone began is, like one a snapshot begins for the text, of no model
+	 * response yet: the Part events that follow it go on in it (docs/api.md#steps). Where the
+	 * assembler begins its next message at them (it took the snapshot for the message before:
+	 * their index was used there, or they name another response), that message is the snapshot's,
+	 * unless they name a response and the snapshot held a tool call (the assembler's rule for a
+	 * message a snapshot began: the next response comes after it). After a tool round they begin a
+	 * message of their own (`responseOver`).
+	 */
+	partEvent(message: number, named: boolean): void {
+		const opened = this.snapshotOpened;
+		this.snapshotOpened = undefined;
+		if (opened && message !== this.lastMessage && !(named && opened.holdsToolPart)) {
+			this.lastMessage = message;
+		}
+	}
+
+	/** One of the assistant's own tools ran: the model response before it is over. */
+	responseOver(): void {
+		this.snapshotOpened = undefined;
+	}
 
 	/** A part seen in a Part event: its start (`whole` false) or its end (whole). */
 	part(message: number, index: number, part: Json, whole: boolean): void {
@@ -111,13 +148,34 @@ export class StepCollector {
 	}
 
 	/**
-	 * A snapshot of the current message: every part whole so far, at its index. A snapshot whose
-	 * steps contradict those already at their places (another call, a thinking text that does not
-	 * continue) is of a new message, even where its text could not tell.
+	 * A snapshot of the current message: every part whole so far, at its index (`kinds`, their
+	 * kinds as the assembler reads them). A snapshot whose steps contradict those already at their
+	 * places (another call, a thinking text that does not continue) is of a new message, even where
+	 * its text could not tell; that message goes on (docs/api.md#steps) through the Part events
+	 * that follow it (`partEvent`) and through a snapshot at which the assembler begins its next
+	 * message when that snapshot grows the one before it (`grows`: its kinds and text go on from
+	 * that one's, AnswerAssembler.snapshotGrewLast) and contradicts none of its steps.
 	 */
-	snapshot(message: number, parts: unknown[]): void {
-		if (this.contradicts(this.placeOf(message), parts)) this.split++;
-		const place = this.placeOf(message);
+	snapshot(message: number, parts: unknown[], kinds: string[], grows: boolean): void {
+		let place: number;
+		if (
+			this.snapshotOpened &&
+			message !== this.lastMessage &&
+			grows &&
+			!this.contradicts(this.place, parts)
+		) {
+			// The assembler took the snapshot before for the message before it: this is that one's.
+			this.lastMessage = message;
+			place = this.place;
+		} else {
+			place = this.placeOf(message);
+			if (this.contradicts(place, parts)) {
+				place = this.newPlace();
+				this.snapshotOpened = { holdsToolPart: false };
+			}
+		}
+		// Still of no response: its latest snapshot says whether it holds a tool call.
+		if (this.snapshotOpened) this.snapshotOpened.holdsToolPart = kinds.some(mayEndMessage);
 		for (let index = 0; index < parts.length; index++) {
 			const part = parts[index];
 			if (!isObject(part)) continue;
@@ -128,16 +186,25 @@ export class StepCollector {
 		}
 	}
 
-	/** A message's key: the assembler's count, and the new messages its snapshots showed. */
-	private placeOf(message: number): string {
+	/**
+	 * The key of the message the assembler's message `message` is: a new one when the assembler
+	 * began it (unless `partEvent` took it for the one a snapshot began).
+	 */
+	private placeOf(message: number): number {
 		if (message !== this.lastMessage) {
 			this.lastMessage = message;
-			this.split = 0;
+			this.snapshotOpened = undefined;
+			return this.newPlace();
 		}
-		return `${message}.${this.split}`;
+		return this.place;
 	}
 
-	private contradicts(place: string, parts: unknown[]): boolean {
+	private newPlace(): number {
+		this.place = ++this.places;
+		return this.place;
+	}
+
+	private contradicts(place: number, parts: unknown[]): boolean {
 		for (let index = 0; index < parts.length; index++) {
 			const part = parts[index];
 			const there = this.byPosition.get(`${place}:${index}`);
@@ -192,7 +259,7 @@ export class StepCollector {
 		kind: StepKind | undefined,
 		part: Json,
 		position: string | undefined,
-		place: string,
+		place: number,
 	) {
 		if (kind === undefined) return undefined;
 		if (kind === 'thinking' && !this.thinking) return undefined;
@@ -248,7 +315,7 @@ export class StepCollector {
 		kind: StepKind,
 		id: string,
 		position: string | undefined,
-		place: string,
+		place: number,
 		call: Entry | undefined,
 	): Entry | undefined {
 		const latest = call?.result ?? this.byId.get(`${kind}:${id}`);

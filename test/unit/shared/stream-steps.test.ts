@@ -459,3 +459,164 @@ describe('tool call ids that restart in each model response', () => {
 		]);
 	});
 });
+
+/**
+ * A snapshot of the next model message, its thinking alone, sent just before the rest of that
+ * message (its Part events, or snapshots growing it): the answer's text cannot tell it from the
+ * message before (it has none), its thinking can. The snapshot's thinking and what follows it are
+ * one step (docs/api.md#steps, 2).
+ */
+describe('a snapshot of the next message, thinking alone, then the rest of that message', () => {
+	const thinking = (index: number, content: string, metadata?: object): Event => [
+		'PartStartEvent',
+		{ index, part: { part_kind: 'thinking', content }, ...(metadata ? { metadata } : {}) },
+	];
+	const more = (index: number, content: string, metadata?: object): Event => [
+		'PartDeltaEvent',
+		{
+			index,
+			delta: { part_delta_kind: 'thinking', content_delta: content },
+			...(metadata ? { metadata } : {}),
+		},
+	];
+	const said = (index: number, content: string, metadata?: object): Event => [
+		'PartStartEvent',
+		{ index, part: { part_kind: 'text', content }, ...(metadata ? { metadata } : {}) },
+	];
+	const snapshot = (...parts: object[]): Event => ['FrontendModelResponse', { parts }];
+	const thought = (content: string) => ({ type: 'thinking', content });
+	/** The message before: thinking, text, then a builtin tool call (no tool round after it). */
+	const before = (metadata?: object): Event[] => [
+		thinking(0, 'I should search.', metadata),
+		said(1, 'Let me look.', metadata),
+		['PartStartEvent', { index: 2, part: call, ...(metadata ? { metadata } : {}) }],
+		['PartEndEvent', { index: 2, part: call, ...(metadata ? { metadata } : {}) }],
+	];
+
+	test.each([
+		['whole', 'Found it.'],
+		['cut short', 'Fou'],
+	])('live (no zmid), the snapshot %s: each thinking once', (_case, told) => {
+		const result = read(
+			[
+				...before(),
+				snapshot({ part_kind: 'thinking', content: told }),
+				thinking(0, ''),
+				more(0, 'Found'),
+				more(0, ' it.'),
+				said(1, 'One invoice.'),
+				end,
+			],
+			true,
+		);
+		expect(result.output).toBe('Let me look.\n\nOne invoice.');
+		expect(result.steps).toEqual([thought('I should search.'), callStep, thought('Found it.')]);
+	});
+
+	test('2026 (the next response named by its zmid): each thinking once', () => {
+		const result = read(
+			[
+				...before({ zmid: 'z1' }),
+				snapshot({ part_kind: 'thinking', content: 'Found' }),
+				thinking(0, 'Fo', { zmid: 'z2' }),
+				more(0, 'und it.', { zmid: 'z2' }),
+				said(1, 'One invoice.', { zmid: 'z2' }),
+				['completed', { status: 'succeeded' }],
+			],
+			true,
+		);
+		expect(result.output).toBe('Let me look.\n\nOne invoice.');
+		expect(result.steps).toEqual([thought('I should search.'), callStep, thought('Found it.')]);
+	});
+
+	test('live: told by growing snapshots alone, the one with its text too: its thinking once', () => {
+		const result = read(
+			[
+				...before(),
+				snapshot({ part_kind: 'thinking', content: 'Fou' }),
+				// Its text is not the message before's: there, the answer's text sees a new message.
+				snapshot(
+					{ part_kind: 'thinking', content: 'Found it.' },
+					{ part_kind: 'text', content: 'One' },
+				),
+				snapshot(
+					{ part_kind: 'thinking', content: 'Found it.' },
+					{ part_kind: 'text', content: 'One invoice.' },
+				),
+				end,
+			],
+			true,
+		);
+		expect(result.output).toBe('Let me look.\n\nOne invoice.');
+		expect(result.steps).toEqual([thought('I should search.'), callStep, thought('Found it.')]);
+	});
+
+	test('a snapshot after it that tells other thinking is another message', () => {
+		const result = read(
+			[
+				...before(),
+				snapshot({ part_kind: 'thinking', content: 'Found it.' }),
+				snapshot(
+					{ part_kind: 'thinking', content: 'Other.' },
+					{ part_kind: 'text', content: 'One' },
+				),
+				end,
+			],
+			true,
+		);
+		expect(result.steps).toEqual([
+			thought('I should search.'),
+			callStep,
+			thought('Found it.'),
+			thought('Other.'),
+		]);
+	});
+
+	test('a tool round between the snapshot and the Part events: those are the next message', () => {
+		const result = read(
+			[
+				...before(),
+				snapshot({ part_kind: 'thinking', content: 'Found it.' }),
+				['FunctionToolCallEvent', { part: call }],
+				['FunctionToolResultEvent', { result: returnPart }],
+				thinking(0, 'Now answer.'),
+				said(1, 'One invoice.'),
+				end,
+			],
+			true,
+		);
+		expect(result.steps).toEqual([
+			thought('I should search.'),
+			callStep,
+			thought('Found it.'),
+			resultStep,
+			thought('Now answer.'),
+		]);
+	});
+
+	test('2026: after a snapshot holding a tool call, a named response is the next message', () => {
+		const other = { ...call, tool_name: 'read_file', args: { path: 'a' }, tool_call_id: 'call_2' };
+		const result = read(
+			[
+				...before({ zmid: 'z1' }),
+				// Its text begins as the message before's: the answer's text takes it for that one.
+				snapshot(
+					{ part_kind: 'thinking', content: 'Found it.' },
+					{ part_kind: 'text', content: 'Let' },
+					other,
+				),
+				thinking(0, 'Now answer.', { zmid: 'z2' }),
+				said(1, 'One invoice.', { zmid: 'z2' }),
+				['completed', { status: 'succeeded' }],
+			],
+			true,
+		);
+		expect(result.steps).toEqual([
+			thought('I should search.'),
+			callStep,
+			thought('Found it.'),
+			{ type: 'tool_call', tool_name: 'read_file', args: { path: 'a' }, tool_call_id: 'call_2' },
+			thought('Now answer.'),
+		]);
+	});
+});
