@@ -51,6 +51,11 @@ export interface Entry extends GrowingArgs {
 	callId: string;
 	/** The model message it was first told in (StepCollector's key): where its call id names it. */
 	place: number;
+	/**
+	 * Where (StepCollector's `<message>:<index>`) the Part events started its part: a start there
+	 * again starts it again, from its beginning.
+	 */
+	startedAt: string | undefined;
 	// `grown` (GrowingArgs): start and deltas, the arguments so far or the thinking text.
 	/** The latest whole view: a part's end, a snapshot, a tool event. */
 	whole: unknown;

@@ -95,8 +95,38 @@ export class StepCollector {
 			return;
 		}
 		const place = this.placeOf(message);
-		const entry = this.entryFor(kind, part, `${place}:${index}`, place);
-		if (entry) this.update(entry, part, whole);
+		const position = `${place}:${index}`;
+		// A start again for a part the Part events started here: the part told from its beginning.
+		const there = whole ? undefined : this.byPosition.get(position);
+		const restarted = there?.startedAt === position && there.kind === kind ? there : undefined;
+		const entry = restarted ?? this.entryFor(kind, part, position, place);
+		if (!entry) return;
+		if (restarted) this.restart(restarted, part);
+		else if (!whole) entry.startedAt = position;
+		this.update(entry, part, whole);
+	}
+
+	/**
+	 * The Part events start again a part they started (a restart, which the assembler takes for
+	 * the same response: docs/api.md#assembling-the-answer, 3): told from its beginning, its name,
+	 * arguments or text, outcome and id are the start's, and what a whole view (its end, a
+	 * snapshot, a tool event) told of it before is no longer the step. `update` then reads the
+	 * start.
+	 */
+	private restart(entry: Entry, part: Json): void {
+		entry.whole = undefined;
+		entry.wholeSize = 0;
+		entry.hasWhole = false;
+		entry.toolName = '';
+		entry.outcome = undefined;
+		// A start without a value tells none yet (its deltas grow one).
+		setArgs(entry, undefined);
+		const id = typeof part.tool_call_id === 'string' ? part.tool_call_id : '';
+		if (id && id !== entry.callId) {
+			const key = `${entry.kind}:${entry.callId}`;
+			if (this.byId.get(key) === entry) this.byId.delete(key);
+			this.setId(entry, id);
+		}
 	}
 
 	/** More of a part, from a Part delta: thinking text, or a tool call's name and arguments. */
@@ -280,6 +310,7 @@ export class StepCollector {
 				grownName: '',
 				callId: '',
 				place,
+				startedAt: undefined,
 				grown: undefined,
 				grownSize: 0,
 				grownOwned: false,

@@ -620,3 +620,114 @@ describe('a snapshot of the next message, thinking alone, then the rest of that 
 		]);
 	});
 });
+
+/**
+ * A part started again in the same model response (a `PartStartEvent` again for its index, the
+ * same `zmid`) is told from its beginning (docs/api.md#assembling-the-answer, 3): what a whole
+ * view told of it before (its end, a snapshot, a tool event) is no longer the step.
+ */
+describe('a part told whole, then started again in the same response', () => {
+	const metadata = { zmid: 'z1' };
+	const bash = (cmd: string, name = 'bash') => ({
+		part_kind: 'tool-call',
+		tool_name: name,
+		args: JSON.stringify({ cmd }),
+		tool_call_id: 'call_1',
+	});
+	const told: Record<string, Event> = {
+		'its end': ['PartEndEvent', { index: 0, part: bash('ls'), metadata }],
+		'a snapshot': ['FrontendModelResponse', { parts: [bash('ls')] }],
+		'a tool event': ['BuiltinToolCallEvent', { part: bash('ls'), metadata }],
+	};
+	const restart = (part: object, ...deltas: object[]): Event[] => [
+		['PartStartEvent', { index: 0, part, metadata }],
+		...deltas.map((delta): Event => [
+			'PartDeltaEvent',
+			{ index: 0, delta: { part_delta_kind: 'tool_call', ...delta }, metadata },
+		]),
+	];
+	const answer: Event[] = [
+		['PartStartEvent', { index: 1, part: { part_kind: 'text', content: 'Done.' }, metadata }],
+		['completed', { status: 'succeeded' }],
+	];
+	const step = (cmd: string, name = 'bash', id: string | null = 'call_1') => ({
+		type: 'tool_call',
+		tool_name: name,
+		args: { cmd },
+		tool_call_id: id,
+	});
+
+	test.each(Object.keys(told))('told whole by %s, started again with other arguments', (by) => {
+		const result = read([
+			['PartStartEvent', { index: 0, part: { ...bash('ls'), args: '' }, metadata }],
+			told[by],
+			...restart({ ...bash('pwd'), args: '' }, { args_delta: '{"cmd": "pwd"}' }),
+			...answer,
+		]);
+		expect(result.output).toBe('Done.');
+		expect(result.steps).toEqual([step('pwd')]);
+	});
+
+	test.each(Object.keys(told))('told whole by %s, started again as another tool', (by) => {
+		const result = read([
+			['PartStartEvent', { index: 0, part: bash('ls'), metadata }],
+			told[by],
+			// Its name grown again through tool_name_delta.
+			...restart(
+				{ ...bash('pwd'), tool_name: '', args: '' },
+				{
+					tool_name_delta: 'shell',
+					args_delta: '{"cmd": "pwd"}',
+				},
+			),
+			...answer,
+		]);
+		expect(result.steps).toEqual([step('pwd', 'shell')]);
+	});
+
+	test('started again naming another tool, without an id: one step, the new one', () => {
+		const unnamed = (cmd: string, name: string) => {
+			const part: Record<string, unknown> = bash(cmd, name);
+			delete part.tool_call_id;
+			return part;
+		};
+		const result = read([
+			['PartStartEvent', { index: 0, part: unnamed('ls', 'bash'), metadata }],
+			['PartEndEvent', { index: 0, part: unnamed('ls', 'bash'), metadata }],
+			['PartStartEvent', { index: 0, part: unnamed('pwd', 'shell'), metadata }],
+			...answer,
+		]);
+		expect(result.steps).toEqual([step('pwd', 'shell', null)]);
+	});
+
+	test('a thinking part told whole by its end, started again: the new thinking', () => {
+		const start = (content: string): Event => [
+			'PartStartEvent',
+			{ index: 0, part: { part_kind: 'thinking', content }, metadata },
+		];
+		const result = read(
+			[
+				start('Search mail.'),
+				[
+					'PartEndEvent',
+					{ index: 0, part: { part_kind: 'thinking', content: 'Search mail.' }, metadata },
+				],
+				start('Read'),
+				['PartDeltaEvent', { index: 0, delta: { content_delta: ' files.' }, metadata }],
+				...answer,
+			],
+			true,
+		);
+		expect(result.steps).toEqual([{ type: 'thinking', content: 'Read files.' }]);
+	});
+
+	test('live: a snapshot before its first start is no earlier telling, it stays the step', () => {
+		const result = read([
+			['FrontendModelResponse', { parts: [bash('ls')] }],
+			['PartStartEvent', { index: 0, part: { ...bash('ls'), args: '' } }],
+			...text(1, 'Done.'),
+			end,
+		]);
+		expect(result.steps).toEqual([step('ls')]);
+	});
+});
