@@ -3,9 +3,10 @@
  * conversation's 409, a session-pool error after the assistant was at work, a recovered answer
  * and a later item with the same input, Concurrency after a failure, a JSON answer cut after its
  * headers, "never taken" near the deadline, an ask answered "303 See Other" whose answer could not
- * be read where it pointed, a run that stopped inside a tool round, and Include Steps after a
- * recovery. Each case was an ask sent again, an answer lost or a wrong one taken, or an item's
- * fields lost, before its fix. Against a server the test scripts, in n8n-core's engine.
+ * be read where it pointed, a run that stopped inside a tool round, a tool round whose request
+ * holds a tool's image as a user-prompt part, and Include Steps after a recovery. Each case was
+ * an ask sent again, an answer lost or a wrong one taken, or an item's fields lost, before its
+ * fix. Against a server the test scripts, in n8n-core's engine.
  */
 import type * as http from 'node:http';
 
@@ -230,6 +231,60 @@ test('a conversation whose run stopped inside a tool round holds no answer: the 
 	);
 	const { failure } = await runAgainst(server, { input, options: { retries: 2 } });
 	expect(failure?.message).toMatch(/without an answer/);
+	expect(server.asks).toHaveLength(1);
+});
+
+test('a turn whose tool returned an image (pydantic-ai puts it in a user-prompt part beside the tool’s return): the answer is read, the ask not sent again', async () => {
+	const id = 'con_ToolReturnedImg1';
+	const input = 'What does the chart in report.png show?';
+	const view = {
+		part_kind: 'tool-call',
+		tool_name: 'view_image',
+		args: '{"path": "report.png"}',
+		tool_call_id: 'call_1',
+	};
+	const server = await serveScript(
+		(response, n) => {
+			// A proxy's 502 before the stream's headers: the ask may have been taken.
+			if (n === 1) return badGateway(response);
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			response.end(answered('The chart shows sales doubling.'));
+		},
+		(response) =>
+			conversationJson(response, 'idle', [
+				...turn(input),
+				{ kind: 'response', parts: [view] },
+				{
+					kind: 'request',
+					parts: [
+						{
+							part_kind: 'tool-return',
+							tool_name: 'view_image',
+							content: 'See file 1c8a9f',
+							tool_call_id: 'call_1',
+						},
+						{
+							part_kind: 'user-prompt',
+							content: [
+								'This is file 1c8a9f:',
+								{ kind: 'binary', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+							],
+						},
+					],
+				},
+				{
+					kind: 'response',
+					parts: [{ part_kind: 'text', content: 'The chart shows sales doubling.' }],
+				},
+			]),
+	);
+	const { failure, json } = await runAgainst(server, {
+		input,
+		conversationId: id,
+		options: { retries: 2 },
+	});
+	expect(failure).toBeUndefined();
+	expect(json.output).toBe('The chart shows sales doubling.');
 	expect(server.asks).toHaveLength(1);
 });
 

@@ -17,7 +17,8 @@ import { chosenOutputObject, isOutputTool } from '../stream/outputTool';
  *
  * The ask was taken when the conversation's last request that carries a prompt is this ask's
  * input (the same text, line endings, surrounding whitespace and images aside: the service takes
- * an input's images out of its text, docs/api.md#images); the answer is then what the stream of
+ * an input's images out of its text, docs/api.md#images; a tool round's request carries one only
+ * as pydantic-ai puts a user's prompt there, promptOf); the answer is then what the stream of
  * that turn gives unbroken: the text of every `response` after that request, joined as the
  * stream joins its messages (stream/assembly.ts's turnText: a public client would take the last
  * `text` part alone, and the item's output would depend on whether the stream broke), or, for a
@@ -46,8 +47,7 @@ export function isAnswering(state: ConversationResponse['state']): boolean {
  * readTurn compares it): the turn it holds, running or not, may be this ask's.
  */
 export function lastPromptIs(messages: ConversationMessage[], input: string): boolean {
-	const asked = lastPromptIndex(messages);
-	return asked >= 0 && normalized(promptText(messages[asked]) ?? '') === normalized(input);
+	return askedAt(messages, input) >= 0;
 }
 
 export function readTurn(
@@ -57,10 +57,8 @@ export function readTurn(
 	textObject?: TextObjectRule,
 	answerSchema?: OutputFormatSchema,
 ): TurnReading {
-	const asked = lastPromptIndex(messages);
-	if (asked < 0 || normalized(promptText(messages[asked]) ?? '') !== normalized(input)) {
-		return { kind: 'not-taken' };
-	}
+	const asked = askedAt(messages, input);
+	if (asked < 0) return { kind: 'not-taken' };
 	const after = messages.slice(asked + 1);
 	const lastAt = after.map((message) => message.kind).lastIndexOf('response');
 	if (lastAt < 0) return { kind: 'no-answer' };
@@ -109,21 +107,43 @@ function callsOutputTool(name: unknown): boolean {
 	return typeof name === 'string' && isOutputTool(name);
 }
 
-/** The last request that carries a prompt (tool returns are requests too, without one). */
-function lastPromptIndex(messages: ConversationMessage[]): number {
+/**
+ * The request of the conversation's last prompt, when that prompt is this input; -1 when it is
+ * another's, or there is none.
+ */
+function askedAt(messages: ConversationMessage[], input: string): number {
 	for (let index = messages.length - 1; index >= 0; index--) {
 		const message = messages[index];
-		if (message?.kind === 'request' && promptText(message) !== undefined) return index;
+		if (message?.kind !== 'request') continue;
+		const prompt = promptOf(partsOf(message), input);
+		if (prompt !== undefined) return normalized(prompt) === normalized(input) ? index : -1;
 	}
 	return -1;
 }
 
 const PROMPT_KINDS = new Set(['user-prompt', 'text']);
+/** The parts that make a request a tool round's: the tools' returns, or pydantic-ai's retry prompt. */
+const TOOL_ROUND_KINDS = new Set(['tool-return', 'builtin-tool-return', 'retry-prompt']);
 
-function promptText(message: ConversationMessage): string | undefined {
-	if (!Array.isArray(message.parts)) return undefined;
+/**
+ * The prompt a request carries, if any. In a tool round's request pydantic-ai puts, after the
+ * returns, `user-prompt` parts with what the tools gave the model to see (a tool's file as
+ * `["This is file <id>:", <the file>]`, a tool's own `ToolReturn.content`), then, last, a user's
+ * prompt sent with deferred tool results. Which one a last part is cannot be told from its shape,
+ * so there only this input counts as a prompt: reading a tool's output as another prompt would
+ * read the ask as not taken, and send it again.
+ */
+function promptOf(parts: Part[], input: string): string | undefined {
+	if (!parts.some((part) => TOOL_ROUND_KINDS.has(String(part.part_kind)))) return promptText(parts);
+	const last = parts.slice(-1);
+	const text = promptText(last);
+	return text !== undefined && normalized(text) === normalized(input) ? text : undefined;
+}
+
+/** The text of the prompt parts, joined; undefined when there are none. */
+function promptText(parts: Part[]): string | undefined {
 	const pieces: string[] = [];
-	for (const part of message.parts.filter(isObject)) {
+	for (const part of parts) {
 		if (typeof part.part_kind !== 'string' || !PROMPT_KINDS.has(part.part_kind)) continue;
 		const { content } = part;
 		if (typeof content === 'string') pieces.push(content);

@@ -11,7 +11,7 @@ import {
 	MIN_POLL_PAUSE_MS,
 	nextPollPauseMs,
 } from '../../../nodes/shared/recovery/pollSchedule';
-import { isAnswering, readTurn } from '../../../nodes/shared/recovery/turnReading';
+import { isAnswering, lastPromptIs, readTurn } from '../../../nodes/shared/recovery/turnReading';
 import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
 import { answerMayBeInConversation } from '../../../nodes/shared/recovery/afterFailure';
 import { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
@@ -95,6 +95,92 @@ describe('readTurn: was the ask taken, and what is its answer', () => {
 		expect(readTurn(messages, 'Rate it', false)).toEqual({
 			kind: 'answered',
 			output: '{"score": 3}',
+		});
+	});
+
+	describe('a tool round’s request: the user-prompt parts pydantic-ai puts beside the tools’ returns', () => {
+		const viewImage = response({
+			part_kind: 'tool-call',
+			tool_name: 'view_image',
+			args: '{"path": "report.png"}',
+			tool_call_id: 'call_1',
+		});
+		const returned = (...userParts: unknown[]): ConversationMessage => ({
+			kind: 'request',
+			parts: [
+				{
+					part_kind: 'tool-return',
+					tool_name: 'view_image',
+					content: 'See file 1c8a9f',
+					tool_call_id: 'call_1',
+				},
+				...userParts.map((content) => ({ part_kind: 'user-prompt', content })),
+			],
+		});
+		// pydantic-ai (0.1.8 to 1.68) sends a tool's file or image to the model this way.
+		const fileCarrier = [
+			'This is file 1c8a9f:',
+			{ kind: 'binary', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+		];
+
+		it('a tool’s file ("This is file <id>:", the file) is the tool’s output, not a prompt: the ask was taken', () => {
+			const messages = [
+				prompt('What does report.png show?'),
+				viewImage,
+				returned(fileCarrier),
+				response(text('Sales doubled.')),
+			];
+			expect(readTurn(messages, 'What does report.png show?', false)).toEqual({
+				kind: 'answered',
+				output: 'Sales doubled.',
+			});
+			// Still running, the turn is this ask's (a 409's wait tells it apart from another's).
+			expect(lastPromptIs(messages.slice(0, 3), 'What does report.png show?')).toBe(true);
+		});
+
+		it('a tool’s own user content (ToolReturn.content), text or pieces, and a retry prompt’s request: no prompt either', () => {
+			const retried: ConversationMessage = {
+				kind: 'request',
+				parts: [
+					{ part_kind: 'retry-prompt', tool_name: 'view_image', content: 'No such file' },
+					{ part_kind: 'user-prompt', content: 'Screenshot of the page:' },
+				],
+			};
+			const messages = [
+				prompt('Look at my screen'),
+				viewImage,
+				returned('Screenshot of the page:', ['Page 2:', fileCarrier[1]]),
+				viewImage,
+				retried,
+				response(text('It shows the inbox.')),
+			];
+			expect(readTurn(messages, 'Look at my screen', false)).toEqual({
+				kind: 'answered',
+				output: 'It shows the inbox.',
+			});
+		});
+
+		it('a user’s prompt sent with deferred tool results (the request’s last part, after the returns) is found', () => {
+			const approved = returned(fileCarrier, 'Yes, send it');
+			const messages = [prompt('Draft the mail'), viewImage, approved, response(text('Sent.'))];
+			expect(readTurn(messages, 'Yes, send it', false)).toEqual({
+				kind: 'answered',
+				output: 'Sent.',
+			});
+			expect(readTurn(messages.slice(0, 3), 'Yes, send it', false)).toEqual({
+				kind: 'no-answer',
+			});
+			expect(lastPromptIs(messages.slice(0, 3), 'Yes, send it')).toBe(true);
+			// Not where pydantic-ai puts it (before a tool's output), or not this ask's: no prompt.
+			expect(
+				readTurn(
+					[prompt('Go'), viewImage, returned('Yes, send it', fileCarrier)],
+					'Yes, send it',
+					false,
+				),
+			).toEqual({
+				kind: 'not-taken',
+			});
 		});
 	});
 
