@@ -10,7 +10,8 @@
  * n8n 1.x too (`npm run test:n8n1`). Lists are bounded by their own measure: a list of models
  * made of millions of tiny entries, within the bytes a JSON answer may hold, fails List Models
  * instead of becoming millions of items. Max Answer Length holds an answer that came whole (a
- * JSON answer, one read from the conversation) as it holds a streamed one.
+ * JSON answer, one read from the conversation) as it holds a streamed one. A structured ask's
+ * output-tool call whose part is started again as text, over and over, is dropped each time.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,8 +32,8 @@ const MiB = 1024 * 1024;
  */
 const GROWTH_LIMIT = 256 * MiB;
 
-const askInChild = (kind: StreamKind, bytes: number) =>
-	askAgainstStream(kind, bytes, 'zo_sk_bounds-token');
+const askInChild = (kind: StreamKind, bytes: number, parameters = {}) =>
+	askAgainstStream(kind, bytes, 'zo_sk_bounds-token', parameters);
 
 test('a data: line that never ends fails the item at 64 MiB, memory bounded', async () => {
 	const { result, written } = await askInChild('endless-line', 700 * MiB);
@@ -48,6 +49,26 @@ test('an answer that keeps growing fails the item at 32 million characters, memo
 	expect(written).toBeLessThan(200 * MiB);
 	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
 }, 120_000);
+
+/**
+ * The output tool's calls count toward the answer's bound, and a call no longer at any index
+ * (its part started again as text: docs/api.md#assembling-the-answer, 3) is dropped: each was
+ * kept before, its 1 MiB of arguments too, though no longer counted (about 700 MiB held).
+ */
+test('a JSON Schema ask whose tool-call part is started again as text, 1 MiB of arguments each time: memory bounded', async () => {
+	const schema = {
+		type: 'object',
+		properties: { summary: { type: 'string' } },
+		required: ['summary'],
+	};
+	const { result } = await askInChild('tool-call-restarted-as-text', 700 * MiB, {
+		responseFormat: 'jsonSchema',
+		jsonSchema: JSON.stringify(schema),
+	});
+	// The item cannot answer (no object): what matters is what the node held meanwhile.
+	expect(result.error).toBeDefined();
+	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+}, 180_000);
 
 test('an honest answer of 20 million characters comes back whole', async () => {
 	const { result } = await askInChild('honest-answer', 20_000_000);

@@ -1,15 +1,19 @@
 /**
  * Servers that never stop (docs/api.md#memory-bounds): one SSE `data:` line that never ends, or
  * an answer that keeps growing, written with backpressure (the server holds one chunk at a
- * time) until the client hangs up or `totalBytes` are out. Also an honest large answer. For the
- * bounds suite and the bench row.
+ * time) until the client hangs up or `totalBytes` are out; or, for a JSON Schema ask, a model
+ * response that calls a tool at index 0 with 1 MiB of arguments and then starts index 0 again as
+ * a text part, over and over. Also an honest large answer. For the bounds suite and the bench row.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { INodeParameters } from 'n8n-workflow';
+
 import { runInChild, type ChildRunResult } from './engine-child';
 
-export type StreamKind = 'endless-line' | 'endless-answer' | 'honest-answer';
+export type StreamKind =
+	'endless-line' | 'endless-answer' | 'honest-answer' | 'tool-call-restarted-as-text';
 
 export interface StreamServer {
 	baseUrl: string;
@@ -24,7 +28,10 @@ function event(name: string, data: unknown): string {
 	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** `totalBytes`: of the line or of answer text; the honest answer ends with End after them. */
+/**
+ * `totalBytes`: of the line, of answer text or of events; the honest answer ends with End after
+ * them, the restarted tool calls with `completed`.
+ */
 export async function startStreamServer(
 	kind: StreamKind,
 	totalBytes: number,
@@ -50,6 +57,34 @@ export async function startStreamServer(
 			if (kind === 'endless-line') {
 				await write('data: ');
 				while (!closed && written < totalBytes) await write(piece);
+			} else if (kind === 'tool-call-restarted-as-text') {
+				const metadata = { zmid: 'z1', runner_id: 'r-1' };
+				const filler = 'x'.repeat(1024 * 1024);
+				for (let n = 0; !closed && written < totalBytes; n++) {
+					await write(
+						event('PartStartEvent', {
+							index: 0,
+							part: {
+								part_kind: 'tool-call',
+								tool_name: 'lookup',
+								args: '',
+								tool_call_id: `c${n}`,
+							},
+							metadata,
+						}) +
+							event('PartDeltaEvent', {
+								index: 0,
+								delta: { part_delta_kind: 'tool_call', args_delta: `{"q": "${filler}${n}"}` },
+								metadata,
+							}) +
+							event('PartStartEvent', {
+								index: 0,
+								part: { part_kind: 'text', content: 'x' },
+								metadata,
+							}),
+					);
+				}
+				if (!closed) await write(event('completed', { status: 'succeeded' }));
 			} else {
 				await write(
 					event('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } }),
@@ -86,12 +121,14 @@ export async function startStreamServer(
 /**
  * One Ask with no retries, in a fresh child process (engine-child.ts), against a server that
  * sends `kind` up to `bytes`: the child's result and how much the server wrote before the node
- * stopped reading. The bounds test and bench row 10 both measure this.
+ * stopped reading. The bounds test and bench row 10 both measure this. `parameters` add to the
+ * Ask's (a response format).
  */
 export async function askAgainstStream(
 	kind: StreamKind,
 	bytes: number,
 	token: string,
+	parameters: INodeParameters = {},
 ): Promise<{ result: ChildRunResult; written: number }> {
 	const server = await startStreamServer(kind, bytes);
 	try {
@@ -99,7 +136,7 @@ export async function askAgainstStream(
 			{
 				baseUrl: server.baseUrl,
 				token,
-				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
+				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 }, ...parameters },
 			},
 		]);
 		return { result, written: server.written() };

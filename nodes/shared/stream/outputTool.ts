@@ -134,15 +134,18 @@ function callArgs(call: Call): unknown {
 	return call.toldLast ? toldArgs : grown;
 }
 
-/** The output tool's calls of one stream, by the position of their parts. */
+/**
+ * The output tool's calls of the current model message, by the position of their parts. Only
+ * they can be the answer (object()): a call whose part was started again as another kind, or
+ * whose message is over, is dropped, so that everything held is counted toward the bound.
+ */
 export class OutputToolCalls {
-	private readonly calls: Call[] = [];
 	/** Part index -> call, in the current model message (indexes start again in each). */
 	private byIndex = new Map<number, Call>();
 	private message = 0;
 	/**
-	 * Characters the calls hold, their names and arguments (each call's longer telling of each),
-	 * for the answer's bound: kept as they change, never summed.
+	 * Characters the calls in `byIndex` hold, their names and arguments (each call's longer
+	 * telling of each), for the answer's bound: kept as they change, never summed.
 	 */
 	private held = 0;
 
@@ -176,7 +179,6 @@ export class OutputToolCalls {
 		if (!call) return;
 		this.byIndex.delete(index);
 		this.held -= call.size;
-		call.size = 0;
 	}
 
 	/**
@@ -211,9 +213,9 @@ export class OutputToolCalls {
 		this.measure(call);
 	}
 
-	/** Characters the calls hold (each call counting HELD_ENTRY_CHARS besides), for the bound. */
+	/** Characters the calls hold (each counting HELD_ENTRY_CHARS besides), for the bound. */
 	get heldLength(): number {
-		return this.held + this.calls.length * HELD_ENTRY_CHARS;
+		return this.held + this.byIndex.size * HELD_ENTRY_CHARS;
 	}
 
 	/**
@@ -233,8 +235,10 @@ export class OutputToolCalls {
 
 	private at(message: number, index: number): Call {
 		if (message !== this.message) {
+			// The calls of the message before are no answer (object()): none is held.
 			this.message = message;
 			this.byIndex = new Map();
+			this.held = 0;
 		}
 		let call = this.byIndex.get(index);
 		if (!call) {
@@ -250,7 +254,6 @@ export class OutputToolCalls {
 				size: 0,
 			};
 			this.byIndex.set(index, call);
-			this.calls.push(call);
 		}
 		return call;
 	}
