@@ -1,14 +1,15 @@
 /**
  * Ask's steps in the 2026 stream as pydantic-ai may tell them beyond the captures, sent by a
  * scripted server through the built node, Stream off and on (docs/api.md#steps): tool call ids
- * that restart in each model response, the tool's return under `part` (pydantic-ai 1.93 and 2.x),
+ * that restart in each model response (told by Part events, or by one snapshot a message in the
+ * live dialect), the tool's return under `part` (pydantic-ai 1.93 and 2.x),
  * the output tool's own events (pydantic-ai 1.93 and 2.x) on a JSON Schema answer.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 import {
 	completed,
 	echo,
@@ -82,6 +83,52 @@ describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
 			['tool_result', 'bash', 'bash:0', 'notes.md', 'success'],
 			['tool_call', 'bash', 'bash:0', { cmd: 'cat notes.md' }, undefined],
 			['tool_result', 'bash', 'bash:0', 'Buy milk', 'success'],
+		]);
+		expect(asks).toBe(1);
+	});
+
+	/**
+	 * The same ids when each model message comes as one snapshot once it is complete
+	 * (docs/api.md#live-stream-dialect), its tool events after it: the second message's snapshot
+	 * (thinking and a `bash:0` call, as the first's) is not the first told again, because the
+	 * first's `bash:0` ran with other arguments (docs/api.md#assembling-the-answer, 3). Read as
+	 * the first told again, the second call overwrote the first: `ls` was lost and `cat
+	 * notes.md` shown twice.
+	 */
+	test('snapshots once per message, a tool round each, ids that restart (bash:0): each call and result once', async () => {
+		const bash = (cmd: string) => ({
+			part_kind: 'tool-call',
+			tool_name: 'bash',
+			args: JSON.stringify({ cmd }),
+			tool_call_id: 'bash:0',
+		});
+		const returned = (content: string) => ({
+			part_kind: 'tool-return',
+			tool_name: 'bash',
+			content,
+			tool_call_id: 'bash:0',
+		});
+		const round = (thought: string, cmd: string, out: string) =>
+			sse('FrontendModelResponse', {
+				parts: [{ part_kind: 'thinking', content: thought }, bash(cmd)],
+			}) +
+			sse('FunctionToolCallEvent', { part: bash(cmd) }) +
+			sse('FunctionToolResultEvent', { result: returned(out) });
+		const body =
+			round('Let me list the files.', 'ls', 'notes.md') +
+			round('Now read the note.', 'cat notes.md', 'Buy milk') +
+			sse('FrontendModelResponse', {
+				parts: [{ part_kind: 'text', content: 'Your note says: Buy milk.' }],
+			}) +
+			sse('End', { data: { conversation_id: 'con_Steps2026Suite01' } });
+		const { run, asks } = await ask(body, parameters, stream);
+		expect(run.failure).toBeUndefined();
+		expect(run.json.output).toBe('Your note says: Buy milk.');
+		expect(stepsOf(run.json)).toEqual([
+			['tool_call', 'bash', 'bash:0', { cmd: 'ls' }, undefined],
+			['tool_result', 'bash', 'bash:0', 'notes.md', undefined],
+			['tool_call', 'bash', 'bash:0', { cmd: 'cat notes.md' }, undefined],
+			['tool_result', 'bash', 'bash:0', 'Buy milk', undefined],
 		]);
 		expect(asks).toBe(1);
 	});

@@ -167,7 +167,7 @@ export class StreamAnswer {
 					break;
 				case 'toolRound':
 					this.began = true;
-					this.assembler.responseOver();
+					this.assembler.responseOver(event.ran);
 					collector?.responseOver();
 					break;
 				case 'partStart':

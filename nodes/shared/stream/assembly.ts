@@ -1,6 +1,8 @@
 import { HELD_ENTRY_CHARS } from '../limits';
+import type { JsonObject as Json } from '../json';
 import type { StreamEvent } from './events';
 import { freshView, segmented, type Part, type View } from './messageViews';
+import { RanCalls } from './ranCalls';
 import { SegmentedText } from './segmentedText';
 
 export type TextEvent = Extract<StreamEvent, { type: 'content' | 'snapshot' | `part${string}` }>;
@@ -110,6 +112,8 @@ export class AnswerAssembler {
 	private responseId: string | undefined;
 	/** One of the assistant's tools ran since the last Part event: the next one opens a message. */
 	private toolRoundSince = false;
+	/** The calls the round after the current message ran, whole (retellsMessage). */
+	private readonly ranCalls = new RanCalls();
 	/** Which model message of the turn the latest event belongs to, from 0 (for the steps). */
 	messageNumber = 0;
 	/**
@@ -131,6 +135,7 @@ export class AnswerAssembler {
 			this.turn.length + this.separators.length * MESSAGE_SEPARATOR.length,
 			this.partsLength + this.parts.size * HELD_ENTRY_CHARS,
 			this.contentAhead.length,
+			this.ranCalls.heldLength,
 		);
 	}
 
@@ -194,7 +199,7 @@ export class AnswerAssembler {
 				this.contentDelta(event.text);
 				break;
 			case 'snapshot':
-				this.snapshot(event.text, event.kinds);
+				this.snapshot(event.text, event.kinds, event.parts);
 				break;
 			case 'partStart':
 				// An index again begins a new message only where no response id says which message
@@ -256,10 +261,12 @@ export class AnswerAssembler {
 
 	/**
 	 * One of the assistant's own tools ran (a function tool: it runs between model responses):
-	 * the response that called it is over, even if the next one names the same id.
+	 * the response that called it is over, even if the next one names the same id. `ran`: the
+	 * call it runs, when its event tells it.
 	 */
-	responseOver(): void {
+	responseOver(ran?: Json): void {
 		this.toolRoundSince = true;
+		if (ran) this.ranCalls.ran(ran);
 	}
 
 	/** The stream has ended: content still waiting after a tool call is the next message's. */
@@ -267,8 +274,8 @@ export class AnswerAssembler {
 		this.pumpContent(true);
 	}
 
-	private snapshot(text: string, kinds: string[]): void {
-		if (this.toolRoundSince && this.retellsMessage(text, kinds)) {
+	private snapshot(text: string, kinds: string[], parts: unknown[] | undefined): void {
+		if (this.toolRoundSince && this.retellsMessage(text, kinds, parts)) {
 			// The message before the round, told again whole: it is still over (content that
 			// follows is the next message's), and only text it had not told yet is taken.
 			this.replace(this.snapshotView, text);
@@ -349,9 +356,11 @@ export class AnswerAssembler {
 	/**
 	 * After a tool round, a snapshot is of the message before it when it tells that message's text
 	 * again, whole or more (both have text: a shorter one is the next response beginning), or,
-	 * where one of them has none, its parts; otherwise it is the next response's.
+	 * where one of them has none, its parts; otherwise it is the next response's. Never when it
+	 * tells a call the round ran otherwise than it ran (RanCalls): that call is whole.
 	 */
-	private retellsMessage(text: string, kinds: string[]): boolean {
+	private retellsMessage(text: string, kinds: string[], parts: unknown[] | undefined): boolean {
+		if (this.ranCalls.contradictedBy(parts)) return false;
 		if (this.messageLength > 0 && text.length > 0) {
 			return text.length >= this.messageLength && this.continuesMessage(text);
 		}
@@ -682,6 +691,7 @@ export class AnswerAssembler {
 		this.messageNumber++;
 		// The round, if any, came before this message.
 		this.toolRoundSince = false;
+		this.ranCalls.clear();
 		this.messageStart = this.turn.length;
 		this.parts = new Map();
 		this.partsLength = 0;

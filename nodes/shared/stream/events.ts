@@ -54,9 +54,10 @@ export type StreamEvent =
 	| { type: 'toolEvent'; part: Json }
 	/**
 	 * One of the assistant's own tools runs (`FunctionToolCallEvent`, `FunctionToolResultEvent`):
-	 * the model response that called it is over, and the next Part event is of another one.
+	 * the model response that called it is over, and the next Part event is of another one. `ran`:
+	 * the call a `FunctionToolCallEvent` runs, whole (its arguments can no longer change).
 	 */
-	| { type: 'toolRound' }
+	| { type: 'toolRound'; ran?: Json }
 	/** `End`, or the 2026 stream's `completed` with `status` `succeeded`. */
 	| {
 			type: 'end';
@@ -182,9 +183,14 @@ export function toStreamEvents(
 				layout.deltaEvents(named.data) ??
 				partDeltaEvent(parseObject<PartDeltaEventData>(named.data))
 			);
-		case 'FunctionToolCallEvent':
+		case 'FunctionToolCallEvent': {
+			// A function tool runs between model responses (a builtin one, within a response). The
+			// call is read with steps or without: it tells where the next message begins.
+			const told = toolEvent('call', parseObject<Json>(named.data));
+			const ran = told[0]?.type === 'toolEvent' ? told[0].part : undefined;
+			return [ran ? { type: 'toolRound', ran } : TOOL_ROUND, ...(steps ? told : [])];
+		}
 		case 'FunctionToolResultEvent':
-			// A function tool runs between model responses (a builtin one, within a response).
 			return steps
 				? [TOOL_ROUND, ...toolEvent(TOOL_EVENTS[named.event], parseObject<Json>(named.data))]
 				: [TOOL_ROUND];

@@ -95,4 +95,51 @@ describe.each([undefined, { thinking: true }])('snapshots only, steps %p', (step
 		expect(got.output).toBe('Let me check.\n\nNo new mail.');
 		expect(got.pieces).toBe('Let me check.\n\nNo new mail.');
 	});
+
+	describe('a snapshot once per message, with tool call ids that restart (bash:0 in each)', () => {
+		const bash = (cmd: string) => ({
+			part_kind: 'tool-call',
+			tool_name: 'bash',
+			args: JSON.stringify({ cmd }),
+			tool_call_id: 'bash:0',
+		});
+		const snapshot = (text: string, cmd: string) =>
+			sse('FrontendModelResponse', { parts: [{ part_kind: 'text', content: text }, bash(cmd)] });
+		const round = (cmd: string) => [
+			sse('FunctionToolCallEvent', { part: { ...bash(cmd), args: { cmd } } }),
+			sse('FunctionToolResultEvent', {
+				result: { part_kind: 'tool-return', tool_name: 'bash', tool_call_id: 'bash:0' },
+			}),
+		];
+		const last = sse('FrontendModelResponse', {
+			parts: [{ part_kind: 'text', content: 'Done.' }],
+		});
+
+		it('the next message says what the first said and calls bash:0 with other arguments: its own message, its text counts', () => {
+			const events = [
+				snapshot('Let me check.', 'ls'),
+				...round('ls'),
+				snapshot('Let me check.', 'cat notes.md'),
+				...round('cat notes.md'),
+				last,
+				COMPLETED,
+			];
+			const got = read(events, steps);
+			expect(got.output).toBe('Let me check.\n\nLet me check.\n\nDone.');
+			expect(got.pieces).toBe(got.output);
+		});
+
+		it('a snapshot after the round that tells the call as it ran (its arguments as text, not an object) is the message told again', () => {
+			const events = [
+				snapshot('Let me check.', 'ls'),
+				...round('ls'),
+				snapshot('Let me check.', 'ls'),
+				last,
+				COMPLETED,
+			];
+			const got = read(events, steps);
+			expect(got.output).toBe('Let me check.\n\nDone.');
+			expect(got.pieces).toBe(got.output);
+		});
+	});
 });
