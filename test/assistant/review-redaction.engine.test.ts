@@ -1,0 +1,170 @@
+/**
+ * A hostile server's spellings of the access token (docs/security.md), through the built package
+ * in n8n-core's engine: an answer streamed a character a piece whose token has one character in
+ * two layers of escapes (`%6%35`, `e`), and an HTML error page whose references a browser reads
+ * (`&lowbar;`, `&plus;`, …). The token, in any spelling, is in no chunk, item, error or log line.
+ * And an answer full of the token's first eight characters, with one escape four layers deep,
+ * is redacted in about the memory an honest answer takes (docs/api.md#memory-bounds).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
+import { peakGrowth, runInChild } from '../helpers/engine-child';
+import { serveNamedAsks } from '../helpers/scripted-server';
+
+/** Its eighth character is `e`. */
+const TOKEN = 'Zo_Sk_Review-Engine-Token-7Hq3';
+/** One whose `_`, `+`, `/` and `=` have named references. */
+const ODD = 'Zo_Sk_Echo+Tok/en=7Fq2Lm9X-Middle~Part';
+
+function event(name: string, data: unknown): string {
+	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The token with its `e` as `%6%35`: `%6` is an escape once `%35` is decoded. */
+const ANSWER = `Your key is Zo_Sk_R%6%35${TOKEN.slice(8)}, keep it safe.`;
+
+const NAMED = ODD.replace(/_/g, '&lowbar;')
+	.replace(/\+/g, '&plus;')
+	.replace(/\//g, '&sol;')
+	.replace(/=/g, '&equals;');
+
+const ASKS: Record<string, (response: http.ServerResponse) => void> = {
+	answerACharacterAPiece(response) {
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_r1' });
+		response.end(
+			event('PartStartEvent', {
+				event_kind: 'part_start',
+				index: 0,
+				part: { part_kind: 'text', content: '' },
+				metadata: { zmid: 'm1' },
+			}) +
+				[...ANSWER]
+					.map((piece) =>
+						event('PartDeltaEvent', {
+							event_kind: 'part_delta',
+							index: 0,
+							delta: { part_delta_kind: 'text', content_delta: piece },
+							metadata: { zmid: 'm1' },
+						}),
+					)
+					.join('') +
+				event('completed', { status: 'succeeded' }),
+		);
+	},
+	pageNamedReferences(response) {
+		response.writeHead(502, { 'Content-Type': 'text/html' });
+		response.end(
+			`<html><body><h1>Bad gateway</h1><p>Bad key ${NAMED} &amp; more</p></body></html>`,
+		);
+	},
+};
+
+let server: { origin: string; close(): Promise<void> };
+
+beforeAll(async () => {
+	server = await serveNamedAsks(ASKS);
+});
+
+afterAll(async () => await server.close());
+
+const character = (n: number) => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '\ufffd');
+const NAMED_CHARACTERS: Record<string, string> = {
+	amp: '&',
+	quot: '"',
+	lowbar: '_',
+	plus: '+',
+	sol: '/',
+	equals: '=',
+};
+
+/** The text and every decoding of its escapes, until none is left (apart from the node's). */
+function decodings(text: string): string[] {
+	const all = [text];
+	for (let round = 0; round < 8; round++) {
+		const last = all[all.length - 1];
+		const decoded = last
+			.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+			.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+			.replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => character(parseInt(h, 16)))
+			.replace(/&#([0-9]+);?/g, (_, d: string) => character(Number(d)))
+			.replace(/&(amp|quot|lowbar|plus|sol|equals);/g, (_, name: string) => NAMED_CHARACTERS[name]);
+		if (decoded === last) break;
+		all.push(decoded);
+	}
+	return all;
+}
+
+/** No 8-character run of the token, in any letter case, plainly or decoded. */
+function expectNoTokenInAnySpelling(token: string, shown: string): void {
+	const readings = decodings(shown).map((reading) => reading.toLowerCase());
+	for (let i = 0; i + 8 <= token.length; i++) {
+		const run = token.slice(i, i + 8).toLowerCase();
+		for (const reading of readings) expect(reading).not.toContain(run);
+	}
+}
+
+test('an answer a character a piece, one character of its token in two layers: in no chunk, no item', async () => {
+	const credential = emulatorCredential(`${server.origin}/api`, TOKEN);
+	const run = await askOnceContinuing(credential, '#answerACharacterAPiece#', { stream: true });
+	const streamed = run.chunks
+		.filter((chunk) => chunk.type === 'item')
+		.map((chunk) => String(chunk.content))
+		.join('');
+	expect(run.outputs('Assistant')[0].json.output).toBe('Your key is [redacted], keep it safe.');
+	expect(streamed).toBe('Your key is [redacted], keep it safe.');
+	expectNoTokenInAnySpelling(TOKEN, everythingShown(run));
+});
+
+test('an HTML page, the token in named references a browser reads: the error says the rest', async () => {
+	const credential = emulatorCredential(`${server.origin}/api`, ODD);
+	const run = await askOnceContinuing(credential, '#pageNamedReferences#');
+	const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
+	expect(typeof error === 'string' ? error : error.message).toContain(
+		'(HTTP 502): Bad gateway Bad key [redacted] & more',
+	);
+	expectNoTokenInAnySpelling(ODD, everythingShown(run));
+});
+
+const MiB = 1024 * 1024;
+
+/**
+ * As the bounds suite's (test/bounds/memory-bounds.engine.test.ts), under which an honest answer
+ * of 20 million characters comes back.
+ */
+const GROWTH_LIMIT = 256 * MiB;
+
+test("an answer of 4 million characters full of the token's head, one escape four layers deep: memory bounded", async () => {
+	// Each `Zo_Sk_Re` is a run of the token in each of the five readings the escape brings.
+	const chunk = 'Zo_Sk_Re '.repeat(32 * 1024);
+	const chunks = 14;
+	const server = http.createServer((request, response) => {
+		request.resume();
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_r2' });
+		const delta = (content: string) =>
+			event('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'text', content_delta: content },
+			});
+		response.write(event('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } }));
+		for (let i = 0; i < chunks; i++) response.write(delta(chunk));
+		response.end(delta('%25252541') + event('End', {}));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	try {
+		const [result] = await runInChild([
+			{
+				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+				token: TOKEN,
+				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
+			},
+		]);
+		expect(result.error).toBeUndefined();
+		expect(result.outputLengths).toEqual(['[redacted] '.length * chunks * 32 * 1024 + 9]);
+		expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+	} finally {
+		server.closeAllConnections();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
+}, 120_000);
