@@ -6,11 +6,9 @@
  * And an answer full of the token's first eight characters, with one escape four layers deep,
  * is redacted in about the memory an honest answer takes (docs/api.md#memory-bounds).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 
 import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
-import { peakGrowth, runInChild } from '../helpers/engine-child';
 import { serveNamedAsks } from '../helpers/scripted-server';
 
 /** Its eighth character is `e`. */
@@ -126,45 +124,3 @@ test('an HTML page, the token in named references a browser reads: the error say
 	);
 	expectNoTokenInAnySpelling(ODD, everythingShown(run));
 });
-
-const MiB = 1024 * 1024;
-
-/**
- * As the bounds suite's (test/bounds/memory-bounds.engine.test.ts), under which an honest answer
- * of 20 million characters comes back.
- */
-const GROWTH_LIMIT = 256 * MiB;
-
-test("an answer of 4 million characters full of the token's head, one escape four layers deep: memory bounded", async () => {
-	// Each `Zo_Sk_Re` is a run of the token in each of the five readings the escape brings.
-	const chunk = 'Zo_Sk_Re '.repeat(32 * 1024);
-	const chunks = 14;
-	const server = http.createServer((request, response) => {
-		request.resume();
-		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_r2' });
-		const delta = (content: string) =>
-			event('PartDeltaEvent', {
-				index: 0,
-				delta: { part_delta_kind: 'text', content_delta: content },
-			});
-		response.write(event('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } }));
-		for (let i = 0; i < chunks; i++) response.write(delta(chunk));
-		response.end(delta('%25252541') + event('End', {}));
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	try {
-		const [result] = await runInChild([
-			{
-				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-				token: TOKEN,
-				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
-			},
-		]);
-		expect(result.error).toBeUndefined();
-		expect(result.outputLengths).toEqual(['[redacted] '.length * chunks * 32 * 1024 + 9]);
-		expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
-	} finally {
-		server.closeAllConnections();
-		await new Promise<void>((resolve) => server.close(() => resolve()));
-	}
-}, 120_000);

@@ -77,6 +77,49 @@ test('an honest answer of 20 million characters comes back whole', async () => {
 	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
 }, 120_000);
 
+/** An SSE event, as the scripted servers write it. */
+const sseEvent = (name: string, data: unknown) =>
+	`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+test("an answer of 4 million characters full of the token's head, one escape four layers deep, is redacted in bounded memory", async () => {
+	// Each `Zo_Sk_Re` is a run of the token in each of the five readings the escape brings: found
+	// and mapped back once per reading, they grew the process by about 700 MB.
+	const token = 'Zo_Sk_Review-Engine-Token-7Hq3';
+	const chunk = 'Zo_Sk_Re '.repeat(32 * 1024);
+	const chunks = 14;
+	const server = http.createServer((request, response) => {
+		request.resume();
+		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_r2' });
+		const delta = (content: string) =>
+			sseEvent('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'text', content_delta: content },
+			});
+		response.write(
+			sseEvent('PartStartEvent', { index: 0, part: { part_kind: 'text', content: '' } }),
+		);
+		for (let i = 0; i < chunks; i++) response.write(delta(chunk));
+		response.end(delta('%25252541') + sseEvent('End', {}));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+	try {
+		const [result] = await runInChild([
+			{
+				baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+				token,
+				parameters: { operation: 'ask', input: 'Hello', options: { retries: 0 } },
+			},
+		]);
+		expect(result.error).toBeUndefined();
+		// Every run redacted, the escape (`A`, no part of the token) read as it was written.
+		expect(result.outputLengths).toEqual(['[redacted] '.length * chunks * 32 * 1024 + 9]);
+		expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+	} finally {
+		server.closeAllConnections();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
+}, 120_000);
+
 /** A server whose list of models is `body`, whatever is asked. */
 async function listModelsAgainst(body: string) {
 	const server = http.createServer((request, response) => {

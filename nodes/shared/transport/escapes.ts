@@ -86,18 +86,33 @@ const ESCAPE_START = /[%\\&]/;
  * undefined when it holds none. Never longer than the text.
  */
 export function decodedOnce(text: string): string | undefined {
+	return decodedOnceWithChanges(text)?.decoded;
+}
+
+/**
+ * decodedOnce(text), with where in it what the escapes wrote stands: [begin, end) pairs, one
+ * after the other (`changed[2i]`, `changed[2i + 1]`), in order, those that touch joined. What
+ * lies outside them is the text's own characters, as they were.
+ */
+export function decodedOnceWithChanges(
+	text: string,
+): { decoded: string; changed: number[] } | undefined {
 	ESCAPE.lastIndex = 0;
 	let match = ESCAPE.exec(text);
 	if (!match) return undefined;
 	let decoded = '';
+	const changed: number[] = [];
 	let from = 0;
 	for (; match; match = ESCAPE.exec(text)) {
-		decoded +=
-			text.slice(from, match.index) +
-			decodedEscape(match[0], match[1], match[2], match[3], match[4], match[5]);
+		decoded += text.slice(from, match.index);
+		const begin = decoded.length;
+		decoded += decodedEscape(match[0], match[1], match[2], match[3], match[4], match[5]);
+		if (changed.length > 0 && changed[changed.length - 1] === begin) {
+			changed[changed.length - 1] = decoded.length;
+		} else changed.push(begin, decoded.length);
 		from = match.index + match[0].length;
 	}
-	return decoded + text.slice(from);
+	return { decoded: decoded + text.slice(from), changed };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
-	decodedOnce,
+	decodedOnceWithChanges,
 	decodedPosition,
 	escapeAround,
 	mayHoldEscape,
@@ -87,12 +87,46 @@ export class Redaction {
 	private spans(text: string): Array<[number, number]> {
 		// Most texts hold no escape and no run of the secret: two fast searches say so.
 		if (!mayHoldEscape(text)) return this.anchors.test(text) ? this.runs(text) : [];
-		const readings = readingsOf(text);
+		const { readings, changed } = readingsOf(text);
 		if (!readings.some((reading) => this.anchors.test(reading))) return [];
 		return inText(
 			readings,
-			readings.map((reading) => this.runs(reading)),
+			readings.map((reading, round) => this.newRuns(reading, changed[round])),
 		).flat();
+	}
+
+	/**
+	 * The runs of a reading that the reading before it does not hold: those that hold a
+	 * character its decoding wrote (`changed`, as decodedOnceWithChanges gives it). A run of
+	 * characters the decoding left as they were is a run of the reading before, found there, and
+	 * mapping it back again would cost for nothing: a long text full of the secret's head with one
+	 * escape in it would have each run found and mapped once per reading. So runs are looked for
+	 * only around what the decoding wrote, as far as a run through it can reach (the secret's
+	 * length either side). Every run of the first reading (`changed` undefined).
+	 */
+	private newRuns(
+		reading: string,
+		changed: readonly number[] | undefined,
+	): Array<[number, number]> {
+		if (changed === undefined) return this.runs(reading);
+		const reach = this.secret.length;
+		const found: Array<[number, number]> = [];
+		for (let first = 0; first < changed.length;) {
+			// The changed ranges a window takes: those whose reaches overlap.
+			let last = first;
+			while (last + 2 < changed.length && changed[last + 2] - reach < changed[last + 1] + reach) {
+				last += 2;
+			}
+			const from = Math.max(0, changed[first] - reach);
+			const to = Math.min(reading.length, changed[last + 1] + reach);
+			for (const [begin, end] of this.runs(reading.slice(from, to))) {
+				if (holdsChange(changed, first, last, from + begin, from + end)) {
+					found.push([from + begin, from + end]);
+				}
+			}
+			first = last + 2;
+		}
+		return found;
 	}
 
 	/**
@@ -139,7 +173,7 @@ export class Redaction {
 	 */
 	safeLength(text: string): number {
 		const escapes = mayHoldEscape(text);
-		const readings = escapes ? readingsOf(text) : [text];
+		const { readings, changed } = escapes ? readingsOf(text) : { readings: [text], changed: [] };
 		// How much of the reading reads as it will once more text follows: up to the first escape
 		// that the text's end may complete, in this reading or one before it.
 		let settled = text.length;
@@ -149,7 +183,7 @@ export class Redaction {
 			const from = this.continuableFrom(reading, settled);
 			// Where what may be the secret's begins (the reading's length: nowhere), then the runs
 			// taken for it.
-			return [[from, from] as [number, number], ...this.runs(reading)];
+			return [[from, from] as [number, number], ...this.newRuns(reading, changed[round])];
 		});
 		const mapped = inText(readings, found);
 		let cut = text.length;
@@ -283,14 +317,41 @@ function isPlain(value: unknown): value is object {
  * The readings of a text: itself, then its escapes decoded, again and again, each time from the
  * last reading, while a round finds an escape, at most MAX_DECODING_ROUNDS times.
  */
-function readingsOf(text: string): string[] {
+function readingsOf(text: string): {
+	readings: string[];
+	/** Where each reading after the first holds what its decoding wrote (decodedOnceWithChanges). */
+	changed: Array<number[] | undefined>;
+} {
 	const readings = [text];
+	const changed: Array<number[] | undefined> = [undefined];
 	for (let round = 0; round < MAX_DECODING_ROUNDS; round++) {
-		const decoded = decodedOnce(readings[round]);
-		if (decoded === undefined) break;
-		readings.push(decoded);
+		const decoding = decodedOnceWithChanges(readings[round]);
+		if (decoding === undefined) break;
+		readings.push(decoding.decoded);
+		changed.push(decoding.changed);
 	}
-	return readings;
+	return { readings, changed };
+}
+
+/**
+ * Whether [begin, end) holds a character of one of the changed ranges `first` to `last` (their
+ * indexes in `changed`, pairs in order): the first that ends after `begin` begins before `end`.
+ */
+function holdsChange(
+	changed: readonly number[],
+	first: number,
+	last: number,
+	begin: number,
+	end: number,
+): boolean {
+	let low = first / 2;
+	let high = last / 2 + 1;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (changed[2 * middle + 1] <= begin) low = middle + 1;
+		else high = middle;
+	}
+	return 2 * low <= last && changed[2 * low] < end;
 }
 
 /**
