@@ -11,17 +11,8 @@ import type http from 'node:http';
 import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
 import { serveNamedAsks } from '../helpers/scripted-server';
 
-/** Its eighth character is `e`. */
-const TOKEN = 'Zo_Sk_Review-Engine-Token-7Hq3';
 /** One whose `_`, `+`, `/` and `=` have named references. */
 const ODD = 'Zo_Sk_Echo+Tok/en=7Fq2Lm9X-Middle~Part';
-
-function event(name: string, data: unknown): string {
-	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-/** The token with its `e` as `%6%35`: `%6` is an escape once `%35` is decoded. */
-const ANSWER = `Your key is Zo_Sk_R%6%35${TOKEN.slice(8)}, keep it safe.`;
 
 const NAMED = ODD.replace(/_/g, '&lowbar;')
 	.replace(/\+/g, '&plus;')
@@ -29,28 +20,6 @@ const NAMED = ODD.replace(/_/g, '&lowbar;')
 	.replace(/=/g, '&equals;');
 
 const ASKS: Record<string, (response: http.ServerResponse) => void> = {
-	answerACharacterAPiece(response) {
-		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_r1' });
-		response.end(
-			event('PartStartEvent', {
-				event_kind: 'part_start',
-				index: 0,
-				part: { part_kind: 'text', content: '' },
-				metadata: { zmid: 'm1' },
-			}) +
-				[...ANSWER]
-					.map((piece) =>
-						event('PartDeltaEvent', {
-							event_kind: 'part_delta',
-							index: 0,
-							delta: { part_delta_kind: 'text', content_delta: piece },
-							metadata: { zmid: 'm1' },
-						}),
-					)
-					.join('') +
-				event('completed', { status: 'succeeded' }),
-		);
-	},
 	pageNamedReferences(response) {
 		response.writeHead(502, { 'Content-Type': 'text/html' });
 		response.end(
@@ -102,18 +71,6 @@ function expectNoTokenInAnySpelling(token: string, shown: string): void {
 		for (const reading of readings) expect(reading).not.toContain(run);
 	}
 }
-
-test('an answer a character a piece, one character of its token in two layers: in no chunk, no item', async () => {
-	const credential = emulatorCredential(`${server.origin}/api`, TOKEN);
-	const run = await askOnceContinuing(credential, '#answerACharacterAPiece#', { stream: true });
-	const streamed = run.chunks
-		.filter((chunk) => chunk.type === 'item')
-		.map((chunk) => String(chunk.content))
-		.join('');
-	expect(run.outputs('Assistant')[0].json.output).toBe('Your key is [redacted], keep it safe.');
-	expect(streamed).toBe('Your key is [redacted], keep it safe.');
-	expectNoTokenInAnySpelling(TOKEN, everythingShown(run));
-});
 
 test('an HTML page, the token in named references a browser reads: the error says the rest', async () => {
 	const credential = emulatorCredential(`${server.origin}/api`, ODD);

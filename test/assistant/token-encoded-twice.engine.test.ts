@@ -2,7 +2,9 @@
  * A server that echoes the access token escaped more than once (docs/security.md): an HTML error
  * page whose character references were escaped again (`&amp;#90;`, `&amp;amp;#x5A;`), a JSON
  * error percent-encoded twice (`%255A`), a failed run's error in references percent-encoded
- * (`%26%2390%3B`), an answer streamed in pieces with references escaped again. With the built
+ * (`%26%2390%3B`), an answer streamed in pieces with references escaped again, and one streamed
+ * a character a piece whose token has a character in an escape that another escape completes
+ * (`%7%37`, `w`: `%7` is an escape once `%37` is decoded). With the built
  * package in n8n-core's engine: the error says what the server said with `[redacted]` where the
  * token was, and the token, in any spelling (decoded any number of times), is in no output item,
  * error, log line or streamed chunk.
@@ -38,6 +40,32 @@ const page = (written: string) =>
 /** The answer's text, in pieces; the token in it as references escaped again. */
 const ANSWER = `Your key is ${escapedAgain(decimal(TOKEN))}, keep it safe.`;
 
+/** The token with its eighth character, `w`, as `%7%37`. */
+const ANSWER_ESCAPE_INSIDE = `Your key is Zo_Sk_T%7%37${TOKEN.slice(8)}, keep it safe.`;
+
+/** The answer's text as one text part, its deltas `pieces`. */
+const streamedAnswer = (response: http.ServerResponse, pieces: readonly string[]) =>
+	stream(
+		response,
+		event('PartStartEvent', {
+			event_kind: 'part_start',
+			index: 0,
+			part: { part_kind: 'text', content: '' },
+			metadata: { zmid: 'm1' },
+		}) +
+			pieces
+				.map((piece) =>
+					event('PartDeltaEvent', {
+						event_kind: 'part_delta',
+						index: 0,
+						delta: { part_delta_kind: 'text', content_delta: piece },
+						metadata: { zmid: 'm1' },
+					}),
+				)
+				.join('') +
+			event('completed', { status: 'succeeded' }),
+	);
+
 const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 	pageEscapedAgain(response) {
 		response.writeHead(502, { 'Content-Type': 'text/html' });
@@ -59,29 +87,8 @@ const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 				error: `Unknown key ${encodeURIComponent(decimal(TOKEN))} (rejected)`,
 			}),
 		),
-	answerInPieces: (response) => {
-		const pieces = ANSWER.match(/[\s\S]{1,7}/g) ?? [];
-		stream(
-			response,
-			event('PartStartEvent', {
-				event_kind: 'part_start',
-				index: 0,
-				part: { part_kind: 'text', content: '' },
-				metadata: { zmid: 'm1' },
-			}) +
-				pieces
-					.map((piece) =>
-						event('PartDeltaEvent', {
-							event_kind: 'part_delta',
-							index: 0,
-							delta: { part_delta_kind: 'text', content_delta: piece },
-							metadata: { zmid: 'm1' },
-						}),
-					)
-					.join('') +
-				event('completed', { status: 'succeeded' }),
-		);
-	},
+	answerInPieces: (response) => streamedAnswer(response, ANSWER.match(/[\s\S]{1,7}/g) ?? []),
+	answerACharacterAPiece: (response) => streamedAnswer(response, [...ANSWER_ESCAPE_INSIDE]),
 };
 
 let server: { origin: string; close(): Promise<void> };
@@ -151,6 +158,17 @@ test.each([
 
 test('an answer streamed in pieces, the token in references escaped again: in no chunk, no item', async () => {
 	const run = await askOnceContinuing(credential(), '#answerInPieces#', { stream: true });
+	const streamed = run.chunks
+		.filter((chunk) => chunk.type === 'item')
+		.map((chunk) => String(chunk.content))
+		.join('');
+	expect(streamed).toBe('Your key is [redacted], keep it safe.');
+	expect(run.outputs('Assistant')[0].json.output).toBe(streamed);
+	expectNoTokenInAnySpelling(everythingShown(run));
+});
+
+test('an answer a character a piece, a character of its token in an escape another completes: in no chunk, no item', async () => {
+	const run = await askOnceContinuing(credential(), '#answerACharacterAPiece#', { stream: true });
 	const streamed = run.chunks
 		.filter((chunk) => chunk.type === 'item')
 		.map((chunk) => String(chunk.content))

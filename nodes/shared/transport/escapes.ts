@@ -183,12 +183,22 @@ export function sourceRanges(
 }
 
 /**
- * Where the escape begins that the text's first `end` characters leave incomplete at their end,
- * so that what follows may complete it or make it longer (`%4`, `\u00`, `&am`, `&#9` and
+ * Where the escapes begin that the text's first `end` characters leave incomplete at their end,
+ * so that what follows may complete them or make them longer (`%4`, `\u00`, `&am`, `&#9` and
  * `&#90`, whose digits may go on); `end` when there is none. No escape holds another's first
- * character, so only the last one's can begin it.
+ * character, so only the last one's can begin one; but an incomplete escape may be completed by
+ * what the one after it decodes to (`%6` then `%3`, which `5` makes `%35`, `%6` then `%65`), so
+ * the one before it counts too, and the one before that, as long as each ends where the next
+ * begins.
  */
 export function openEscapeStart(text: string, end = text.length): number {
+	let start = end;
+	for (let at = openEscapeAt(text, start); at < start; at = openEscapeAt(text, start)) start = at;
+	return start;
+}
+
+/** Where the one escape begins that the text's first `end` characters leave incomplete. */
+function openEscapeAt(text: string, end: number): number {
 	if (end === 0) return 0;
 	const at = Math.max(
 		text.lastIndexOf('%', end - 1),

@@ -11,61 +11,6 @@ import { redactionOf } from '../../../nodes/shared/transport/redaction';
 const TOKEN = 'Zo_Sk_Review-Redaction-Token-4f9A2c';
 const redaction = redactionOf(TOKEN)!;
 
-/** The pieces a streaming workflow is given for the text cut into `pieces`, joined. */
-function streamed(pieces: readonly string[]): string {
-	const out: string[] = [];
-	const live = new LiveText((piece) => out.push(piece));
-	live.redactWith(redaction);
-	for (const piece of pieces) live.forward!(piece);
-	live.finish();
-	return out.join('');
-}
-
-/** What the pieces said, for each cut of the text into two, where it is not `expected`. */
-function wrongCuts(text: string, expected: string): string[] {
-	const wrong: string[] = [];
-	for (let cut = 1; cut < text.length; cut++) {
-		const shown = streamed([text.slice(0, cut), text.slice(cut)]);
-		if (shown !== expected) wrong.push(`cut at ${cut}: ${shown}`);
-	}
-	return wrong;
-}
-
-describe('an escape the next escape completes, cut between pieces', () => {
-	// The token's eighth character, `e` (%65, \u0065, &#101;), written as an escape one of whose
-	// characters is another escape: `%6` is an escape only once what follows it is decoded. The
-	// whole text is redacted whole; a piece that ends at `%6` must not go out.
-	test.each([
-		['its second digit percent-encoded', '%6%35'],
-		['its second digit a reference', '%6&#53;'],
-		['its second digit a hexadecimal reference', '%6&#x35;'],
-		['its second digit a reference escaped again', '%6&amp;#53;'],
-		['its second digit a \\u escape', '%6\\u0035'],
-		['its first digit a reference', '%&#54;5'],
-		['a \\u escape, its last digit a reference', '\\u006&#53;'],
-		['a \\u escape, its third digit a reference', '\\u00&#54;5'],
-		['a reference whose `#` is percent-encoded', '&%23101;'],
-		['a layer deeper: %6%35 percent-encoded', '%256%2535'],
-	])('%s: the head of the token never goes out before what completes it', (_, written) => {
-		const text = `Key: Zo_Sk_R${written}view-Redaction-Token-4f9A2c done`;
-		expect(redaction.text(text)).toBe('Key: [redacted] done');
-		// A character a piece, as a server may stream it.
-		const each = streamed([...text]);
-		expect(each).toBe('Key: [redacted] done');
-		// Joined, the pieces hold no spelling of the token the redaction reads.
-		expect(redaction.text(each)).toBe(each);
-		expect(wrongCuts(text, 'Key: [redacted] done')).toEqual([]);
-	});
-
-	test("the token's last character so written: the pieces say what the whole text says", () => {
-		// `c` (%63), its second digit a reference: the pieces showed the escape after [redacted].
-		const text = `Key: ${TOKEN.slice(0, -1)}%6&#51; ok`;
-		expect(redaction.text(text)).toBe('Key: [redacted] ok');
-		expect(streamed([...text])).toBe('Key: [redacted] ok');
-		expect(wrongCuts(text, 'Key: [redacted] ok')).toEqual([]);
-	});
-});
-
 describe('HTML character references a browser reads', () => {
 	/** One of the project's tokens whose `_`, `+`, `/` and `=` have named references. */
 	const ODD = 'Zo_Sk_Echo+Tok/en=7Fq2Lm9X-Middle~Part';

@@ -3,7 +3,8 @@
  * as the whole answer is (docs/security.md), wherever the stream was cut: for texts that hold the
  * token in each form the redaction reads (whole, cut short, in any letter case, percent-encoded,
  * some or all of its characters written as escapes, %XX, \uXXXX or HTML's character
- * references, and those escapes escaped again, up to four layers in all), cut at random, the
+ * references, and those escapes escaped again, up to four layers in all, or an escape one of
+ * whose characters is another escape, `%6%35`), cut at random, the
  * pieces joined are the whole text's redaction, and hold no 8-character run of the token,
  * plainly or decoded any number of times.
  */
@@ -61,6 +62,23 @@ const layered = (char: string, layers: number) => {
 	for (let layer = 1; layer < layers; layer++) written = escapedAgain(written);
 	return written;
 };
+/**
+ * A character as an escape one of whose characters after the first is written as an escape
+ * itself (`%6%35`, `\u006&#53;`, `&%23101;`): it is an escape only once that one is decoded, so a
+ * piece that ends inside it holds an escape that what follows completes a layer later.
+ */
+const escapeInside = (char: string) => {
+	const written = escape(char);
+	// Not a reference's digit nor its `;`: what comes before it is a reference already (`&#1`,
+	// `&#101`, as a browser reads it too), the rest other characters.
+	const at = pick(
+		[...[...written].keys()].filter(
+			(i) =>
+				i > 0 && !(written.startsWith('&') && (written[i] === ';' || /[0-9a-f]/i.test(written[i]))),
+		),
+	);
+	return written.slice(0, at) + escape(written[at]) + written.slice(at + 1);
+};
 /** The token with the characters at the given indexes written as escapes. */
 const escapedAt = (token: string, at: (i: number) => boolean) =>
 	[...token].map((c, i) => (at(i) ? escape(c) : c)).join('');
@@ -87,6 +105,10 @@ function forms(token: string): Record<string, () => string> {
 			return escapedAt(end, (i) => i < end.length - 8 && next() < 0.5);
 		},
 		'every character escaped': () => escapedAt(token, () => true),
+		'its 8th character an escape with an escape inside': () =>
+			[...token].map((c, i) => (i === 7 ? escapeInside(c) : c)).join(''),
+		'escapes with an escape inside, here and there': () =>
+			[...token].map((c) => (next() < 0.3 ? escapeInside(c) : c)).join(''),
 		'one escape among its first eight and one among its last': () =>
 			escapedAt(token, (i) => i === 3 || i === length - 3),
 		'its middle and end escaped, its beginning missing': () =>
@@ -107,6 +129,14 @@ function layeredForms(token: string): Record<string, () => string> {
 		'each character plain or in one to four layers': () => layeredAt(token, () => below(5)),
 		'its beginning plain, the rest in two or three layers': () =>
 			layeredAt(token, (i) => (i < 8 ? 0 : 2 + below(2))),
+		'its 8th character an escape with an escape inside, escaped again once or twice': () =>
+			[...token]
+				.map((c, i) => {
+					if (i !== 7) return c;
+					const once = escapedAgain(escapeInside(c));
+					return next() < 0.5 ? once : escapedAgain(once);
+				})
+				.join(''),
 		'cut short, its end, in two layers': () =>
 			layeredAt(token.slice(-(8 + below(length - 8))), () => 2),
 	};
