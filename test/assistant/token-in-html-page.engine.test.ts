@@ -1,8 +1,9 @@
 /**
  * An HTML error page that writes the access token in character references (docs/security.md):
- * decimal or hexadecimal, with or without their `;`, alone or among plain letters. With the built
- * package in n8n-core's engine: the page's text is the error's words, and the token, in any of
- * those forms, is in no output item, error or log line.
+ * decimal or hexadecimal, with or without their `;`, alone or among plain letters, with any number
+ * of leading zeros, named (`&lowbar;`), or escaped again as a browser still reads them
+ * (`&AMP;#90;`, `&amp#90;`). With the built package in n8n-core's engine: the page's text is the
+ * error's words, and the token, in any of those forms, is in no output item, error or log line.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +29,16 @@ const PAGES: Record<string, string> = {
 		.join(''),
 	'decimal references with leading zeros': [...TOKEN]
 		.map((c) => `&#000${c.charCodeAt(0)};`)
+		.join(''),
+	'decimal references with leading zeros past ten digits': [...TOKEN]
+		.map((c) => `&#${String(c.charCodeAt(0)).padStart(12, '0')};`)
+		.join(''),
+	'named references for its `_` (`&lowbar;`, `&UnderBar;`)': TOKEN.replace('_', '&lowbar;').replace(
+		'_',
+		'&UnderBar;',
+	),
+	'references escaped again, in capitals and without the `;` (`&AMP;#90;`, `&amp#90;`)': [...TOKEN]
+		.map((c, i) => `${i % 2 ? '&AMP;' : '&amp'}#${c.charCodeAt(0)};`)
 		.join(''),
 };
 

@@ -7,30 +7,81 @@
  */
 
 /**
- * The most digits a numeric reference is read with. HTML allows any number (leading zeros), but
- * a code point has at most seven, and a page needs no more than a few zeros before them; a
- * bounded reference keeps every escape short, so that what a streamed piece's end leaves open
- * (digits that may go on) is short too. Further digits are text.
+ * How many digits a numeric reference is read with after its leading zeros, which are read
+ * however many (as browsers read them): a code point has at most seven (decimal or hexadecimal).
+ * Further digits are text; a number past U+10FFFF is the replacement character, as in HTML.
  */
-const MAX_REFERENCE_DIGITS = 10;
-
-const READ_DIGITS = `{1,${MAX_REFERENCE_DIGITS}}`;
+const MAX_SIGNIFICANT_DIGITS = 7;
 
 /**
- * A numeric reference (its `;` may be left out, as browsers allow), or a named one that matters.
+ * The named references whose character is ASCII, as the WHATWG list has them (names are case
+ * sensitive): a token's characters are ASCII, so these are the ones that can spell it. Others
+ * write characters no token holds, and are left as they are.
+ */
+const NAMED_REFERENCES: Record<string, string> = {
+	Tab: '\t',
+	NewLine: '\n',
+	excl: '!',
+	quot: '"',
+	QUOT: '"',
+	num: '#',
+	dollar: '$',
+	percnt: '%',
+	amp: '&',
+	AMP: '&',
+	apos: "'",
+	lpar: '(',
+	rpar: ')',
+	ast: '*',
+	midast: '*',
+	plus: '+',
+	comma: ',',
+	period: '.',
+	sol: '/',
+	colon: ':',
+	semi: ';',
+	lt: '<',
+	LT: '<',
+	equals: '=',
+	gt: '>',
+	GT: '>',
+	quest: '?',
+	commat: '@',
+	lbrack: '[',
+	lsqb: '[',
+	bsol: '\\',
+	rbrack: ']',
+	rsqb: ']',
+	Hat: '^',
+	lowbar: '_',
+	UnderBar: '_',
+	grave: '`',
+	DiacriticalGrave: '`',
+	lbrace: '{',
+	lcub: '{',
+	verbar: '|',
+	vert: '|',
+	VerticalLine: '|',
+	rbrace: '}',
+	rcub: '}',
+};
+
+/** Those a browser reads without their `;` too (HTML's legacy names; `&amp#90;` is `&#90;`). */
+const LEGACY_NAMES = ['amp', 'AMP', 'lt', 'LT', 'gt', 'GT', 'quot', 'QUOT'];
+
+const NAMES = Object.keys(NAMED_REFERENCES);
+
+const SIGNIFICANT = `{1,${MAX_SIGNIFICANT_DIGITS}}`;
+
+/**
+ * A numeric reference (its `;` may be left out, as browsers allow), or a named one whose
+ * character is ASCII (a legacy name's `;` may be left out). Its groups: the hexadecimal digits,
+ * the decimal ones, the name, the legacy name without `;`.
  */
 export const CHARACTER_REFERENCE = new RegExp(
-	String.raw`&(?:#[xX]([0-9a-fA-F]${READ_DIGITS});?|#([0-9]${READ_DIGITS});?|(amp|lt|gt|quot|apos);)`,
+	String.raw`&(?:#[xX]0*([0-9a-fA-F]${SIGNIFICANT});?|#0*([0-9]${SIGNIFICANT});?|(${NAMES.join('|')});|(${LEGACY_NAMES.join('|')}))`,
 	'g',
 );
-
-const NAMED_REFERENCES: Record<string, string> = {
-	amp: '&',
-	lt: '<',
-	gt: '>',
-	quot: '"',
-	apos: "'",
-};
 
 /** The character a reference writes (CHARACTER_REFERENCE's groups). */
 export function decodedReference(
@@ -38,8 +89,10 @@ export function decodedReference(
 	hex?: string,
 	decimal?: string,
 	name?: string,
+	legacyName?: string,
 ): string {
-	if (name) return NAMED_REFERENCES[name];
+	const named = name ?? legacyName;
+	if (named) return NAMED_REFERENCES[named];
 	const code = hex ? parseInt(hex, 16) : Number(decimal);
 	// What no character can be is shown as HTML does: the replacement character.
 	return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
@@ -59,11 +112,12 @@ function decodedEscape(
 	hex: string | undefined,
 	decimal: string | undefined,
 	name: string | undefined,
+	legacyName: string | undefined,
 ): string {
 	const code = percent ?? unicode;
 	return code
 		? String.fromCharCode(parseInt(code, 16))
-		: decodedReference(written, hex, decimal, name);
+		: decodedReference(written, hex, decimal, name, legacyName);
 }
 
 /** How long what the escape `match` writes is: 1, or 2 beyond U+FFFF. */
@@ -106,7 +160,7 @@ export function decodedOnceWithChanges(
 	for (; match; match = ESCAPE.exec(text)) {
 		decoded += text.slice(from, match.index);
 		const begin = decoded.length;
-		decoded += decodedEscape(match[0], match[1], match[2], match[3], match[4], match[5]);
+		decoded += decodedEscape(match[0], match[1], match[2], match[3], match[4], match[5], match[6]);
 		if (changed.length > 0 && changed[changed.length - 1] === begin) {
 			changed[changed.length - 1] = decoded.length;
 		} else changed.push(begin, decoded.length);
@@ -209,18 +263,17 @@ function openEscapeAt(text: string, end: number): number {
 }
 
 const NAME_BEGINNINGS = [
-	...new Set(
-		Object.keys(NAMED_REFERENCES).flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1))),
-	),
+	...new Set(NAMES.flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1)))),
 ];
 
-const OPEN_DIGITS = `{0,${MAX_REFERENCE_DIGITS}}`;
+const OPEN_DIGITS = `0*[0-9]{0,${MAX_SIGNIFICANT_DIGITS}}`;
+const OPEN_HEX_DIGITS = `0*[0-9a-fA-F]{0,${MAX_SIGNIFICANT_DIGITS}}`;
 
 /** An escape's beginning that more characters may make an escape, or a longer one. */
 const OPEN_ESCAPE = new RegExp(
 	`^(?:${[
 		'%[0-9a-fA-F]?',
 		String.raw`\\(?:u[0-9a-fA-F]{0,3})?`,
-		`&(?:#(?:[xX][0-9a-fA-F]${OPEN_DIGITS}|[0-9]${OPEN_DIGITS})|${NAME_BEGINNINGS.join('|')})?`,
+		`&(?:#(?:[xX]${OPEN_HEX_DIGITS}|${OPEN_DIGITS})|${NAME_BEGINNINGS.join('|')})?`,
 	].join('|')})$`,
 );

@@ -182,6 +182,74 @@ describe('texts escaped more than once', () => {
 	});
 });
 
+describe('HTML character references a browser reads', () => {
+	/** One of the project's tokens whose `_`, `+`, `/` and `=` have named references. */
+	const ODD = 'Zo_Sk_Echo+Tok/en=7Fq2Lm9X-Middle~Part';
+	/** One whose first and last eight characters each hold a `_`. */
+	const UNDERSCORED = 'Zo_Sk_Named_Reference_Token_4f9A_2c';
+	const named = (token: string) =>
+		token
+			.replace(/_/g, '&lowbar;')
+			.replace(/\+/g, '&plus;')
+			.replace(/\//g, '&sol;')
+			.replace(/=/g, '&equals;');
+
+	test.each([
+		['`_`, `+`, `/`, `=` as named references (`&lowbar;`, `&plus;`, …)', ODD, named(ODD)],
+		['every `_` as `&lowbar;`', UNDERSCORED, named(UNDERSCORED)],
+		['`_` as `&UnderBar;`', UNDERSCORED, UNDERSCORED.replace(/_/g, '&UnderBar;')],
+		[
+			'decimal references with leading zeros past ten digits (`&#000000000090;`)',
+			TOKEN,
+			[...TOKEN].map((c) => `&#${String(code(c)).padStart(12, '0')};`).join(''),
+		],
+		[
+			'hexadecimal references with leading zeros past ten digits (`&#x00000000005a;`)',
+			TOKEN,
+			[...TOKEN].map((c) => `&#x${code(c).toString(16).padStart(12, '0')};`).join(''),
+		],
+		[
+			'percent-encoding inside named references (`&percnt;5A`, as `&#37;5A`)',
+			TOKEN,
+			percent(TOKEN).replace(/%/g, '&percnt;'),
+		],
+		[
+			'references whose `#` is a named reference (`&&num;90;`)',
+			TOKEN,
+			[...TOKEN].map((c) => `&&num;${code(c)};`).join(''),
+		],
+		[
+			'\\u escapes whose `\\` is a named reference (`&bsol;u005a`)',
+			TOKEN,
+			[...TOKEN].map((c) => `&bsol;u${code(c).toString(16).padStart(4, '0')}`).join(''),
+		],
+		[
+			'references escaped again in capitals (`&AMP;#90;`)',
+			TOKEN,
+			decimalReferences(TOKEN).replace(/&/g, '&AMP;'),
+		],
+		[
+			'references escaped again without the `;` browsers let go (`&amp#90;`)',
+			TOKEN,
+			decimalReferences(TOKEN).replace(/&/g, '&amp'),
+		],
+	])('%s: the token is redacted', (_, token, written) => {
+		expect(redactionOf(token)!.text(`Bad key "${written}" & more.`)).toBe(
+			'Bad key "[redacted]" & more.',
+		);
+	});
+
+	test('a number past seven significant digits is text after them; past U+10FFFF, no character', () => {
+		// `&#00000000090` is Z; `&#90000000` is the replacement character and a `0`.
+		expect(redaction.text(`a &#0000000000${code('Z')}o_Sk_Redaction-Token b`)).toBe(
+			'a [redacted] b',
+		);
+		expect(redaction.text(`a &#${code('Z')}000000o_Sk_Redaction-Token b`)).toBe(
+			`a &#${code('Z')}000000o_Sk_Redaction-Token b`,
+		);
+	});
+});
+
 describe('pieces going out one by one', () => {
 	test('what may be part of the token, in any form, waits; the rest can go out', () => {
 		expect(redaction.safeLength('Hello Zo_S')).toBe(6);
