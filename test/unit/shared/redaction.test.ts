@@ -100,6 +100,15 @@ describe('texts written partly or wholly escaped', () => {
 		expect(redaction.text(`said ${hexReferences(TOKEN)}.`)).toBe('said [redacted].');
 	});
 
+	test('`\\U` with its u upper-case, as the redaction before escapes.ts read it (6dce1cc)', () => {
+		// 6dce1cc read `\\uXXXX` in any letter case (its `/\\u…/i`): these were redacted whole.
+		const upper = (text: string) =>
+			[...text].map((c) => `\\U${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+		expect(redaction.text(`said ${upper(TOKEN.slice(0, 8))} %20`)).not.toContain('\\U005a');
+		expect(redaction.text(`at /api/%5CU005Ao_Sk_Re`)).not.toContain('%5CU005Ao_Sk_Re');
+		expect(redaction.text(`said ${upper(TOKEN)} \\u0020`)).toBe('said [redacted] \\u0020');
+	});
+
 	test('escapes that spell something else leave the text as it is', () => {
 		const text = 'a 100%25 sure \\u0041nswer at /api/%7Euser';
 		expect(redaction.text(text)).toBe(text);
