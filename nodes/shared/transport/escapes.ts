@@ -100,7 +100,7 @@ export function decodedReference(
 
 /** Any escape: `%XX`, `\uXXXX`, or a character reference (its groups follow). */
 const ESCAPE = new RegExp(
-	String.raw`%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|${CHARACTER_REFERENCE.source}`,
+	String.raw`%([0-9a-fA-F]{2})|\\[uU]([0-9a-fA-F]{4})|${CHARACTER_REFERENCE.source}`,
 	'g',
 );
 
@@ -243,24 +243,35 @@ export function sourceRanges(
  * character, so only the last one's can begin one; but an incomplete escape may be completed by
  * what the one after it decodes to (`%6` then `%3`, which `5` makes `%35`, `%6` then `%65`), so
  * the one before it counts too, and the one before that, as long as each ends where the next
- * begins.
+ * begins, up to `links` of them: each one before waits on a decoding of the one after it, so
+ * past as many as the decodings still to come, an escape is never decoded in any reading (and a
+ * run of `&` as long as the text would make each look walk through all of it).
  */
-export function openEscapeStart(text: string, end = text.length): number {
+export function openEscapeStart(text: string, end: number, links: number): number {
 	let start = end;
-	for (let at = openEscapeAt(text, start); at < start; at = openEscapeAt(text, start)) start = at;
+	for (let link = 0; link < links; link++) {
+		const at = openEscapeAt(text, start);
+		if (at === start) break;
+		start = at;
+	}
 	return start;
 }
 
 /** Where the one escape begins that the text's first `end` characters leave incomplete. */
 function openEscapeAt(text: string, end: number): number {
-	if (end === 0) return 0;
-	const at = Math.max(
-		text.lastIndexOf('%', end - 1),
-		text.lastIndexOf('\\', end - 1),
-		text.lastIndexOf('&', end - 1),
-	);
+	// The nearest escape character: searching for each of the three back to the text's start cost
+	// the whole text for every one it does not hold.
+	let at = end - 1;
+	for (; at >= 0; at--) {
+		const code = text.charCodeAt(at);
+		if (code === PERCENT || code === BACKSLASH || code === AMPERSAND) break;
+	}
 	return at >= 0 && OPEN_ESCAPE.test(text.slice(at, end)) ? at : end;
 }
+
+const PERCENT = 0x25;
+const BACKSLASH = 0x5c;
+const AMPERSAND = 0x26;
 
 const NAME_BEGINNINGS = [
 	...new Set(NAMES.flatMap((name) => [...name].map((_, i) => name.slice(0, i + 1)))),
@@ -273,7 +284,7 @@ const OPEN_HEX_DIGITS = `0*[0-9a-fA-F]{0,${MAX_SIGNIFICANT_DIGITS}}`;
 const OPEN_ESCAPE = new RegExp(
 	`^(?:${[
 		'%[0-9a-fA-F]?',
-		String.raw`\\(?:u[0-9a-fA-F]{0,3})?`,
+		String.raw`\\(?:[uU][0-9a-fA-F]{0,3})?`,
 		`&(?:#(?:[xX]${OPEN_HEX_DIGITS}|${OPEN_DIGITS})|${NAME_BEGINNINGS.join('|')})?`,
 	].join('|')})$`,
 );

@@ -179,7 +179,7 @@ export class Redaction {
 		let settled = text.length;
 		const found = readings.map((reading, round) => {
 			if (round > 0) settled = decodedPosition(readings[round - 1], settled);
-			if (escapes) settled = openEscapeStart(reading, settled);
+			if (escapes) settled = openEscapeStart(reading, settled, MAX_DECODING_ROUNDS - round + 1);
 			const from = this.continuableFrom(reading, settled);
 			// Where what may be the secret's begins (the reading's length: nowhere), then the runs
 			// taken for it.
