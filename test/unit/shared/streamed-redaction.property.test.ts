@@ -10,6 +10,7 @@
  */
 import { LiveText } from '../../../nodes/shared/liveText';
 import { redactionOf } from '../../../nodes/shared/transport/redaction';
+import { tokenRunIn } from '../../helpers/token-spellings';
 
 const TOKEN = 'Zo_Sk_Pieces-Token-81aQ-LongMiddlePart-xyz12345';
 /** One whose percent-encoded form differs from it (encodeURIComponent writes +, / and =). */
@@ -175,38 +176,6 @@ function randomCuts(length: number): number[] {
 	return cuts.sort((a, b) => a - b);
 }
 
-const character = (code: number) => (code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd');
-
-/**
- * What the text's escapes spell, decoded again and again until none is left (written here apart
- * from the node's decoder, on purpose).
- */
-function decodings(text: string): string[] {
-	const all = [text];
-	for (let round = 0; round < 8; round++) {
-		const last = all[all.length - 1];
-		const decoded = last
-			.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-			.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-			.replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => character(parseInt(h, 16)))
-			.replace(/&#([0-9]+);?/g, (_, d: string) => character(Number(d)))
-			.replace(/&amp;/g, '&');
-		if (decoded === last) break;
-		all.push(decoded);
-	}
-	return all;
-}
-
-/** An 8-character run of the token that the text holds, plainly or decoded, in any case. */
-function runOf(token: string, text: string): string | undefined {
-	const readings = decodings(text).map((reading) => reading.toLowerCase());
-	for (let i = 0; i + 8 <= token.length; i++) {
-		const run = token.slice(i, i + 8).toLowerCase();
-		if (readings.some((reading) => reading.includes(run))) return run;
-	}
-	return undefined;
-}
-
 /**
  * Texts per form, random cuts per text, and single cuts per text (every one in a short text, as
  * many spread over a long one).
@@ -221,12 +190,12 @@ function checkForm(token: string, form: () => string, budget: typeof BUDGET): vo
 		const twice = next() < 0.3;
 		const text = `${pick(BEFORE)}${form()}${pick(AFTER)}${twice ? ` and ${form()}.` : ''}`;
 		const whole = redaction.text(text);
-		expect(runOf(token, whole)).toBeUndefined();
+		expect(tokenRunIn(token, whole)).toBeUndefined();
 		for (let c = 0; c < budget.cuts; c++) {
 			const cuts = randomCuts(text.length);
 			const shown = streamed(token, text, cuts);
 			if (shown !== whole) throw new Error(`${JSON.stringify(text)} cut at ${cuts}: ${shown}`);
-			expect(runOf(token, shown)).toBeUndefined();
+			expect(tokenRunIn(token, shown)).toBeUndefined();
 		}
 		const step = Math.ceil((text.length + 1) / budget.singleCuts);
 		for (let cut = below(step); cut <= text.length; cut += step) {
