@@ -134,19 +134,14 @@ test.each([
 	},
 );
 
-test('an answer streamed in pieces, the token in references escaped again: in no chunk, no item', async () => {
-	const run = await askOnceContinuing(credential(), '#answerInPieces#', { stream: true });
-	const streamed = run.chunks
-		.filter((chunk) => chunk.type === 'item')
-		.map((chunk) => String(chunk.content))
-		.join('');
-	expect(streamed).toBe('Your key is [redacted], keep it safe.');
-	expect(run.outputs('Assistant')[0].json.output).toBe(streamed);
-	expectNoTokenInAnySpelling(everythingShown(run));
-});
-
-test('an answer a character a piece, a character of its token in an escape another completes: in no chunk, no item', async () => {
-	const run = await askOnceContinuing(credential(), '#answerACharacterAPiece#', { stream: true });
+test.each([
+	['an answer streamed in pieces, the token in references escaped again', 'answerInPieces'],
+	[
+		'an answer a character a piece, a character of its token in an escape another completes',
+		'answerACharacterAPiece',
+	],
+])('%s: in no chunk, no item', async (_what, kind) => {
+	const run = await askOnceContinuing(credential(), `#${kind}#`, { stream: true });
 	const streamed = run.chunks
 		.filter((chunk) => chunk.type === 'item')
 		.map((chunk) => String(chunk.content))
