@@ -136,17 +136,11 @@ export function mayHoldEscape(text: string): boolean {
 const ESCAPE_START = /[%\\&]/;
 
 /**
- * The text with every escape in it decoded, once, from left to right (`%2541` gives `%41`);
- * undefined when it holds none. Never longer than the text.
- */
-export function decodedOnce(text: string): string | undefined {
-	return decodedOnceWithChanges(text)?.decoded;
-}
-
-/**
- * decodedOnce(text), with where in it what the escapes wrote stands: [begin, end) pairs, one
- * after the other (`changed[2i]`, `changed[2i + 1]`), in order, those that touch joined. What
- * lies outside them is the text's own characters, as they were.
+ * The text with every escape in it decoded, once, from left to right (`%2541` gives `%41`;
+ * undefined when it holds none; never longer than the text), with where in it what the escapes
+ * wrote stands: [begin, end) pairs, one after the other (`changed[2i]`, `changed[2i + 1]`), in
+ * order, those that touch joined. What lies outside them is the text's own characters, as they
+ * were.
  */
 export function decodedOnceWithChanges(
 	text: string,
@@ -170,7 +164,7 @@ export function decodedOnceWithChanges(
 }
 
 /**
- * Where `position` of `source` stands in decodedOnce(source); one inside an escape, where what
+ * Where `position` of `source` stands in the decoding of `source` (decodedOnceWithChanges); one inside an escape, where what
  * the escape wrote begins.
  */
 export function decodedPosition(source: string, position: number): number {
@@ -197,7 +191,7 @@ export function escapeAround(text: string, position: number): number | undefined
 }
 
 /**
- * Where, in `source`, each range of decodedOnce(source) was written: [begin, end) of the
+ * Where, in `source`, each range of the decoding of `source` (decodedOnceWithChanges) was written: [begin, end) of the
  * escapes and characters that wrote it. A range that begins or ends between the two halves one
  * escape wrote takes that escape. One pass over the source.
  */
