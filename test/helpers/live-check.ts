@@ -74,17 +74,24 @@ export async function posingServer(upstream: string, mutation: Mutation) {
 /**
  * `npm run check:live` with only `env` (and PATH, HOME): its output, exit code and the files it
  * saved, joined. The check writes to one folder: the suites that run it must not run at once.
+ * Past `limitMs` the check (tsx and the node it starts: their process group) is killed and its
+ * code is null.
  */
-export async function runCheckLive(env: Record<string, string>) {
+export async function runCheckLive(env: Record<string, string>, limitMs = 90_000) {
 	fs.rmSync(OUT, { recursive: true, force: true });
 	const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/check-live.ts'], {
 		cwd: ROOT,
 		env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+		detached: true,
 	});
 	let output = '';
 	child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	const limit = setTimeout(() => {
+		if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+	}, limitMs);
 	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+	clearTimeout(limit);
 	const saved = fs.existsSync(OUT)
 		? fs
 				.readdirSync(OUT)

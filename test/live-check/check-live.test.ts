@@ -2,6 +2,9 @@
  * `npm run check:live` (docs/live-check.md) run as a maintainer runs it, against the emulator and
  * a server in front of it posing as the live service. One suite: the check writes to one folder.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { KNOWN_STREAM_EVENTS } from '../../nodes/shared/stream/events';
 import { differencesOf } from '../../scripts/check-live';
 import { parseEvents, signaturesOf } from '../../scripts/live-check/signatures';
@@ -260,5 +263,69 @@ describe('check:live with an account that has no personas', () => {
 		);
 		expect(run.output).not.toContain('personas: fields the service left out');
 		expect(run.code).toBe(0);
+	});
+});
+
+describe('check:live fails when the node would read no answer from the stream', () => {
+	test('a stream that ends without `completed` or `failed`: exit 1, said', async () => {
+		const run = await against({
+			stream: (text) => text.replace(/event: completed\ndata: [^\n]*\n\n/, ''),
+		});
+		expect(run.output).toContain(
+			'stream: the node reads no answer from it: The stream ended before the answer was complete',
+		);
+		expect(run.code).toBe(1);
+	});
+
+	test('a stream whose `completed` comes after thinking alone, no text: exit 1, said', async () => {
+		const run = await against({
+			stream: (text) =>
+				text
+					.split('\n\n')
+					.filter((block) => !/"part_kind":"text"|"part_delta_kind":"text"/.test(block))
+					.join('\n\n'),
+		});
+		expect(run.output).toContain('stream: the node reads no answer from it: ');
+		expect(run.code).toBe(1);
+	});
+});
+
+describe('check:live compares the values of `status`', () => {
+	test('a runtime chunk with a status the emulator never sends: exit 1, the status named', async () => {
+		const run = await against({
+			stream: (text) => text.replace('"status":"progress"', '"status":"throttled"'),
+		});
+		expect(run.output).toContain(
+			'AgentRuntimeStreamChunk:status: a status the emulator does not send: "throttled"',
+		);
+		expect(run.code).toBe(1);
+	});
+});
+
+describe('check:live against a server that never stops sending', () => {
+	test('an endless stream: it stops reading at its bound and exits 2 within seconds', async () => {
+		// 20 MB a second, without end: before the bound, the check held all of it (gigabytes).
+		const piece = `event: PartDeltaEvent\ndata: {"x":"${'a'.repeat(1024 * 1024)}"}\n\n`;
+		const server = http.createServer((req, res) => {
+			if (req.url !== '/assistant/ask') return void res.end('{}');
+			res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+			const timer = setInterval(() => res.write(piece), 50);
+			res.on('close', () => clearInterval(timer));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const started = Date.now();
+			const run = await runCheckLive(
+				{ ASSISTANT_BASE_URL: `http://127.0.0.1:${port}`, ASSISTANT_TOKEN: TOKEN },
+				30_000,
+			);
+			expect(run.output).toContain('the answer passed 64 MiB: the check stopped reading it');
+			expect(run.code).toBe(2);
+			expect(Date.now() - started).toBeLessThan(20_000);
+		} finally {
+			server.closeAllConnections();
+			server.close();
+		}
 	});
 });
