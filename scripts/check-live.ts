@@ -10,6 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { mebibytes, messageLimitBytes } from '../nodes/shared/limits';
+import { readAnswerFromChunks } from '../nodes/shared/stream/answer';
+import { StreamAnswerError } from '../nodes/shared/stream/answerFailure';
 import { KNOWN_STREAM_EVENTS, toStreamEvents } from '../nodes/shared/stream/events';
 import { serverMessage } from '../nodes/shared/transport/serverMessage';
 import { startEmulator } from '../test/emulator/server';
@@ -18,12 +21,15 @@ import {
 	asTheNodeReadsThem,
 	compareShapes,
 	compareSignatures,
+	compareStatusValues,
 	emptyLists,
 	jsonShape,
 	parseEvents,
 	signaturesOf,
+	statusValuesOf,
 	unknownEventNames,
 	type Signatures,
+	type StatusValues,
 	type StreamEvent,
 } from './live-check/signatures';
 
@@ -40,6 +46,30 @@ interface Fetched {
 	text: string;
 }
 
+/**
+ * The most of one answer the check reads: the node's own bound on one body (limits.ts). A server
+ * that sends without end is stopped there, not held whole until the timeout.
+ */
+const MAX_ANSWER_BYTES = messageLimitBytes();
+
+/** The body as text (as `Response.text()` reads it), or an error past MAX_ANSWER_BYTES. */
+async function boundedText(response: Response, what: string): Promise<string> {
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	const reader = response.body?.getReader();
+	for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+		size += read.value.byteLength;
+		if (size > MAX_ANSWER_BYTES) {
+			await reader?.cancel();
+			throw new Error(
+				`${what}: the answer passed ${mebibytes(MAX_ANSWER_BYTES)}: the check stopped reading it`,
+			);
+		}
+		chunks.push(read.value);
+	}
+	return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 async function request(target: Target, method: string, route: string, body?: unknown) {
 	const response = await fetch(`${target.baseUrl}${route}`, {
 		method,
@@ -50,7 +80,8 @@ async function request(target: Target, method: string, route: string, body?: unk
 		body: body === undefined ? undefined : JSON.stringify(body),
 		signal: AbortSignal.timeout(180_000),
 	});
-	return { status: response.status, headers: response.headers, text: await response.text() };
+	const text = await boundedText(response, `${method} ${route}`);
+	return { status: response.status, headers: response.headers, text };
 }
 
 /** What one target (the service, or the emulator) answers to the check's requests. */
@@ -89,7 +120,9 @@ async function emulatorReference() {
 		});
 		const signatures = signaturesOf(eventsOf(answers.stream.text));
 		signaturesOf(eventsOf(round.text), signatures);
-		return { answers, signatures };
+		const statuses = statusValuesOf(eventsOf(answers.stream.text));
+		statusValuesOf(eventsOf(round.text), statuses);
+		return { answers, signatures, statuses };
 	} finally {
 		await emulator.close();
 	}
@@ -117,6 +150,27 @@ export function streamFailures(events: StreamEvent[]): string[] {
 	return failures;
 }
 
+/**
+ * The stream read as the node reads it (answer.ts): a stream it reads no answer from (no
+ * `completed`, `failed` or `End`; no text) fails every ask, whatever its events. A failed run and
+ * an error event are streamFailures', in the service's words.
+ */
+export function unansweredStream(text: string): string[] {
+	try {
+		readAnswerFromChunks([text], { structured: false });
+		return [];
+	} catch (error) {
+		if (error instanceof StreamAnswerError) {
+			if (error.failure === 'run-failed' || error.failure === 'error-event') return [];
+		}
+		const message = error instanceof Error ? error.message : String(error);
+		return [`stream: the node reads no answer from it: ${message}`];
+	}
+}
+
+/** A run's end: its status is read by streamFailures, which says a failure in its own words. */
+const RUN_END_KINDS = ['completed', 'failed'];
+
 /** The answers compared by their JSON fields. */
 const JSON_ANSWERS = ['json', 'models', 'personas', 'catalog'];
 
@@ -124,7 +178,7 @@ const JSON_ANSWERS = ['json', 'models', 'personas', 'catalog'];
 export function differencesOf(
 	live: Record<string, Fetched>,
 	liveSignatures: Signatures,
-	reference: { answers: Record<string, Fetched>; signatures: Signatures },
+	reference: { answers: Record<string, Fetched>; signatures: Signatures; statuses: StatusValues },
 	knownEvents: readonly string[],
 ): string[] {
 	const differences: string[] = [];
@@ -135,10 +189,20 @@ export function differencesOf(
 			differences.push(`${what}: HTTP ${fetched.status}: ${serverMessage(fetched.text)}`);
 		}
 	}
-	differences.push(...streamFailures(eventsOf(live.stream.text)));
+	const liveEvents = eventsOf(live.stream.text);
+	differences.push(...streamFailures(liveEvents));
+	if (live.stream.status === 200) differences.push(...unansweredStream(live.stream.text));
 	const unknown = unknownEventNames(liveSignatures, knownEvents);
 	if (unknown.length > 0) differences.push(`events the node does not know: ${unknown.join(', ')}`);
 	differences.push(...compareSignatures(liveSignatures, reference.signatures, 'the emulator'));
+	differences.push(
+		...compareStatusValues(
+			statusValuesOf(liveEvents),
+			reference.statuses,
+			'the emulator',
+			RUN_END_KINDS,
+		),
+	);
 	const type = live.stream.headers.get('content-type') ?? '';
 	if (!type.startsWith('text/event-stream')) differences.push(`stream: content type ${type}`);
 	if (!/^con_[A-Za-z0-9]+$/.test(live.stream.headers.get('x-conversation-id') ?? '')) {

@@ -112,6 +112,47 @@ export function compareSignatures(
 	return differences;
 }
 
+/** Event kind → the values its `status` field took (`AgentRuntimeStreamChunk:status`: `progress`, …). */
+export type StatusValues = Map<string, Set<string>>;
+
+/** The `status` values of a stream's events, by kind; several streams can add to the same map. */
+export function statusValuesOf(
+	events: StreamEvent[],
+	into: StatusValues = new Map(),
+): StatusValues {
+	for (const event of events) {
+		const { data } = event;
+		if (!isObject(data) || typeof data.status !== 'string') continue;
+		const kind = eventKind(event);
+		into.set(kind, (into.get(kind) ?? new Set()).add(data.status));
+	}
+	return into;
+}
+
+/**
+ * The `status` values the service sent that a reader never sends, for each kind the reader
+ * sends: a run's state the node has never been shown. `skip`: the kinds whose status is read
+ * elsewhere (a run's end: its failure is said in the service's words).
+ */
+export function compareStatusValues(
+	seen: StatusValues,
+	reference: StatusValues,
+	referenceName: string,
+	skip: readonly string[] = [],
+): string[] {
+	const differences: string[] = [];
+	for (const [kind, values] of seen) {
+		if (skip.includes(kind)) continue;
+		const known = reference.get(kind) ?? new Set<string>();
+		const added = [...values].filter((value) => !known.has(value));
+		if (added.length > 0) {
+			const named = added.map((value) => JSON.stringify(value)).join(', ');
+			differences.push(`${kind}: a status ${referenceName} does not send: ${named}`);
+		}
+	}
+	return differences;
+}
+
 /** The event names the service sent that a reader does not know (the node's list). */
 export function unknownEventNames(seen: Signatures, known: readonly string[]): string[] {
 	const names = new Set([...seen.keys()].map((kind) => kind.split(':')[0]));

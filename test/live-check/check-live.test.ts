@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { KNOWN_STREAM_EVENTS } from '../../nodes/shared/stream/events';
 import { differencesOf } from '../../scripts/check-live';
-import { parseEvents, signaturesOf } from '../../scripts/live-check/signatures';
+import { parseEvents, signaturesOf, statusValuesOf } from '../../scripts/live-check/signatures';
 import { startEmulator } from '../emulator/server';
 import { posingServer, runCheckLive, unicodeEscaped, type Mutation } from '../helpers/live-check';
 
@@ -213,7 +213,11 @@ describe('check:live fails when the small ask failed', () => {
 			personas: fetched('{"personas":[]}'),
 			catalog: fetched('{"models":[]}'),
 		});
-		const reference = { answers: answers(ok), signatures: signaturesOf(parseEvents(ok)) };
+		const reference = {
+			answers: answers(ok),
+			signatures: signaturesOf(parseEvents(ok)),
+			statuses: statusValuesOf(parseEvents(ok)),
+		};
 		const live = answers(bad);
 		expect(
 			differencesOf(live, signaturesOf(parseEvents(bad)), reference, KNOWN_STREAM_EVENTS),
@@ -241,6 +245,7 @@ describe('check:live fails when the small ask failed', () => {
 		const reference = {
 			answers: answers(fetched(200, ok, 'text/event-stream'), good),
 			signatures: signaturesOf(parseEvents(ok)),
+			statuses: statusValuesOf(parseEvents(ok)),
 		};
 		const live = answers(
 			fetched(503, echo, 'text/event-stream'),

@@ -9,12 +9,14 @@ import { redactStream, scrubberOf } from '../../scripts/live-check/redact';
 import {
 	compareShapes,
 	compareSignatures,
+	compareStatusValues,
 	emptyLists,
 	eventKind,
 	jsonShape,
 	asTheNodeReadsThem,
 	parseEvents,
 	signaturesOf,
+	statusValuesOf,
 	unknownEventNames,
 } from '../../scripts/live-check/signatures';
 
@@ -95,6 +97,36 @@ describe('stream signatures', () => {
 		]);
 		expect(compareSignatures(reference, reference, 'the emulator')).toEqual([]);
 		expect(unknownEventNames(seen, ['completed', 'End'])).toEqual(['RunUsageEvent']);
+	});
+
+	test('status values: by kind, compared with the reference; kinds read elsewhere skipped', () => {
+		const chunk = (status: string | null) => ({
+			event: 'AgentRuntimeStreamChunk',
+			data: { type: 'status', status },
+		});
+		const reference = statusValuesOf([
+			chunk('dispatching'),
+			chunk('progress'),
+			{ event: 'completed', data: { status: 'succeeded' } },
+		]);
+		expect(reference).toEqual(
+			new Map([
+				['AgentRuntimeStreamChunk:status', new Set(['dispatching', 'progress'])],
+				['completed', new Set(['succeeded'])],
+			]),
+		);
+		const seen = statusValuesOf([
+			chunk('progress'),
+			chunk('throttled'),
+			chunk(null),
+			{ event: 'completed', data: { status: 'cancelled' } },
+			{ event: 'RunStateEvent', data: { status: 'queued' } },
+		]);
+		expect(compareStatusValues(seen, reference, 'the emulator', ['completed'])).toEqual([
+			'AgentRuntimeStreamChunk:status: a status the emulator does not send: "throttled"',
+			'RunStateEvent: a status the emulator does not send: "queued"',
+		]);
+		expect(compareStatusValues(reference, reference, 'the emulator')).toEqual([]);
 	});
 
 	test('JSON answers: field paths three levels deep (array items count as one), compared both ways', () => {
