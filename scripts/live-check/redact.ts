@@ -12,7 +12,7 @@
  */
 import { DISCARDED_EVENT } from '../../nodes/shared/stream/decode';
 import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
-import { asTheNodeNamesIt, parseEvents } from './signatures';
+import { asTheNodeNamesIt, ENUMERATION_VALUE, parseEvents } from './signatures';
 
 /** Fields whose values name a kind, a status or an outcome, not the user's words. */
 const ENUM_FIELDS = new Set([
@@ -28,9 +28,6 @@ const ENUM_FIELDS = new Set([
 	'kind',
 	'outcome',
 ]);
-
-/** What an enumeration's value looks like: one short word; anything else is replaced as text. */
-const ENUM_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * Fields whose value, of any shape, is the user's or the model's content, a tool's arguments or
@@ -100,7 +97,7 @@ function redactValue(
 ): unknown {
 	if (typeof value === 'string') {
 		if (value === '') return value;
-		const kept = !freeForm && ENUM_FIELDS.has(key) && ENUM_VALUE.test(value);
+		const kept = !freeForm && ENUM_FIELDS.has(key) && ENUMERATION_VALUE.test(value);
 		return kept ? value : placeholder(value);
 	}
 	// Free-form JSON (a tool's data, an error object) goes whole: its keys may be the user's words.

@@ -112,10 +112,19 @@ export function compareSignatures(
 	return differences;
 }
 
+/**
+ * What an enumeration's value looks like: one short word. A saved capture keeps such values of
+ * its enumeration fields (redact.ts), the comparison prints them; any other is text, its length.
+ */
+export const ENUMERATION_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
 /** Event kind → the values its `status` field took (`AgentRuntimeStreamChunk:status`: `progress`, …). */
 export type StatusValues = Map<string, Set<string>>;
 
-/** The `status` values of a stream's events, by kind; several streams can add to the same map. */
+/**
+ * The `status` values of a stream's events, by kind, each one short word or its length (text may
+ * be the user's); several streams can add to the same map.
+ */
 export function statusValuesOf(
 	events: StreamEvent[],
 	into: StatusValues = new Map(),
@@ -124,7 +133,10 @@ export function statusValuesOf(
 		const { data } = event;
 		if (!isObject(data) || typeof data.status !== 'string') continue;
 		const kind = eventKind(event);
-		into.set(kind, (into.get(kind) ?? new Set()).add(data.status));
+		const value = ENUMERATION_VALUE.test(data.status)
+			? data.status
+			: `[${data.status.length} characters]`;
+		into.set(kind, (into.get(kind) ?? new Set()).add(value));
 	}
 	return into;
 }

@@ -305,6 +305,17 @@ describe('check:live compares the values of `status`', () => {
 		);
 		expect(run.code).toBe(1);
 	});
+
+	test('a status that holds the token is said without it', async () => {
+		const run = await against({
+			stream: (text) => text.replace('"status":"progress"', `"status":"${TOKEN}"`),
+		});
+		expect(run.output).toContain(
+			'AgentRuntimeStreamChunk:status: a status the emulator does not send:',
+		);
+		expect(run.code).toBe(1);
+		expectNoToken(run.output + run.saved);
+	});
 });
 
 describe('check:live against a server that never stops sending', () => {
@@ -332,5 +343,42 @@ describe('check:live against a server that never stops sending', () => {
 			server.closeAllConnections();
 			server.close();
 		}
+	});
+});
+
+describe('check:live compares the lists and the catalog', () => {
+	test('a model of the catalog with a new field and one left out, a persona without `image`: exit 1, each named', async () => {
+		const upstream = async (route: string) => {
+			const response = await fetch(`${emulator.baseUrl}${route}`, {
+				headers: { authorization: `Bearer ${TOKEN}` },
+			});
+			return (await response.json()) as Record<string, Array<Record<string, unknown>>>;
+		};
+		const catalog = await upstream('/models/catalog');
+		const personas = await upstream('/personas/available');
+		const without = (item: Record<string, unknown>, key: string) => {
+			const copy = { ...item };
+			delete copy[key];
+			return copy;
+		};
+		const changedCatalog = {
+			models: catalog.models.map((model) => ({
+				...without(model, 'context_window'),
+				price_tier: 'standard',
+			})),
+		};
+		const changedPersonas = { personas: personas.personas.map((p) => without(p, 'image')) };
+		const run = await against({
+			route: (url) =>
+				url === '/models/catalog'
+					? { status: 200, body: JSON.stringify(changedCatalog) }
+					: url === '/personas/available'
+						? { status: 200, body: JSON.stringify(changedPersonas) }
+						: undefined,
+		});
+		expect(run.output).toContain('catalog: fields the emulator does not send: models[].price_tier');
+		expect(run.output).toContain('catalog: fields the service left out: models[].context_window');
+		expect(run.output).toContain('personas: fields the service left out: personas[].image');
+		expect(run.code).toBe(1);
 	});
 });

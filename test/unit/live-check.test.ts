@@ -121,9 +121,10 @@ describe('stream signatures', () => {
 			chunk(null),
 			{ event: 'completed', data: { status: 'cancelled' } },
 			{ event: 'RunStateEvent', data: { status: 'queued' } },
+			chunk('Reading tax-return 2026.pdf'),
 		]);
 		expect(compareStatusValues(seen, reference, 'the emulator', ['completed'])).toEqual([
-			'AgentRuntimeStreamChunk:status: a status the emulator does not send: "throttled"',
+			'AgentRuntimeStreamChunk:status: a status the emulator does not send: "throttled", "[27 characters]"',
 			'RunStateEvent: a status the emulator does not send: "queued"',
 		]);
 		expect(compareStatusValues(reference, reference, 'the emulator')).toEqual([]);
