@@ -382,3 +382,15 @@ describe('check:live compares the lists and the catalog', () => {
 		expect(run.code).toBe(1);
 	});
 });
+
+describe("check:live reads JSON answers within the node's bound on values", () => {
+	test('a catalog of four million empty models: said as the node would refuse it, not parsed', async () => {
+		// 12 MB of `{},`: parsed whole (three times), it held gigabytes for a minute.
+		const models = `{"models":[${'{},'.repeat(4_000_000)}{}]}`;
+		const run = await against({
+			route: (url) => (url === '/models/catalog' ? { status: 200, body: models } : undefined),
+		});
+		expect(run.output).toContain('catalog: The JSON holds more than 1,000,000 values');
+		expect(run.code).toBe(1);
+	});
+});
