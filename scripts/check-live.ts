@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { parseJson } from '../nodes/shared/json';
 import { mebibytes, messageLimitBytes } from '../nodes/shared/limits';
 import { readAnswerFromChunks } from '../nodes/shared/stream/answer';
 import { StreamAnswerError } from '../nodes/shared/stream/answerFailure';
@@ -95,12 +96,21 @@ async function survey(target: Target): Promise<Record<string, Fetched>> {
 	};
 }
 
-function parsedJson(fetched: Fetched): unknown {
+/**
+ * A JSON answer as the node reads it (json.ts, its bound on values): its value, or why the node
+ * would refuse it; undefined for text that is not JSON.
+ */
+function readJson(fetched: Fetched): { value: unknown; refused?: string } {
 	try {
-		return JSON.parse(fetched.text);
-	} catch {
-		return undefined;
+		return { value: parseJson(fetched.text) };
+	} catch (error) {
+		if (error instanceof SyntaxError) return { value: undefined };
+		return { value: undefined, refused: error instanceof Error ? error.message : String(error) };
 	}
+}
+
+function parsedJson(fetched: Fetched): unknown {
+	return readJson(fetched).value;
 }
 
 /** A stream's events under the names the node reads them by, the flat form's included. */
@@ -209,7 +219,11 @@ export function differencesOf(
 		differences.push('stream: no x-conversation-id header of the form con_…');
 	}
 	for (const what of JSON_ANSWERS) {
-		const answer = parsedJson(live[what]);
+		const { value: answer, refused } = readJson(live[what]);
+		if (refused !== undefined) {
+			differences.push(`${what}: ${refused}`);
+			continue;
+		}
 		const seen = jsonShape(answer);
 		const known = jsonShape(parsedJson(reference.answers[what]));
 		differences.push(...compareShapes(what, seen, known, 'the emulator', emptyLists(answer)));
