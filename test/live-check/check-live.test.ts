@@ -295,6 +295,19 @@ describe('check:live fails when the node would read no answer from the stream', 
 	});
 });
 
+describe('check:live fails on another terminal event', () => {
+	test.each([
+		['a new one', 'finished', 'events the node does not know: finished'],
+		['the 2025 `End`', 'End', 'End: an event the emulator does not send'],
+	])('%s instead of `completed`: exit 1, named', async (_what, name, line) => {
+		const run = await against({
+			stream: (text) => text.replace('event: completed', `event: ${name}`),
+		});
+		expect(run.output).toContain(line);
+		expect(run.code).toBe(1);
+	});
+});
+
 describe('check:live compares the values of `status`', () => {
 	test('a runtime chunk with a status the emulator never sends: exit 1, the status named', async () => {
 		const run = await against({
