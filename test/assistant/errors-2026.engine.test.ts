@@ -4,12 +4,16 @@
  * on, the HTTP status and the service's own words; the ones waiting cannot help are not retried,
  * and a run that failed is never sent again.
  */
+import type { ServerResponse } from 'node:http';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
-import { emulatorCredential } from '../helpers/assistant';
+import { assistantNode, emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse, turn } from '../helpers/scripted-server';
+import { opening } from '../helpers/stream-2026';
+import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_errors_2026_suite';
 // A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
@@ -184,6 +188,104 @@ test('a 200 JSON answer with an empty output is read from the conversation, not 
 	expect(String(run.json.output)).toContain('You said: "Hello');
 	expect(run.json.recovered).toBe(true);
 	expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+});
+
+describe('an accepted ask without an answer, whose conversation does not show it: the error says how the response ended', () => {
+	const CONVERSATION = 'con_NotShownAnswer001';
+	const responses = {
+		// A whole 200 JSON answer, empty (seen 2026-09-27): nothing broke off.
+		'empty JSON': {
+			answer: (response: ServerResponse) => {
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ output: '', conversation_id: CONVERSATION }));
+			},
+			message: `The assistant finished without an answer, and conversation ${CONVERSATION} does not show the ask`,
+		},
+		// The turn's opening, then the server closes the stream cleanly, without an end.
+		'stream closed without an end': {
+			answer: (response: ServerResponse) => {
+				response.writeHead(200, {
+					'content-type': 'text/event-stream; charset=utf-8',
+					'x-conversation-id': CONVERSATION,
+				});
+				response.end(opening());
+			},
+			message: `The stream ended before the answer was complete, and conversation ${CONVERSATION} does not show the ask`,
+		},
+	};
+
+	async function against<T>(
+		answer: (response: ServerResponse) => void,
+		shows: 'nothing' | 'the ask',
+		run: (credential: ReturnType<typeof emulatorCredential>) => Promise<T>,
+	) {
+		let input = '';
+		const server = await serveScript(
+			(response, _n, body) => {
+				input = body?.input ?? '';
+				answer(response);
+			},
+			(response) => conversationJson(response, 'idle', shows === 'nothing' ? [] : turn(input)),
+		);
+		try {
+			const result = await run(emulatorCredential(server.baseUrl, TOKEN));
+			return { result, asks: server.asks.length };
+		} finally {
+			await server.close();
+		}
+	}
+
+	describe.each(Object.entries(responses))('%s', (_name, { answer, message }) => {
+		test.each([false, true])(
+			'Ask, Stream %s: one error item, paired, sent once',
+			async (stream) => {
+				const { result: run, asks } = await against(answer, 'nothing', async (credential) =>
+					assistant.run(
+						{ input: 'Hello', options: { stream, retries: 1 } },
+						{
+							credentials: [credential],
+							streaming: stream,
+							node: { onError: 'continueRegularOutput' },
+						},
+					),
+				);
+				const [item] = run.outputs('Ask');
+				expect(item.pairedItem).toEqual({ item: 0 });
+				expect(item.json.error).toBe(message);
+				expect(String(item.json.description)).toMatch(/not sent again/);
+				expect(asks).toBe(1);
+			},
+		);
+
+		test('the agent tool: the agent reads the same message', async () => {
+			const { result: agent, asks } = await against(answer, 'nothing', async (credential) => {
+				const tool = assistantNode(
+					assistant.pkg,
+					'Personal Assistant',
+					{ operation: 'ask', input: "={{ $fromAI('question', 'The question', 'string') }}" },
+					{ type: `${assistant.pkg.name}.assistantTool` },
+				);
+				return (
+					await runAgent(assistant.pkg, [tool], [{ args: { question: 'Hello' } }], {
+						credentials: [credential],
+					})
+				).agent;
+			});
+			expect(agent.steps[0].error).toBe(message);
+			expect(asks).toBe(1);
+		});
+	});
+
+	test('empty JSON, the conversation showing the ask without an answer: the message says so once', async () => {
+		const { result: run } = await against(
+			responses['empty JSON'].answer,
+			'the ask',
+			async (credential) => assistant.run({ input: 'Hello' }, { credentials: [credential] }),
+		);
+		expect(run.failure?.message).toBe(
+			`The assistant finished without an answer (conversation ${CONVERSATION})`,
+		);
+	});
 });
 
 test('an unknown stream event is named in the log once per run, by name only', async () => {

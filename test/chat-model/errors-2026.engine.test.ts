@@ -8,7 +8,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { serveScript } from '../helpers/scripted-server';
+import { conversationJson, serveScript } from '../helpers/scripted-server';
 
 const TOKEN = 'tok_chat_errors_2026';
 // A running conversation says to read it again after 20 ms, so a recovery does not wait 5 s.
@@ -175,3 +175,35 @@ describe('404 Conversation not found', () => {
 		},
 	);
 });
+
+describe.each(['invoke', 'stream'] as const)(
+	'%s: an accepted ask without an answer, whose conversation does not show it',
+	(scenario) => {
+		test('a 200 JSON answer with an empty output: the error says the assistant finished without an answer, not that the response broke off', async () => {
+			const conversation = 'con_NotShownChat00001';
+			const server = await serveScript(
+				(response) => {
+					response.writeHead(200, { 'content-type': 'application/json' });
+					response.end(JSON.stringify({ output: '', conversation_id: conversation }));
+				},
+				(response) => conversationJson(response, 'idle', []),
+			);
+			try {
+				const result = await assistant.chat(
+					scenario,
+					[{ role: 'user', content: 'Hi' }],
+					{ options: { retries: 1 } },
+					{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+				);
+				const error = result.error() as ShownError;
+				expect(error?.message).toBe(
+					`The assistant finished without an answer, and conversation ${conversation} does not show the ask`,
+				);
+				expect(error?.description).toMatch(/not sent again/);
+				expect(server.asks).toHaveLength(1);
+			} finally {
+				await server.close();
+			}
+		});
+	},
+);
