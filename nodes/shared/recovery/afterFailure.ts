@@ -118,7 +118,7 @@ export async function recoverAfterFailure(
 			if (ask.sentText) throw notTakenAfterText(scope, conversationId, failure.unknownEvents);
 			// A response had begun: the service took the ask, and it is never sent again.
 			if (failure.accepted === 'yes') {
-				throw acceptedNotShown(scope, conversationId, failure.unknownEvents);
+				throw acceptedNotShown(scope, conversationId, failure);
 			}
 			// Never taken: it may go again, as the retry policy allows.
 			throw failure.with({ accepted: 'no', lost: undefined, retry: failure.retry ?? 'network' });

@@ -1,6 +1,12 @@
 import type { NodeApiError } from 'n8n-workflow';
 
-import { UNKNOWN_EVENTS_ADVICE, unknownEventsNote } from '../stream/answerFailure';
+import {
+	INCOMPLETE_MESSAGE,
+	NO_ANSWER_MESSAGE,
+	UNKNOWN_EVENTS_ADVICE,
+	unknownEventsNote,
+} from '../stream/answerFailure';
+import type { LostHow } from '../transport/attemptFailure';
 import { apiError } from '../transport/errors';
 import { type FailureScope } from '../transport/failures';
 import { NOT_SENT_AGAIN, seconds } from '../transport/transportFailures';
@@ -47,9 +53,11 @@ export function noAnswerInConversation(
 	conversationId: string,
 	failure: NodeApiError,
 ): NodeApiError {
+	// A response that was itself no answer says nothing more than the headline.
+	const said = failure.message === NO_ANSWER_MESSAGE ? '' : `: ${failure.message}`;
 	return error(
 		scope,
-		`The assistant finished without an answer (conversation ${conversationId}): ${failure.message}`,
+		`${NO_ANSWER_MESSAGE} (conversation ${conversationId})${said}`,
 		`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
 		failure,
 	);
@@ -72,19 +80,24 @@ export function repeatedTurn(
 	);
 }
 
-/** A response had begun (the service took the ask), yet the conversation does not show it. */
+/**
+ * A response had begun (the service took the ask), yet the conversation does not show it. The
+ * message says how the response ended (`lost`): only a connection lost or cut broke off; a whole
+ * answer without text, or a stream closed without an end, did not.
+ */
 export function acceptedNotShown(
 	scope: FailureScope,
 	conversationId: string,
-	unknownEvents?: readonly string[],
+	{ lost, unknownEvents }: { lost?: LostHow; unknownEvents?: readonly string[] },
 ): NodeApiError {
-	return error(
-		scope,
-		`The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`,
-		NOT_SENT_AGAIN,
-		undefined,
-		unknownEvents,
-	);
+	const notShown = `, and conversation ${conversationId} does not show the ask`;
+	const message =
+		lost === 'empty'
+			? NO_ANSWER_MESSAGE + notShown
+			: lost === 'incomplete'
+				? INCOMPLETE_MESSAGE + notShown
+				: `The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`;
+	return error(scope, message, NOT_SENT_AGAIN, undefined, unknownEvents);
 }
 
 /** A structured ask whose object the conversation does not hold whole. */

@@ -4,6 +4,7 @@ import { objectFromText, quotedStart, type TextObjectRule } from '../outputForma
 import { AnswerAssembler } from './assembly';
 import {
 	answerTooLarge,
+	INCOMPLETE_MESSAGE,
 	NO_ANSWER_MESSAGE,
 	StreamAnswerError,
 	unknownEventsNote,
@@ -299,7 +300,7 @@ export class StreamAnswer {
 		if (!this.end) {
 			throw new StreamAnswerError(
 				'incomplete',
-				`The stream ended before the answer was complete${unknownEventsNote(this.unknown)}`,
+				`${INCOMPLETE_MESSAGE}${unknownEventsNote(this.unknown)}`,
 				undefined,
 				this.turnBegan,
 				undefined,

@@ -58,6 +58,9 @@ export function answerTooLarge(limitChars: number, turnBegan = false): StreamAns
 
 export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
+/** A stream that closed without an end this node knows (`incomplete`). */
+export const INCOMPLETE_MESSAGE = 'The stream ended before the answer was complete';
+
 /**
  * What an error says of the events a stream carried that this node does not know
  * (docs/api.md#how-a-stream-ends): their names, never their data; nothing when there were none.

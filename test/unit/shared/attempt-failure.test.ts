@@ -266,13 +266,13 @@ describe("the node's side of the wire", () => {
 		// The conversation does not show the ask: the error that says so still names them.
 		const names = '; the stream carried events this node does not know: run_finished, TurnFinished';
 		for (const replaced of [
-			acceptedNotShown(scope, 'con_1', failure.unknownEvents),
+			acceptedNotShown(scope, 'con_1', failure),
 			notTakenAfterText(scope, 'con_1', failure.unknownEvents),
 		]) {
 			expect(replaced.message.endsWith(names)).toBe(true);
 			expect(replaced.description).toMatch(/report these event names/);
 		}
-		expect(acceptedNotShown(scope, 'con_1').message).not.toMatch(/carried events/);
+		expect(acceptedNotShown(scope, 'con_1', {}).message).not.toMatch(/carried events/);
 	});
 
 	test('a stop: never retried, with what the attempt knew of the ask', () => {
