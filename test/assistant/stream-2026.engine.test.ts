@@ -549,12 +549,14 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				partStart(0, { part_kind: 'text', content: 'Half an answer' }) +
 				sse('run_finished', { status: 'succeeded', secret: ECHO_PRIVATE_MARKER });
 			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } }, []);
-			// Off: the stream closed without an end, and the error says so (it did not break off).
+			// The stream closed without an end, and the error says so (it did not break off).
 			expect(run.failure?.message).toMatch(
 				stream
-					? /^The stream broke off, and conversation \S+ does not show this ask/
+					? /^The stream ended before the answer was complete, and conversation \S+ does not show this ask/
 					: /^The stream ended before the answer was complete, and conversation \S+ does not show the ask/,
 			);
+			// Part of the answer went out: the service took the ask, so the advice is to look first.
+			if (stream) expect(run.failure?.description).toMatch(/look at the conversation/);
 			expect(run.failure?.message).toContain(
 				'the stream carried events this node does not know: run_finished',
 			);

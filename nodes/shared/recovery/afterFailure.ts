@@ -115,7 +115,7 @@ export async function recoverAfterFailure(
 			return { output: recovery.output, conversationId };
 		case 'not-taken':
 			// The errors that replace the failure name what it carried (its unknown events).
-			if (ask.sentText) throw notTakenAfterText(scope, conversationId, failure.unknownEvents);
+			if (ask.sentText) throw notTakenAfterText(scope, conversationId, failure);
 			// A response had begun: the service took the ask, and it is never sent again.
 			if (failure.accepted === 'yes') {
 				throw acceptedNotShown(scope, conversationId, failure);

@@ -81,22 +81,26 @@ export function repeatedTurn(
 }
 
 /**
- * A response had begun (the service took the ask), yet the conversation does not show it. The
- * message says how the response ended (`lost`): only a connection lost or cut broke off; a whole
- * answer without text, or a stream closed without an end, did not.
+ * How a response the service took ended without breaking off, as an error that replaces its
+ * failure begins: a whole answer without text, or a stream closed without an end; undefined when
+ * it broke off (a connection lost or cut, a stream stopped).
  */
+function endedUnbroken(lost: LostHow | undefined): string | undefined {
+	if (lost === 'empty') return NO_ANSWER_MESSAGE;
+	if (lost === 'incomplete') return INCOMPLETE_MESSAGE;
+	return undefined;
+}
+
+/** A response had begun (the service took the ask), yet the conversation does not show it. */
 export function acceptedNotShown(
 	scope: FailureScope,
 	conversationId: string,
 	{ lost, unknownEvents }: { lost?: LostHow; unknownEvents?: readonly string[] },
 ): NodeApiError {
-	const notShown = `, and conversation ${conversationId} does not show the ask`;
-	const message =
-		lost === 'empty'
-			? NO_ANSWER_MESSAGE + notShown
-			: lost === 'incomplete'
-				? INCOMPLETE_MESSAGE + notShown
-				: `The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`;
+	const ended = endedUnbroken(lost);
+	const message = ended
+		? `${ended}, and conversation ${conversationId} does not show the ask`
+		: `The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`;
 	return error(scope, message, NOT_SENT_AGAIN, undefined, unknownEvents);
 }
 
@@ -167,12 +171,12 @@ export function unreadInTime(scope: FailureScope, conversationId: string): NodeA
 export function notTakenAfterText(
 	scope: FailureScope,
 	conversationId: string,
-	unknownEvents?: readonly string[],
+	{ lost, unknownEvents }: { lost?: LostHow; unknownEvents?: readonly string[] },
 ): NodeApiError {
 	return error(
 		scope,
-		`The stream broke off, and conversation ${conversationId} does not show this ask`,
-		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice). Run the item again.',
+		`${endedUnbroken(lost) ?? 'The stream broke off'}, and conversation ${conversationId} does not show this ask`,
+		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice, and the assistant would do the work twice): look at the conversation in the assistant app before you run the item again.',
 		undefined,
 		unknownEvents,
 	);

@@ -6,7 +6,7 @@
 import { streamFailure } from '../../../nodes/shared/askAttempt';
 import { acceptedNotShown, notTakenAfterText } from '../../../nodes/shared/recovery/recoveryErrors';
 import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
-import type { AttemptFailure } from '../../../nodes/shared/transport/attemptFailure';
+import type { AttemptFailure, LostHow } from '../../../nodes/shared/transport/attemptFailure';
 import {
 	inBandFailure,
 	serviceFailure,
@@ -267,12 +267,39 @@ describe("the node's side of the wire", () => {
 		const names = '; the stream carried events this node does not know: run_finished, TurnFinished';
 		for (const replaced of [
 			acceptedNotShown(scope, 'con_1', failure),
-			notTakenAfterText(scope, 'con_1', failure.unknownEvents),
+			notTakenAfterText(scope, 'con_1', failure),
 		]) {
 			expect(replaced.message.endsWith(names)).toBe(true);
 			expect(replaced.description).toMatch(/report these event names/);
 		}
 		expect(acceptedNotShown(scope, 'con_1', {}).message).not.toMatch(/carried events/);
+	});
+
+	test("an error that replaces a taken ask's failure says how its response ended: broke off only where it did", () => {
+		const cases: Array<[LostHow | undefined, string, string]> = [
+			[
+				'broken',
+				'The response broke off after the assistant had accepted the ask, and conversation con_1 does not show it',
+				'The stream broke off, and conversation con_1 does not show this ask',
+			],
+			[
+				'incomplete',
+				'The stream ended before the answer was complete, and conversation con_1 does not show the ask',
+				'The stream ended before the answer was complete, and conversation con_1 does not show this ask',
+			],
+			[
+				'empty',
+				'The assistant finished without an answer, and conversation con_1 does not show the ask',
+				'The assistant finished without an answer, and conversation con_1 does not show this ask',
+			],
+		];
+		for (const [lost, accepted, afterText] of cases) {
+			expect(acceptedNotShown(scope, 'con_1', { lost }).message).toBe(accepted);
+			const sentText = notTakenAfterText(scope, 'con_1', { lost });
+			expect(sentText.message).toBe(afterText);
+			// Part of the answer went out: the service took the ask; the advice is to look first.
+			expect(sentText.description).toMatch(/look at the conversation in the assistant app before/);
+		}
 	});
 
 	test('a stop: never retried, with what the attempt knew of the ask', () => {
