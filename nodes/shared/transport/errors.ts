@@ -156,6 +156,22 @@ function notFound(said: string, asker: Asker | undefined): [meaning: string, adv
 	}
 }
 
+/**
+ * The service's words tell a provider's rate limit (a 429 behind the service's 5xx, or inside its
+ * failed run): waiting may clear it.
+ */
+export function isProviderRateLimit(said: string): boolean {
+	return /status_code:?\s*429|rate limit/i.test(said);
+}
+
+/**
+ * The advice for a failed run whose words tell a provider's rate limit: the service took the ask,
+ * so it is not sent again, but a later run may pass.
+ */
+export function rateLimitedRunAdvice(asker: Asker | undefined, classed: string): string {
+	return `The model's provider was rate limiting the account when the service ran the ask${classed}. It was not sent again, so that the assistant does not act twice: run the item again a little later. ${fewerAtOnce(asker)}, or try another model.`;
+}
+
 /** What an error's advice rests on, beside the status and the service's words. */
 export interface FailedAsk {
 	/** The ask named a model (else the account's default model answered). */
@@ -220,7 +236,7 @@ export function describeServiceFailure(
 					retryable: false,
 				};
 	}
-	if (status >= 500 && /status_code:?\s*429|rate limit/i.test(said)) {
+	if (status >= 500 && isProviderRateLimit(said)) {
 		// A provider's 429 wrapped in the service's 5xx: a rate limit, waited out like a 429
 		// (and a run's pace slows for it as for a 429).
 		return {

@@ -7,6 +7,8 @@ import {
 	describeServiceFailure,
 	describeStatus,
 	headline,
+	isProviderRateLimit,
+	rateLimitedRunAdvice,
 	sessionPoolText,
 	type ErrorText,
 	type WaitOutcome,
@@ -129,7 +131,7 @@ export function serviceFailure(
 			return failure(
 				shown({
 					message: headline("The assistant's run failed", undefined, said),
-					description: runFailedAdvice(through.run),
+					description: runFailedAdvice(scope, said, through.run),
 				}),
 				'yes',
 			);
@@ -167,10 +169,11 @@ export function inBandFailure(
 }
 
 /** What to do about a failed run, from the service's class and kind of failure. */
-function runFailedAdvice(run: RunFailure | undefined): string {
+function runFailedAdvice(scope: FailureScope, said: string, run: RunFailure | undefined): string {
 	const classed = run?.errorType
 		? ` (the service classed it ${run.errorType}${run.failureKind ? `, ${run.failureKind}` : ''})`
 		: '';
+	if (isProviderRateLimit(said)) return rateLimitedRunAdvice(scope.request.asker, classed);
 	if (run?.failureKind === 'unknown_model') {
 		return `The service does not know the model this ask named${classed}. Pick a model from the list (Model > From List), or leave Model empty for the account's default, then run the item again.`;
 	}

@@ -174,6 +174,27 @@ describe('words inside a 2xx: the service had accepted the ask', () => {
 		).toBe('yes');
 	});
 
+	test("a failed run whose words tell a provider's rate limit: never sent again, the advice is to wait", () => {
+		const said =
+			"The model stream was interrupted (status_code: 429, model_name: m, body: You've exceeded your subscription rate limits)";
+		const run = { status: 'failed', errorType: 'ProviderError' };
+		const failure = streamFailure(
+			scope,
+			new StreamAnswerError('run-failed', 'x', said, true, run),
+			{},
+		);
+		expect(facts(failure)).toEqual({
+			accepted: 'yes',
+			retry: undefined,
+			lost: undefined,
+			shown: `The assistant's run failed: ${said}`,
+		});
+		expect(failure.shown.description).toMatch(/provider was rate limiting the account/);
+		expect(failure.shown.description).toMatch(/not sent again/);
+		expect(failure.shown.description).toMatch(/a little later/);
+		expect(failure.shown.description).toMatch(/Concurrency/);
+	});
+
 	test('a failed run for want of a session, before the turn began: a full pool, waited out (as an error event)', () => {
 		const run = { status: 'failed' };
 		const failed = (turnBegan: boolean) =>
