@@ -236,6 +236,39 @@ describe('steps from the stream (docs/api.md#steps)', () => {
 		expect(result.steps).toEqual([]);
 	});
 
+	test('the output tool whose name grows past `final_result` (`final_result_<Name>`) is no step; a start again as another tool is', () => {
+		const toolDelta = (args: unknown, name: string | null = null): Event => [
+			'PartDeltaEvent',
+			{
+				index: 0,
+				delta: { part_delta_kind: 'tool_call', args_delta: args, tool_name_delta: name },
+			},
+		];
+		const start = (name: string, id: string): Event => [
+			'PartStartEvent',
+			{ index: 0, part: { part_kind: 'tool-call', tool_name: name, args: '', tool_call_id: id } },
+		];
+		const named = read(
+			[start('final_result', 'f'), toolDelta('{"a": ', '_Report'), toolDelta('1}'), end],
+			false,
+			true,
+		);
+		expect(named.output).toEqual({ a: 1 });
+		expect(named.steps).toEqual([]);
+		// The same index started again as a function tool's call: its deltas are that call's.
+		const restarted = read([
+			start('final_result', 'f'),
+			toolDelta('{"a": 1}', '_Report'),
+			start('read_file', 'r'),
+			toolDelta('{"path": "a"}'),
+			...text(1, 'Read.'),
+			end,
+		]);
+		expect(restarted.steps).toEqual([
+			{ type: 'tool_call', tool_name: 'read_file', args: { path: 'a' }, tool_call_id: 'r' },
+		]);
+	});
+
 	test('the same index in two model messages is two steps; calls without ids told twice are one', () => {
 		const first = { part_kind: 'tool-call', tool_name: 'read_file', args: { path: 'a' } };
 		const second = { part_kind: 'tool-call', tool_name: 'read_file', args: { path: 'b' } };
