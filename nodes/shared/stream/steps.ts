@@ -55,6 +55,12 @@ export class StepCollector {
 	 * nor a tool round came since: `holdsToolPart`, that snapshot held a part that may end a message.
 	 */
 	private snapshotOpened: { holdsToolPart: boolean } | undefined;
+	/**
+	 * The indexes of the current place whose latest start named the output tool: its deltas grow
+	 * the answer (outputTool.ts), never a step, also where they grow its name further
+	 * (`final_result` then `_Report`: a step of its own would show the answer as `_Report`'s call).
+	 */
+	private outputStarts = { place: 0, indexes: new Set<number>() };
 	/** Characters every step holds (the bound's measure: StreamAnswer). */
 	heldLength = 0;
 
@@ -96,6 +102,7 @@ export class StepCollector {
 		}
 		const place = this.placeOf(message);
 		const position = `${place}:${index}`;
+		if (!whole) this.noteOutputStart(place, index, kind, part);
 		// A start again for a part the Part events started here: the part told from its beginning.
 		const there = whole ? undefined : this.byPosition.get(position);
 		const restarted = there?.startedAt === position && there.kind === kind ? there : undefined;
@@ -104,6 +111,27 @@ export class StepCollector {
 		if (restarted) this.restart(restarted, part);
 		else if (!whole) entry.startedAt = position;
 		this.update(entry, part, whole);
+	}
+
+	/**
+	 * A start tells its part from its beginning: whether it is the output tool's call now. Only the
+	 * current place's are kept (deltas are of the current message), each counted toward the bound.
+	 */
+	private noteOutputStart(
+		place: number,
+		index: number,
+		kind: StepKind | undefined,
+		part: Json,
+	): void {
+		const starts = this.outputStarts;
+		if (starts.place !== place) starts.indexes.clear();
+		starts.place = place;
+		const name = typeof part.tool_name === 'string' ? part.tool_name : '';
+		if (kind !== 'call' || !isOutputTool(name)) starts.indexes.delete(index);
+		else if (!starts.indexes.has(index)) {
+			starts.indexes.add(index);
+			this.heldLength += HELD_ENTRY_CHARS;
+		}
 	}
 
 	/**
@@ -147,6 +175,7 @@ export class StepCollector {
 
 	toolDelta(message: number, index: number, delta: Json): void {
 		const place = this.placeOf(message);
+		if (place === this.outputStarts.place && this.outputStarts.indexes.has(index)) return;
 		const position = `${place}:${index}`;
 		const entry =
 			this.byPosition.get(position) ??
