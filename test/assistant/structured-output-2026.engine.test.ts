@@ -8,11 +8,14 @@
  * object is exactly the one the service produced, the ask is sent once, Include Steps shows no
  * output-tool step, the request echo is nowhere, and a stream without an object fails the item.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
-import { emulatorCredential, everythingShown } from '../helpers/assistant';
+import { assistantNode, emulatorCredential, everythingShown } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { serveScript, sse } from '../helpers/scripted-server';
 import { completed, opening, textPart, toolRound, type ToolCall } from '../helpers/stream-2026';
+import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_structured_2026_engine';
 const assistant = useEmulator({ token: TOKEN });
@@ -96,8 +99,8 @@ const ANSWER_JSON = JSON.stringify(ANSWER);
 /** An earlier, different object (one a retried call or a tool round made no answer). */
 const EARLIER = { title: 'draft', count: 0, tags: [] as string[] };
 
-async function ask(body: string, options: Record<string, unknown>) {
-	const server = await serveScript(
+async function serve(body: string) {
+	return await serveScript(
 		(response) => {
 			response.writeHead(200, {
 				'content-type': 'text/event-stream; charset=utf-8',
@@ -111,6 +114,10 @@ async function ask(body: string, options: Record<string, unknown>) {
 			response.end('{"detail":"Not authenticated"}');
 		},
 	);
+}
+
+async function ask(body: string, options: Record<string, unknown>) {
+	const server = await serve(body);
 	try {
 		const run = await assistant.run(
 			{
@@ -342,4 +349,44 @@ describe('a stream that gives no object fails the item, saying so', () => {
 		expect(paths).toEqual(['POST /assistant/ask']);
 		expect(everythingShown(run)).not.toContain(ECHO_PRIVATE_MARKER);
 	});
+});
+
+describe('the node as an AI Agent tool: the agent reads the object the service produced', () => {
+	test.each(SHAPES.filter(([label]) => !label.startsWith('an object larger')))(
+		'%s',
+		async (_label, body, steps) => {
+			const server = await serve(body);
+			try {
+				const node = assistantNode(
+					assistant.pkg,
+					'Personal Assistant',
+					{
+						operation: 'ask',
+						input: "={{ $fromAI('question', 'The question', 'string') }}",
+						responseFormat: 'jsonSchema',
+						jsonSchema: JSON.stringify(SCHEMA),
+						options: { retries: 0, includeSteps: true },
+					},
+					{ type: 'n8n-nodes-assistant.assistantTool' },
+				);
+				const { run, agent } = await runAgent(
+					assistant.pkg,
+					[node],
+					[{ args: { question: 'Summarize my week' } }],
+					{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+				);
+				expect(run.error()).toBeUndefined();
+				const [step] = agent.steps;
+				expect(step.error).toBeUndefined();
+				const [item] = JSON.parse(String(step.observation)) as IDataObject[];
+				expect(item.output).toEqual(ANSWER);
+				// Include Steps on: the assistant's own steps, never its output tool.
+				expect(item.steps).toEqual(steps.filter((entry) => entry.type !== 'thinking'));
+				expect(server.paths).toEqual(['POST /assistant/ask']);
+				expect(everythingShown(run)).not.toContain(ECHO_PRIVATE_MARKER);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 });
