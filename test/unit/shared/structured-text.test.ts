@@ -110,6 +110,11 @@ describe('a structured answer sent as text', () => {
 		test.each([
 			['one object', ' {"a": 1}\n', { a: 1 }],
 			['one object in a code fence', '```json\n{"a": "x"}\n```', { a: 'x' }],
+			[
+				'one object in a code fence with CRLF line ends',
+				'```json\r\n{"a": "x"}\r\n```',
+				{ a: 'x' },
+			],
 		])('%s is the object', (_name, text, expected) => {
 			expect(objectFromText(text, 'whole')).toEqual(expected);
 		});
