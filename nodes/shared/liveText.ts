@@ -83,7 +83,7 @@ const HELD_LOOKED_AT_ONCE = 64;
  * wherever they were cut: a piece's end that may be part of the token, in any form the
  * redaction reads (its characters, some or all written in escapes, however often escaped), is
  * held back until the next piece shows whether it is (or the answer ends), and what goes out is
- * redacted by itself only where nothing that follows can change that (Redaction.safeLength).
+ * redacted by itself only where nothing that follows can change that (Redaction.readyPart).
  * Text that cannot be part of the token goes out at once.
  */
 class RedactedPieces {
@@ -109,13 +109,13 @@ class RedactedPieces {
 			this.held = joined;
 			return;
 		}
-		const ready = redaction.safeLength(joined);
+		const { ready, out } = redaction.readyPart(joined);
 		this.held = joined.slice(ready);
 		// Each look reads all that is held. Only a text in layers of escapes stays the token's
 		// possible beginning for long; past HELD_LOOKED_AT_ONCE, it is looked at again once it has
 		// doubled, so that tiny pieces cost each character a few looks, not one each.
 		this.lookAt = this.held.length > HELD_LOOKED_AT_ONCE ? 2 * this.held.length : 0;
-		if (ready > 0) this.sink(redaction.text(joined.slice(0, ready)));
+		if (ready > 0) this.sink(out);
 	}
 
 	/** The last piece: out whole, with what was held back. */

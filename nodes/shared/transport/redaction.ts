@@ -172,6 +172,26 @@ export class Redaction {
 	 * the secret does not wait.
 	 */
 	safeLength(text: string): number {
+		return this.readyPart(text).ready;
+	}
+
+	/**
+	 * What of a stream's text can go out now (safeLength), and that part redacted by itself. A
+	 * text without an escape or a run of the secret's first or last characters (most pieces of a
+	 * stream) is searched twice and no more: only its end that may begin the secret waits, and
+	 * what goes out is as it came.
+	 */
+	readyPart(text: string): { ready: number; out: string } {
+		if (!mayHoldEscape(text) && !this.anchors.test(text)) {
+			const ready = this.continuableFrom(text, text.length);
+			return { ready, out: ready === text.length ? text : text.slice(0, ready) };
+		}
+		const ready = this.settledLength(text);
+		return { ready, out: this.text(text.slice(0, ready)) };
+	}
+
+	/** safeLength of a text that may hold an escape or a run of the secret: every reading read. */
+	private settledLength(text: string): number {
 		const escapes = mayHoldEscape(text);
 		const { readings, changed } = escapes ? readingsOf(text) : { readings: [text], changed: [] };
 		// How much of the reading reads as it will once more text follows: up to the first escape
