@@ -171,11 +171,43 @@ export function knownPartEvents(
 /** A `FrontendModelResponse` that is text alone, as events.ts reads it; undefined: parse it. */
 export function knownContentEvents(data: string): StreamEvent[] | undefined {
 	if (data.length > MAX_MATCHED_LENGTH) return undefined;
-	const match = CONTENT.exec(data);
-	if (!match) return undefined;
-	const text = stringOf(match[1]);
+	const plain = plainContent(data);
+	const text = plain ?? contentOf(CONTENT.exec(data));
+	if (text === undefined) return undefined;
 	return text ? [{ type: 'content', text }] : [];
 }
+
+function contentOf(match: RegExpExecArray | null): string | undefined {
+	return match ? stringOf(match[1]) : undefined;
+}
+
+/**
+ * The text of `{"content": "…"}` whose string holds no escape, quote or control character (most
+ * of them), read by a search for those instead of the expression's character by character
+ * grammar; undefined: any other text, left to the expression.
+ */
+function plainContent(data: string): string | undefined {
+	const open = data.startsWith(CONTENT_OPEN)
+		? CONTENT_OPEN.length
+		: data.startsWith(CONTENT_OPEN_SPACED)
+			? CONTENT_OPEN_SPACED.length
+			: -1;
+	const end = data.length - 2;
+	if (
+		open < 0 ||
+		end < open ||
+		data.charCodeAt(end) !== QUOTE ||
+		data.charCodeAt(end + 1) !== CLOSE
+	) {
+		return undefined;
+	}
+	const text = data.slice(open, end);
+	return NOT_PLAIN.test(text) ? undefined : text;
+}
+
+const CONTENT_OPEN = '{"content":"';
+const CONTENT_OPEN_SPACED = '{"content": "';
+const CLOSE = 0x7d;
 
 /** `completed` in the service's layout with `status` `succeeded`: the answer's end. */
 export function isKnownSucceeded(data: string): boolean {

@@ -196,6 +196,13 @@ describe('events in the service’s layout', () => {
 		],
 		['a content piece', 'FrontendModelResponse', '{"content": "Hé \\"q\\" \\n"}'],
 		['an empty content piece', 'FrontendModelResponse', '{"content":""}'],
+		['a plain content piece', 'FrontendModelResponse', '{"content":"Hé, plain 😀"}'],
+		['a plain content piece, Python-spaced', 'FrontendModelResponse', '{"content": "plain"}'],
+		['content closed by a second field', 'FrontendModelResponse', '{"content":"a", "x": "b"}'],
+		['content with a tab in it', 'FrontendModelResponse', '{"content":"a\tb"}'],
+		['content with a space before its close', 'FrontendModelResponse', '{"content":"a" }'],
+		['content cut short', 'FrontendModelResponse', '{"content":"}'],
+		['content with two spaces after the colon', 'FrontendModelResponse', '{"content":  "a"}'],
 		[
 			'content and parts',
 			'FrontendModelResponse',
