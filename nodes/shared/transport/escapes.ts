@@ -128,12 +128,14 @@ function decodedWidth(match: RegExpExecArray): number {
 	return code > 0xffff && code <= 0x10ffff ? 2 : 1;
 }
 
-/** Whether the text may hold an escape: one search, which most texts answer no. */
+/**
+ * Whether the text may hold an escape (a `%`, a backslash or `&` in it), which most texts answer no:
+ * three searches for one character each, several times faster than one for a class of them over
+ * a long answer.
+ */
 export function mayHoldEscape(text: string): boolean {
-	return ESCAPE_START.test(text);
+	return text.includes('%') || text.includes('\\') || text.includes('&');
 }
-
-const ESCAPE_START = /[%\\&]/;
 
 /**
  * The text with every escape in it decoded, once, from left to right (`%2541` gives `%41`;
