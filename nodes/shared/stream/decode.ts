@@ -321,7 +321,8 @@ class EventStreamDecoder implements SseDecoder {
 		this.checkBounds(end - start);
 		this.eventBytes += end - start + 1;
 		if (isData) {
-			const value = line.toString('utf8', valueStart(line, start + 4, end), end);
+			// UTF-8 by default: Buffer's toString decodes at once, without looking the encoding up.
+			const value = line.toString(undefined, valueStart(line, start + 4, end), end);
 			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
 			this.dataLines += 1;
 		} else if (first === EVENT_FIRST && isField(line, start, end, 'event')) {
