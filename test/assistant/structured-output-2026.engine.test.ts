@@ -14,7 +14,14 @@ import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
 import { assistantNode, emulatorCredential, everythingShown } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
 import { serveScript, sse } from '../helpers/scripted-server';
-import { completed, opening, textPart, toolRound, type ToolCall } from '../helpers/stream-2026';
+import {
+	completed,
+	opening,
+	partStart,
+	textPart,
+	toolRound,
+	type ToolCall,
+} from '../helpers/stream-2026';
 import { runAgent } from '../helpers/tool';
 
 const TOKEN = 'tok_structured_2026_engine';
@@ -32,14 +39,6 @@ const SCHEMA = {
 const RUNNER = 'r-2026';
 const metadata = (zmid: string) => ({ zmid, runner_id: RUNNER });
 
-const start = (index: number, part: Record<string, unknown>, zmid: string) =>
-	sse('PartStartEvent', {
-		event_kind: 'part_start',
-		index,
-		part: { id: null, provider_details: null, provider_name: null, ...part },
-		previous_part_kind: null,
-		metadata: metadata(zmid),
-	});
 const toolDelta = (
 	index: number,
 	zmid: string,
@@ -61,7 +60,7 @@ const toolDelta = (
 		metadata: metadata(zmid),
 	});
 const thinkingPart = (index: number, text: string, zmid: string) =>
-	start(index, { part_kind: 'thinking', content: text, signature: null }, zmid);
+	partStart(index, { part_kind: 'thinking', content: text, signature: null }, zmid);
 const callPart = (name: string, args: unknown, id: string) => ({
 	args,
 	part_kind: 'tool-call',
@@ -149,18 +148,18 @@ const bash: ToolCall = { name: 'bash', id: 'call_bash', args: '{"cmd": "ls notes
 const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 	[
 		'ToolOutput: final_result args as one JSON string in the start',
-		opening() + start(0, callPart('final_result', ANSWER_JSON, 'call_f'), 'z1') + completed(),
+		opening() + partStart(0, callPart('final_result', ANSWER_JSON, 'call_f'), 'z1') + completed(),
 		[],
 	],
 	[
 		'ToolOutput: final_result args as an object in the start',
-		opening() + start(0, callPart('final_result', ANSWER, 'call_f'), 'z1') + completed(),
+		opening() + partStart(0, callPart('final_result', ANSWER, 'call_f'), 'z1') + completed(),
 		[],
 	],
 	[
 		'ToolOutput: args grown through args_delta text, a character of a surrogate pair apart',
 		opening() +
-			start(0, callPart('final_result', '', 'call_f'), 'z1') +
+			partStart(0, callPart('final_result', '', 'call_f'), 'z1') +
 			ANSWER_JSON.match(/[\s\S]{1,3}/g)!
 				.map((piece) => toolDelta(0, 'z1', 'call_f', piece))
 				.join('') +
@@ -170,7 +169,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 	[
 		'ToolOutput: args grown through args_delta objects (fields merged)',
 		opening() +
-			start(0, callPart('final_result', null, 'call_f'), 'z1') +
+			partStart(0, callPart('final_result', null, 'call_f'), 'z1') +
 			toolDelta(0, 'z1', 'call_f', { title: ANSWER.title }) +
 			toolDelta(0, 'z1', 'call_f', { count: ANSWER.count, tags: ANSWER.tags }) +
 			completed(),
@@ -179,7 +178,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 	[
 		'ToolOutput of several types: final_result_<Name>, the name grown through tool_name_delta',
 		opening() +
-			start(0, callPart('final_result', '', 'call_f'), 'z1') +
+			partStart(0, callPart('final_result', '', 'call_f'), 'z1') +
 			toolDelta(0, 'z1', 'call_f', ANSWER_JSON.slice(0, 20), '_Weekly') +
 			toolDelta(0, 'z1', 'call_f', ANSWER_JSON.slice(20), 'Report') +
 			completed(),
@@ -189,9 +188,13 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 		'ToolOutput: a call that fails validation, retried in the next response (indexes restart)',
 		opening() +
 			thinkingPart(0, 'Draft first.', 'z1') +
-			start(1, callPart('final_result', JSON.stringify({ title: 'draft', count: 0 }), 'c1'), 'z1') +
+			partStart(
+				1,
+				callPart('final_result', JSON.stringify({ title: 'draft', count: 0 }), 'c1'),
+				'z1',
+			) +
 			outputRetryRound('final_result', JSON.stringify({ title: 'draft', count: 0 }), 'c1', 'z1') +
-			start(0, callPart('final_result', '', 'c2'), 'z2') +
+			partStart(0, callPart('final_result', '', 'c2'), 'z2') +
 			toolDelta(0, 'z2', 'c2', ANSWER_JSON.slice(0, 30)) +
 			toolDelta(0, 'z2', 'c2', ANSWER_JSON.slice(30)) +
 			completed(),
@@ -200,7 +203,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 	[
 		'ToolOutput: a call that fails validation (pydantic-ai 1.93 events), retried',
 		opening() +
-			start(0, callPart('final_result', JSON.stringify(EARLIER), 'c1'), 'z1') +
+			partStart(0, callPart('final_result', JSON.stringify(EARLIER), 'c1'), 'z1') +
 			sse('OutputToolCallEvent', {
 				args_valid: false,
 				event_kind: 'output_tool_call',
@@ -212,7 +215,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 				part: { part_kind: 'retry-prompt', content: 'bad', tool_name: 'final_result' },
 				metadata: metadata('z1'),
 			}) +
-			start(0, callPart('final_result', ANSWER_JSON, 'c2'), 'z2') +
+			partStart(0, callPart('final_result', ANSWER_JSON, 'c2'), 'z2') +
 			completed(),
 		[],
 	],
@@ -220,9 +223,9 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 		'ToolOutput after a function tool round; the first response wrote an object as text',
 		opening() +
 			textPart(0, `Looking first: ${JSON.stringify(EARLIER)}`, 'z1') +
-			start(1, callPart('bash', bash.args, bash.id), 'z1') +
+			partStart(1, callPart('bash', bash.args, bash.id), 'z1') +
 			toolRound(bash, 'notes.md', 'z1') +
-			start(0, callPart('final_result', ANSWER_JSON, 'call_f'), 'z2') +
+			partStart(0, callPart('final_result', ANSWER_JSON, 'call_f'), 'z2') +
 			completed(),
 		[
 			{
@@ -244,7 +247,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 		'ToolOutput beside a text part holding another object, in the same response',
 		opening() +
 			textPart(0, `For example ${JSON.stringify(EARLIER)}, and so:`, 'z1') +
-			start(1, callPart('final_result', ANSWER_JSON, 'call_f'), 'z1') +
+			partStart(1, callPart('final_result', ANSWER_JSON, 'call_f'), 'z1') +
 			completed(),
 		[],
 	],
@@ -272,7 +275,7 @@ const SHAPES: Array<[string, string, Array<Record<string, unknown>>]> = [
 	[
 		'an object larger than one event (64 KiB in 1 KiB args_delta pieces)',
 		opening() +
-			start(0, callPart('final_result', '', 'call_f'), 'z1') +
+			partStart(0, callPart('final_result', '', 'call_f'), 'z1') +
 			JSON.stringify({ ...ANSWER, title: 'x'.repeat(64 * 1024) })
 				.match(/[\s\S]{1,1024}/g)!
 				.map((piece) => toolDelta(0, 'z1', 'call_f', piece))
@@ -318,8 +321,8 @@ describe('a stream that gives no object fails the item, saying so', () => {
 		async (_mode, options) => {
 			const body =
 				opening() +
-				start(0, callPart('final_result', ANSWER_JSON, 'c1'), 'z1') +
-				start(1, callPart('bash', bash.args, bash.id), 'z1') +
+				partStart(0, callPart('final_result', ANSWER_JSON, 'c1'), 'z1') +
+				partStart(1, callPart('bash', bash.args, bash.id), 'z1') +
 				toolRound(bash, 'ok', 'z1') +
 				textPart(0, 'Done.', 'z2') +
 				completed();
@@ -333,9 +336,9 @@ describe('a stream that gives no object fails the item, saying so', () => {
 		const bad = JSON.stringify({ title: 'draft', count: 0 });
 		const body =
 			opening() +
-			start(0, callPart('final_result', bad, 'c1'), 'z1') +
+			partStart(0, callPart('final_result', bad, 'c1'), 'z1') +
 			outputRetryRound('final_result', bad, 'c1', 'z1') +
-			start(0, callPart('final_result', bad, 'c2'), 'z2') +
+			partStart(0, callPart('final_result', bad, 'c2'), 'z2') +
 			outputRetryRound('final_result', bad, 'c2', 'z2') +
 			sse('failed', {
 				status: 'failed',

@@ -14,18 +14,17 @@ import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
 import { assistantPackage, emulatorCredential, everythingShown } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput, type Scenario } from '../helpers/chat-model';
 import { serveScript, sse } from '../helpers/scripted-server';
-import { completed, opening, textPart, toolRound, type ToolCall } from '../helpers/stream-2026';
+import {
+	completed,
+	opening,
+	partStart,
+	textPart,
+	toolRound,
+	type ToolCall,
+} from '../helpers/stream-2026';
 
 const TOKEN = 'tok_structured_2026_chat';
 const metadata = (zmid: string) => ({ zmid, runner_id: 'r-2026' });
-const start = (index: number, part: Record<string, unknown>, zmid: string) =>
-	sse('PartStartEvent', {
-		event_kind: 'part_start',
-		index,
-		part: { id: null, provider_details: null, provider_name: null, ...part },
-		previous_part_kind: null,
-		metadata: metadata(zmid),
-	});
 const toolDelta = (index: number, zmid: string, args: unknown, nameDelta: string | null = null) =>
 	sse('PartDeltaEvent', {
 		delta: {
@@ -83,17 +82,17 @@ const bash: ToolCall = { name: 'bash', id: 'call_bash', args: '{"cmd": "date"}' 
 const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 	[
 		'final_result args as JSON text in the start',
-		(reply) => opening() + start(0, callPart('final_result', JSON.stringify(reply)), 'z1'),
+		(reply) => opening() + partStart(0, callPart('final_result', JSON.stringify(reply)), 'z1'),
 	],
 	[
 		'final_result args as an object in the start',
-		(reply) => opening() + start(0, callPart('final_result', reply), 'z1'),
+		(reply) => opening() + partStart(0, callPart('final_result', reply), 'z1'),
 	],
 	[
 		'args grown through args_delta text',
 		(reply) =>
 			opening() +
-			start(0, callPart('final_result', ''), 'z1') +
+			partStart(0, callPart('final_result', ''), 'z1') +
 			JSON.stringify(reply)
 				.match(/[\s\S]{1,4}/g)!
 				.map((piece) => toolDelta(0, 'z1', piece))
@@ -103,7 +102,7 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 		'args grown through args_delta objects',
 		(reply) =>
 			opening() +
-			start(0, callPart('final_result', null), 'z1') +
+			partStart(0, callPart('final_result', null), 'z1') +
 			Object.entries(reply)
 				.map(([key, value]) => toolDelta(0, 'z1', { [key]: value }))
 				.join(''),
@@ -112,7 +111,7 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 		'final_result_<Name>, the name grown through tool_name_delta',
 		(reply) =>
 			opening() +
-			start(0, callPart('final_result', ''), 'z1') +
+			partStart(0, callPart('final_result', ''), 'z1') +
 			toolDelta(0, 'z1', JSON.stringify(reply), '_Envelope'),
 	],
 	[
@@ -121,9 +120,9 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 			const bad = JSON.stringify({ tool_name: 'calculator' });
 			return (
 				opening() +
-				start(0, callPart('final_result', bad, 'c1'), 'z1') +
+				partStart(0, callPart('final_result', bad, 'c1'), 'z1') +
 				outputRetryRound(bad, 'z1') +
-				start(0, callPart('final_result', JSON.stringify(reply), 'c2'), 'z2')
+				partStart(0, callPart('final_result', JSON.stringify(reply), 'c2'), 'z2')
 			);
 		},
 	],
@@ -131,16 +130,16 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 		'after a function tool round of the assistant’s own',
 		(reply) =>
 			opening() +
-			start(0, callPart('bash', bash.args, bash.id), 'z1') +
+			partStart(0, callPart('bash', bash.args, bash.id), 'z1') +
 			toolRound(bash, 'Mon', 'z1') +
-			start(0, callPart('final_result', JSON.stringify(reply)), 'z2'),
+			partStart(0, callPart('final_result', JSON.stringify(reply)), 'z2'),
 	],
 	[
 		'beside a text part quoting another reply',
 		(reply) =>
 			opening() +
 			textPart(0, `A page said ${JSON.stringify(OTHER)}.`, 'z1') +
-			start(1, callPart('final_result', JSON.stringify(reply)), 'z1'),
+			partStart(1, callPart('final_result', JSON.stringify(reply)), 'z1'),
 	],
 	[
 		'NativeOutput: the text is the reply',
@@ -150,7 +149,7 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 		'PromptedOutput: the reply fenced, after thinking',
 		(reply) =>
 			opening() +
-			start(0, { part_kind: 'thinking', content: `Maybe ${JSON.stringify(OTHER)}` }, 'z1') +
+			partStart(0, { part_kind: 'thinking', content: `Maybe ${JSON.stringify(OTHER)}` }, 'z1') +
 			textPart(1, '```json\n' + JSON.stringify(reply, null, 2) + '\n```', 'z1'),
 	],
 ];

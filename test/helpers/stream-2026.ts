@@ -44,6 +44,17 @@ export const opening = (): string =>
 
 export const completed = (): string => sse('completed', COMPLETED_SUCCEEDED);
 
+/** A part's start in response `zmid`, with the fields the captures show; `part`'s own win. */
+export function partStart(index: number, part: Record<string, unknown>, zmid: string): string {
+	return sse('PartStartEvent', {
+		event_kind: 'part_start',
+		index,
+		part: { id: null, provider_details: null, provider_name: null, ...part },
+		previous_part_kind: null,
+		metadata: metadata(zmid),
+	});
+}
+
 /** A text part of response `zmid`: its first piece in its start, the rest in deltas of five. */
 export function textPart(index: number, text: string, zmid: string): string {
 	const [first, ...rest] = text.match(/[\s\S]{1,5}/g) ?? [''];
