@@ -34,7 +34,10 @@ export function quotedStart(text: string, length = 80): string {
 	return JSON.stringify(flat.length > length ? `${flat.slice(0, length)}…` : flat);
 }
 
-/** A text that is one Markdown code block (```json … ```, its lines ended LF or CRLF): what is inside it. */
+/**
+ * A text that is one Markdown code block (```json … ```, its lines ended LF or CRLF): what is
+ * inside it.
+ */
 function unfenced(text: string): string {
 	const fenced = /^```[A-Za-z]*\r?\n([\s\S]*)\r?\n```$/.exec(text);
 	return fenced ? fenced[1] : '';

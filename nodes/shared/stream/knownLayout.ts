@@ -171,12 +171,12 @@ export function knownPartEvents(
 /** A `FrontendModelResponse` that is text alone, as events.ts reads it; undefined: parse it. */
 export function knownContentEvents(data: string): StreamEvent[] | undefined {
 	if (data.length > MAX_MATCHED_LENGTH) return undefined;
-	const plain = plainContent(data);
-	const text = plain ?? contentOf(CONTENT.exec(data));
+	const text = plainContent(data) ?? contentOf(CONTENT.exec(data));
 	if (text === undefined) return undefined;
 	return text ? [{ type: 'content', text }] : [];
 }
 
+/** The text the expression CONTENT matched, if it did. */
 function contentOf(match: RegExpExecArray | null): string | undefined {
 	return match ? stringOf(match[1]) : undefined;
 }

@@ -129,9 +129,9 @@ function decodedWidth(match: RegExpExecArray): number {
 }
 
 /**
- * Whether the text may hold an escape (a `%`, a backslash or `&` in it), which most texts answer no:
- * three searches for one character each, several times faster than one for a class of them over
- * a long answer.
+ * Whether the text may hold an escape (a `%`, a backslash or `&` in it), which most texts answer
+ * no: three searches for one character each, several times faster over a long answer than one
+ * search for a class of them.
  */
 export function mayHoldEscape(text: string): boolean {
 	return text.includes('%') || text.includes('\\') || text.includes('&');
