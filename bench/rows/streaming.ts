@@ -22,6 +22,7 @@ import {
 } from '../../test/helpers/assistant';
 import { StreamAnswer } from '../../nodes/shared/stream/answer';
 import { createSseDecoder } from '../../nodes/shared/stream/decode';
+import { STREAM_EVENT_NAMES } from '../../nodes/shared/stream/events';
 import { readSseBody } from '../../nodes/shared/stream/sseBody';
 import { withProbes, type Arrival } from '../lib/probes';
 import type { Row } from '../lib/report';
@@ -134,9 +135,11 @@ async function nodeModule(
 		structured: false,
 		steps: steps ? { thinking: false } : undefined,
 	});
+	// The event names Ask reads by (streamCall.ts): a known name is compared, not decoded.
 	await readSseBody(body(), undefined, {
 		onMessage: (message) => answer.accept(message),
 		failureOf: (error) => error,
+		names: STREAM_EVENT_NAMES,
 	});
 	const result = answer.result();
 	steps?.(result.steps?.length ?? 0);
@@ -146,7 +149,11 @@ async function nodeModule(
 /** The node's decoder without the async generator (for the details only). */
 function nodeDecoderSync(input: Uint8Array[], memory: PeakMemory): string {
 	const answer = new StreamAnswer({ structured: false });
-	const decoder = createSseDecoder((message) => answer.accept(message));
+	const decoder = createSseDecoder(
+		(message) => answer.accept(message),
+		undefined,
+		STREAM_EVENT_NAMES,
+	);
 	for (const piece of input) {
 		decoder.push(piece);
 		memory.sample();
