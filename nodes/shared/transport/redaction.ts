@@ -162,24 +162,17 @@ export class Redaction {
 	}
 
 	/**
-	 * How much of the text's beginning can go out now, redacted by itself, when more text may
-	 * follow (the pieces of a stream, liveText.ts): redacted alone, it becomes what redacting the
-	 * whole text makes of it, whatever follows. The rest waits for what follows: the end of any
-	 * reading of the text (the text, each decoding of its escapes) that may be part of the secret
-	 * (a run of its characters that is not yet its end, an escape not yet complete, or both), and
-	 * whatever the text already holds that is redacted or decoded as one (a run taken for the
-	 * secret, an escape, in any reading) and reaches into that end. Text that cannot be part of
-	 * the secret does not wait.
-	 */
-	safeLength(text: string): number {
-		return this.readyPart(text).ready;
-	}
-
-	/**
-	 * What of a stream's text can go out now (safeLength), and that part redacted by itself. A
-	 * text without an escape or a run of the secret's first or last characters (most pieces of a
-	 * stream) is searched twice and no more: only its end that may begin the secret waits, and
-	 * what goes out is as it came.
+	 * What of the text can go out now when more text may follow (the pieces of a stream,
+	 * liveText.ts): its first `ready` characters, and `out`, them redacted by themselves, which is
+	 * what redacting the whole text makes of them, whatever follows. The rest waits for what
+	 * follows: the end of any reading of the text (the text, each decoding of its escapes) that
+	 * may be part of the secret (a run of its characters that is not yet its end, an escape not
+	 * yet complete, or both), and whatever the text already holds that is redacted or decoded as
+	 * one (a run taken for the secret, an escape, in any reading) and reaches into that end. Text
+	 * that cannot be part of the secret does not wait. A text without an escape or a run of the
+	 * secret's first or last characters (most pieces of a stream) is only looked at by the escape
+	 * check and one search for those runs: only its end that may begin the secret waits, and what
+	 * goes out is as it came.
 	 */
 	readyPart(text: string): { ready: number; out: string } {
 		if (!mayHoldEscape(text) && !this.anchors.test(text)) {
@@ -190,7 +183,7 @@ export class Redaction {
 		return { ready, out: this.text(text.slice(0, ready)) };
 	}
 
-	/** safeLength of a text that may hold an escape or a run of the secret: every reading read. */
+	/** readyPart's `ready` for a text that may hold an escape or a run of the secret: each reading. */
 	private settledLength(text: string): number {
 		const escapes = mayHoldEscape(text);
 		const { readings, changed } = escapes ? readingsOf(text) : { readings: [text], changed: [] };

@@ -261,41 +261,41 @@ describe('HTML character references a browser reads', () => {
 
 describe('pieces going out one by one', () => {
 	test('what may be part of the token, in any form, waits; the rest can go out', () => {
-		expect(redaction.safeLength('Hello Zo_S')).toBe(6);
-		expect(redaction.safeLength('Hello zO_s')).toBe(6);
-		expect(redaction.safeLength('Hello Zx')).toBe(8);
-		expect(redaction.safeLength('Hello!')).toBe(6);
+		expect(redaction.readyPart('Hello Zo_S').ready).toBe(6);
+		expect(redaction.readyPart('Hello zO_s').ready).toBe(6);
+		expect(redaction.readyPart('Hello Zx').ready).toBe(8);
+		expect(redaction.readyPart('Hello!').ready).toBe(6);
 		// Its `o` may be the token's second character, which its end would take with it:
-		expect(redaction.safeLength('Hello')).toBe(4);
-		expect(redaction.safeLength(TOKEN.slice(0, -1))).toBe(0);
-		expect(redaction.safeLength(`said ${TOKEN.slice(5, 15)}`)).toBe(5);
+		expect(redaction.readyPart('Hello').ready).toBe(4);
+		expect(redaction.readyPart(TOKEN.slice(0, -1)).ready).toBe(0);
+		expect(redaction.readyPart(`said ${TOKEN.slice(5, 15)}`).ready).toBe(5);
 	});
 
 	test('escapes: written characters of the token, and escapes not yet complete, wait', () => {
-		expect(redaction.safeLength(`at ${TOKEN.slice(0, 7)}%65d`)).toBe(3);
-		expect(redaction.safeLength('at %5A%6F')).toBe(3);
-		expect(redaction.safeLength('at \\u005a%6f_')).toBe(3);
-		expect(redaction.safeLength('100%')).toBe(3);
-		expect(redaction.safeLength('100%2')).toBe(3);
-		expect(redaction.safeLength('a \\u00')).toBe(2);
-		expect(redaction.safeLength('a %5Cu00')).toBe(2);
-		expect(redaction.safeLength('100%25!')).toBe(7);
+		expect(redaction.readyPart(`at ${TOKEN.slice(0, 7)}%65d`).ready).toBe(3);
+		expect(redaction.readyPart('at %5A%6F').ready).toBe(3);
+		expect(redaction.readyPart('at \\u005a%6f_').ready).toBe(3);
+		expect(redaction.readyPart('100%').ready).toBe(3);
+		expect(redaction.readyPart('100%2').ready).toBe(3);
+		expect(redaction.readyPart('a \\u00').ready).toBe(2);
+		expect(redaction.readyPart('a %5Cu00').ready).toBe(2);
+		expect(redaction.readyPart('100%25!').ready).toBe(7);
 	});
 
 	test('escapes of escapes and character references: what may write the token waits', () => {
-		expect(redaction.safeLength('at %255A%256F')).toBe(3);
-		expect(redaction.safeLength('at &amp;#90;&amp;#111;')).toBe(3);
-		expect(redaction.safeLength('at %26%2390%3B')).toBe(3);
+		expect(redaction.readyPart('at %255A%256F').ready).toBe(3);
+		expect(redaction.readyPart('at &amp;#90;&amp;#111;').ready).toBe(3);
+		expect(redaction.readyPart('at %26%2390%3B').ready).toBe(3);
 		// A `%` decoded from `%25` may begin an escape with what follows:
-		expect(redaction.safeLength('at %25')).toBe(3);
-		expect(redaction.safeLength('at %254')).toBe(3);
+		expect(redaction.readyPart('at %25').ready).toBe(3);
+		expect(redaction.readyPart('at %254').ready).toBe(3);
 		// References not yet complete, or whose digits may go on:
-		expect(redaction.safeLength('Q&')).toBe(1);
-		expect(redaction.safeLength('a &am')).toBe(2);
-		expect(redaction.safeLength('a &#9')).toBe(2);
-		expect(redaction.safeLength('a &#x5')).toBe(2);
-		expect(redaction.safeLength('Q&A!')).toBe(4);
-		expect(redaction.safeLength('rock &amp; roll')).toBe(15);
+		expect(redaction.readyPart('Q&').ready).toBe(1);
+		expect(redaction.readyPart('a &am').ready).toBe(2);
+		expect(redaction.readyPart('a &#9').ready).toBe(2);
+		expect(redaction.readyPart('a &#x5').ready).toBe(2);
+		expect(redaction.readyPart('Q&A!').ready).toBe(4);
+		expect(redaction.readyPart('rock &amp; roll').ready).toBe(15);
 	});
 });
 
