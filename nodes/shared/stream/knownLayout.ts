@@ -123,14 +123,7 @@ export class KnownLayout {
 			return undefined;
 		}
 		const text = data.slice(before.length + 1, end - 1);
-		if (!NOT_PLAIN.test(text)) return text;
-		// Escapes, or what may not be one string: JSON.parse of the token alone decides.
-		try {
-			const value: unknown = JSON.parse(data.slice(before.length, end));
-			return typeof value === 'string' ? value : undefined;
-		} catch {
-			return undefined;
-		}
+		return NOT_PLAIN.test(text) ? unescaped(text) : text;
 	}
 }
 
@@ -216,5 +209,65 @@ export function isKnownSucceeded(data: string): boolean {
 
 /** A JSON string token's text (checked by the expression): read in place when it has no escape. */
 function stringOf(token: string): string {
-	return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+	const text = token.slice(1, -1);
+	return text.includes('\\') ? unescaped(text)! : text;
+}
+
+/**
+ * The text of a JSON string token written between its quotes, exactly as JSON.parse reads it;
+ * undefined when it is not one (a quote or control character unescaped, an unknown or cut
+ * escape). A delta's few words with an escape or two (a quote, a line break) are most answers'
+ * commonest event: JSON.parse's set-up for each cost more than the text, the more so in a run
+ * whose engine has left the caches cold (BENCHMARKS.md, row 1).
+ */
+export function unescaped(body: string): string | undefined {
+	let text = '';
+	let from = 0;
+	for (let i = 0; i < body.length; i++) {
+		const code = body.charCodeAt(i);
+		if (code === QUOTE || code < 0x20) return undefined;
+		if (code !== BACKSLASH) continue;
+		let char: string | undefined;
+		let length = 2;
+		if (body.charCodeAt(i + 1) === U) {
+			const hex = body.slice(i + 2, i + 6);
+			if (!HEX4.test(hex)) return undefined;
+			char = String.fromCharCode(parseInt(hex, 16));
+			length = 6;
+		} else {
+			char = escapedChar(body.charCodeAt(i + 1));
+			if (char === undefined) return undefined;
+		}
+		text += body.slice(from, i) + char;
+		i += length - 1;
+		from = i + 1;
+	}
+	return from === 0 ? body : text + body.slice(from);
+}
+
+const BACKSLASH = 0x5c;
+const U = 0x75;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** The character a one-character escape stands for, by the code of the one after the backslash. */
+function escapedChar(code: number): string | undefined {
+	switch (code) {
+		case QUOTE:
+			return '"';
+		case BACKSLASH:
+			return '\\';
+		case 0x2f:
+			return '/';
+		case 0x62:
+			return '\b';
+		case 0x66:
+			return '\f';
+		case 0x6e:
+			return '\n';
+		case 0x72:
+			return '\r';
+		case 0x74:
+			return '\t';
+		default:
+			return undefined;
+	}
 }

@@ -13,6 +13,7 @@ import {
 	knownContentEvents,
 	KnownLayout,
 	knownPartEvents,
+	unescaped,
 } from '../../../nodes/shared/stream/knownLayout';
 import { readCapture } from '../../emulator/replay';
 import { draw, type Draw } from '../../fuzz/prng';
@@ -271,6 +272,76 @@ describe('events in the service’s layout', () => {
 			delta('"again"').replace('{"delta":', '{"delta": '),
 			layout,
 		);
+	});
+});
+
+describe('a JSON string token’s text, read between its quotes', () => {
+	/** What JSON.parse reads of the token: its text, or undefined when it is no string token. */
+	const parsed = (body: string) => {
+		try {
+			return JSON.parse(`"${body}"`) as string;
+		} catch {
+			return undefined;
+		}
+	};
+
+	it('is what JSON.parse reads, for every escape and for what is not one', () => {
+		const bodies = [
+			'',
+			'plain words',
+			String.raw`say \"hi\"`,
+			String.raw`\\ \/ \b \f \n \r \t`,
+			String.raw`\u0041\u00e9\u20AC\ud83d\ude00`,
+			String.raw`lone \ud800 and \udc00 halves`,
+			String.raw`\u0000 and \u001F`,
+			'é€😀\u2028\u007f',
+			String.raw`\u004`,
+			String.raw`\u00G1`,
+			String.raw`\U0041`,
+			String.raw`\'`,
+			String.raw`\x41`,
+			String.raw`\a`,
+			'ends in \\',
+			'\\',
+			'a " quote',
+			'a \n raw line break',
+			'\u0000',
+			'\u001f',
+			String.raw`\\\"`,
+			String.raw`\\"`,
+		];
+		for (const body of bodies) expect([body, unescaped(body)]).toEqual([body, parsed(body)]);
+	});
+
+	it('is what JSON.parse reads for 20,000 random bodies of escapes and their near misses', () => {
+		const pieces = [
+			'\\\\',
+			'\\"',
+			'\\n',
+			'\\u00',
+			'\\u',
+			'e9',
+			'D8',
+			'3d',
+			'Fz',
+			'"',
+			'\\',
+			'n',
+			'é',
+			'😀',
+			'\n',
+			'\t',
+			'a ',
+			'/',
+		];
+		const differing: string[] = [];
+		for (let seed = 1; seed <= 20_000; seed++) {
+			const d = draw(seed);
+			let body = '';
+			for (let i = d.int(0, 8); i > 0; i--) body += d.pick(pieces);
+			if (unescaped(body) !== parsed(body)) differing.push(body);
+		}
+		expect(differing).toEqual([]);
 	});
 });
 
