@@ -168,6 +168,30 @@ test('an answer recovered from the conversation counts as the run’s: a later i
 	await expectSecondRefused(server, { input, conversationId: id });
 });
 
+test('a repeated ask whose stream closed after events this node does not know names them once, and says what to do about them', async () => {
+	const id = 'con_RepeatUnknown001';
+	const input = 'Archive the paid invoices';
+	const server = await serveScript(
+		(response, n) => {
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			if (n === 1) return response.end(answered('Archived 3 invoices.'));
+			// The second item's: an event of a changed service, then the end of the body.
+			response.end(sse('RunHeartbeat', { beat: 1 }));
+		},
+		(response) => conversationJson(response, 'idle', turn(input, 'Archived 3 invoices.')),
+	);
+	const { failure, asks } = await runAgainst(
+		server,
+		{ input, conversationId: id, options: { retries: 2 } },
+		{ items: [{}, {}] },
+	);
+	expect(failure?.message).toBe(
+		`The stream ended before the answer was complete; it carried events this node does not know: RunHeartbeat; conversation ${id} cannot tell whether it took this ask`,
+	);
+	expect(failure?.description).toMatch(/does not know.*report these event names/);
+	expect(asks).toHaveLength(2);
+});
+
 test('a new ask whose failed response names the conversation an earlier item with the same input was answered in: that answer is not taken for its own', async () => {
 	const id = 'con_EarlierItem00001';
 	const input = 'Pay the electricity bill';

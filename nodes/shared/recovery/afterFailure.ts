@@ -89,8 +89,7 @@ export async function recoverAfterFailure(
 	// Where no conversation is known, nothing can be checked: today's policy (docs/api.md).
 	if (!conversationId) throw failure;
 	// Its last turn may be this ask's or the earlier one's: neither taken nor sent again.
-	if (ask.repeatsLastTurn?.(conversationId))
-		throw repeatedTurn(scope, conversationId, failure.shown);
+	if (ask.repeatsLastTurn?.(conversationId)) throw repeatedTurn(scope, conversationId, failure);
 	ctx.logger.debug(
 		redacted(
 			`Assistant: the response of an ask in conversation ${conversationId} failed (${failure.lost ?? failure.retry}); reading the conversation instead of asking again`,
@@ -110,7 +109,7 @@ export async function recoverAfterFailure(
 			// The conversation's last turn, asked with this message, holds the answer the caller
 			// already had: an earlier ask's, as far as anyone can tell. Neither taken nor sent again.
 			if (ask.isHeldAnswer?.(recovery.output)) {
-				throw repeatedTurn(scope, conversationId, failure.shown);
+				throw repeatedTurn(scope, conversationId, failure);
 			}
 			return { output: recovery.output, conversationId };
 		case 'not-taken':

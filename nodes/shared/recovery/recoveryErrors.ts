@@ -21,7 +21,8 @@ import { conversationPath } from '../transport/conversationCall';
 /**
  * `failure`: the response's own failure, whose HTTP status the error keeps. `unknownEvents`: the
  * events its stream carried that this node does not know (AttemptFailure's), which an error that
- * replaces the failure names as the failure did (docs/api.md#how-a-stream-ends).
+ * replaces the failure names as the failure did (docs/api.md#how-a-stream-ends); `named`: its
+ * message already names them (it repeats the failure's), so only the advice is added.
  */
 function error(
 	scope: FailureScope,
@@ -29,12 +30,13 @@ function error(
 	description: string,
 	failure?: NodeApiError,
 	unknownEvents: readonly string[] = [],
+	named = false,
 ): NodeApiError {
 	const httpCode = failure?.httpCode ?? undefined;
 	return apiError(
 		scope.node,
 		{
-			message: message + unknownEventsNote(unknownEvents, 'the stream'),
+			message: named ? message : message + unknownEventsNote(unknownEvents, 'the stream'),
 			description: unknownEvents.length
 				? `${description} The stream carried events this node does not know: the service may have changed how it streams answers. ${UNKNOWN_EVENTS_ADVICE}`
 				: description,
@@ -70,13 +72,15 @@ export function noAnswerInConversation(
 export function repeatedTurn(
 	scope: FailureScope,
 	conversationId: string,
-	failure: NodeApiError,
+	{ shown, unknownEvents }: { shown: NodeApiError; unknownEvents?: readonly string[] },
 ): NodeApiError {
 	return error(
 		scope,
-		`${failure.message}; conversation ${conversationId} cannot tell whether it took this ask`,
+		`${shown.message}; conversation ${conversationId} cannot tell whether it took this ask`,
 		`The ask repeats the message of the conversation's previous ask, so its answer there cannot be told from the previous one's. ${NOT_SENT_AGAIN}`,
-		failure,
+		shown,
+		unknownEvents,
+		true,
 	);
 }
 

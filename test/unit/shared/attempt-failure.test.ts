@@ -4,7 +4,11 @@
  * for each way a failure comes (docs/api.md#errors, #exactly-once).
  */
 import { streamFailure } from '../../../nodes/shared/askAttempt';
-import { acceptedNotShown, notTakenAfterText } from '../../../nodes/shared/recovery/recoveryErrors';
+import {
+	acceptedNotShown,
+	notTakenAfterText,
+	repeatedTurn,
+} from '../../../nodes/shared/recovery/recoveryErrors';
 import { StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
 import type { AttemptFailure, LostHow } from '../../../nodes/shared/transport/attemptFailure';
 import {
@@ -294,6 +298,10 @@ describe("the node's side of the wire", () => {
 			expect(replaced.description).toMatch(/report these event names/);
 		}
 		expect(acceptedNotShown(scope, 'con_1', {}).message).not.toMatch(/carried events/);
+		// An ask that repeats the last one repeats the failure's message, which names them once.
+		const repeated = repeatedTurn(scope, 'con_1', failure);
+		expect(repeated.message.match(/does not know/g)).toHaveLength(1);
+		expect(repeated.description).toMatch(/does not know.*report these event names/);
 	});
 
 	test("an error that replaces a taken ask's failure says how its response ended: broke off only where it did", () => {
