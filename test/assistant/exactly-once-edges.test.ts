@@ -174,9 +174,8 @@ test('a repeated ask whose stream closed after events this node does not know na
 	const server = await serveScript(
 		(response, n) => {
 			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
-			if (n === 1) return response.end(answered('Archived 3 invoices.'));
 			// The second item's: an event of a changed service, then the end of the body.
-			response.end(sse('RunHeartbeat', { beat: 1 }));
+			response.end(n === 1 ? answered('Archived 3 invoices.') : sse('RunHeartbeat', { beat: 1 }));
 		},
 		(response) => conversationJson(response, 'idle', turn(input, 'Archived 3 invoices.')),
 	);
