@@ -18,17 +18,14 @@ import {
 	askOnceContinuing,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
-import { serveNamedAsks } from '../helpers/scripted-server';
+import { serveNamedAsks, sse, streamAnswer } from '../helpers/scripted-server';
+import { bareTextStart } from '../helpers/stream-2026';
 
 /** What the user's workspace files say: never shown. */
 const PRIVATE = 'PRIVATE-WORKSPACE-FILE-4242';
 
 const WITHHELD = "the service's answer held its copy of the request, which is not shown";
 const ALSO_WITHHELD = "the service's answer also held its copy of the request, which is not shown";
-
-function event(name: string, data: unknown): string {
-	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 /** The echo as pydantic-ai writes a model request: the named form's data. */
 const namedEcho = {
@@ -42,36 +39,21 @@ const namedEcho = {
 /** The same, flat: its name as `type`. */
 const flatEcho = { type: 'FrontendModelRequest', ...namedEcho };
 
-const textPart = (content: string) =>
-	event('PartStartEvent', {
-		event_kind: 'part_start',
-		index: 0,
-		part: { part_kind: 'text', content },
-		metadata: { zmid: 'm1' },
-	});
-
-const sse = (response: http.ServerResponse, conversation: string, body: string) => {
-	response.writeHead(200, {
-		'Content-Type': 'text/event-stream',
-		'x-conversation-id': conversation,
-	});
-	response.end(body);
-};
-
 const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 	failedEcho: (response) =>
-		sse(response, 'con_f1', event('failed', { status: 'failed', error: flatEcho })),
+		streamAnswer(response, 'con_f1', sse('failed', { status: 'failed', error: flatEcho })),
 	failedEchoBesideMessage: (response) =>
-		sse(
+		streamAnswer(
 			response,
 			'con_f2',
-			event('failed', { status: 'failed', error: namedEcho, message: 'The run broke' }),
+			sse('failed', { status: 'failed', error: namedEcho, message: 'The run broke' }),
 		),
-	errorEventEcho: (response) => sse(response, 'con_f3', event('Error', { message: flatEcho })),
+	errorEventEcho: (response) =>
+		streamAnswer(response, 'con_f3', sse('Error', { message: flatEcho })),
 	errorEventNamedEcho: (response) =>
-		sse(response, 'con_f4', event('Error', { message: { error: namedEcho } })),
+		streamAnswer(response, 'con_f4', sse('Error', { message: { error: namedEcho } })),
 	errorEventEchoAsText: (response) =>
-		sse(response, 'con_f5', event('Error', { message: JSON.stringify(flatEcho) })),
+		streamAnswer(response, 'con_f5', sse('Error', { message: JSON.stringify(flatEcho) })),
 	status500JsonEcho(response) {
 		response.writeHead(500, { 'Content-Type': 'application/json' });
 		response.end(JSON.stringify(flatEcho));
@@ -98,10 +80,10 @@ const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 	},
 	/** Text streams, then a `failed` run whose error is the flat echo (Stream on: an error chunk). */
 	textThenFailedEcho: (response) =>
-		sse(
+		streamAnswer(
 			response,
 			'con_f7',
-			textPart('Let me look') + event('failed', { status: 'failed', error: flatEcho }),
+			bareTextStart('Let me look') + sse('failed', { status: 'failed', error: flatEcho }),
 		),
 	/** The flat echo, `event_kind` first, BOM, CRLF and CR, split at every byte. */
 	flatEchoVariants(response) {
@@ -113,8 +95,8 @@ const ASKS: Record<string, (response: http.ServerResponse) => void> = {
 			`data:   ${JSON.stringify(flatEcho)}\r\r` +
 			`event: FrontendModelRequest\r\nevent: PartStartEvent\r\ndata: ${JSON.stringify({ index: 0, part: { part_kind: 'text', content: PRIVATE } })}\r\n\r\n` +
 			`data: ${JSON.stringify({ index: 0, part: { part_kind: 'text', content: PRIVATE } })}\nevent: FrontendModelRequest\n\n` +
-			textPart('Hello') +
-			event('completed', { status: 'succeeded' });
+			bareTextStart('Hello') +
+			sse('completed', { status: 'succeeded' });
 		const bytes = Buffer.from(body, 'utf8');
 		let i = 0;
 		const timer = setInterval(() => {

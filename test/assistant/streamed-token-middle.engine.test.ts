@@ -5,9 +5,6 @@
  * one character escaped right after its first eight characters, the piece cut there, got the
  * token's middle into the streamed chunks (the item itself was redacted whole).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import {
 	assistantNode,
 	assistantPackage,
@@ -15,55 +12,28 @@ import {
 	runWithItems,
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
+import { serveRequests, sse, streamAnswer, type ServedRequests } from '../helpers/scripted-server';
+import { bareTextDelta, bareTextStart } from '../helpers/stream-2026';
 
 const TOKEN = 'Zo_Sk_Pieces-Token-81aQ-LongMiddlePart-xyz12345';
 const ESCAPED = `${TOKEN.slice(0, 8)}%65${TOKEN.slice(9)}`;
 
-function event(name: string, data: unknown): string {
-	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-const textPart = (content: string) =>
-	event('PartStartEvent', {
-		event_kind: 'part_start',
-		index: 0,
-		part: { part_kind: 'text', content },
-		metadata: { zmid: 'm1' },
-	});
-const textDelta = (content: string) =>
-	event('PartDeltaEvent', {
-		event_kind: 'part_delta',
-		index: 0,
-		delta: { part_delta_kind: 'text', content_delta: content },
-		metadata: { zmid: 'm1' },
-	});
-
-let server: http.Server;
-let origin = '';
+let server: ServedRequests;
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		request.resume();
-		request.on('end', () => {
-			response.writeHead(200, {
-				'Content-Type': 'text/event-stream',
-				'x-conversation-id': 'con_x',
-			});
-			response.end(
-				textPart(`Key: ${ESCAPED.slice(0, 11)}`) +
-					textDelta(ESCAPED.slice(11, -8)) +
-					textDelta(`${ESCAPED.slice(-8)} ok`) +
-					event('completed', { status: 'succeeded' }),
-			);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	server = await serveRequests((_request, _body, response) =>
+		streamAnswer(
+			response,
+			'con_x',
+			bareTextStart(`Key: ${ESCAPED.slice(0, 11)}`) +
+				bareTextDelta(ESCAPED.slice(11, -8)) +
+				bareTextDelta(`${ESCAPED.slice(-8)} ok`) +
+				sse('completed', { status: 'succeeded' }),
+		),
+	);
 });
 
-afterAll(async () => {
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(async () => await server.close());
 
 test('Ask with Stream: the streamed chunks hold no part of the token', async () => {
 	const pkg = await assistantPackage();
@@ -76,7 +46,7 @@ test('Ask with Stream: the streamed chunks hold no part of the token', async () 
 				options: { retries: 0, stream: true },
 			}),
 		],
-		{ credentials: [emulatorCredential(`${origin}/api`, TOKEN)], streaming: true },
+		{ credentials: [emulatorCredential(`${server.origin}/api`, TOKEN)], streaming: true },
 	);
 	const [item] = run.outputs('Assistant');
 	// The item is redacted whole:
@@ -94,7 +64,7 @@ test('Assistant Chat Model streamed (what an AI Agent streams to its chat): no p
 		[{ role: 'user', content: 'hi' }],
 		{},
 		{
-			credentials: [emulatorCredential(`${origin}/api`, TOKEN)],
+			credentials: [emulatorCredential(`${server.origin}/api`, TOKEN)],
 		},
 	);
 	expect(run.error()).toBeUndefined();

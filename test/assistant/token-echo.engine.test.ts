@@ -8,7 +8,6 @@
  * credential test keeps its 15 s against a body that trickles.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { tool as langchainTool } from '@langchain/core/tools';
 import type { INodeParameters } from 'n8n-workflow';
@@ -24,6 +23,8 @@ import {
 } from '../helpers/assistant';
 import { runChatModel } from '../helpers/chat-model';
 import { callListSearch, testCredential } from '../helpers/engine';
+import { serveRequests, sse, streamAnswer, type ServedRequests } from '../helpers/scripted-server';
+import { bareTextDelta, bareTextStart } from '../helpers/stream-2026';
 
 const TOKEN = 'Zo_Sk_Echo-Token-7Fq2Lm9X';
 
@@ -36,26 +37,6 @@ const echoTool = langchainTool(
 	},
 	{ name: 'echo', description: 'Echoes a text', schema: z.object({ text: z.string() }) },
 );
-
-function event(name: string, data: unknown): string {
-	return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-const textPart = (content: string) =>
-	event('PartStartEvent', {
-		event_kind: 'part_start',
-		index: 0,
-		part: { part_kind: 'text', content },
-		metadata: { zmid: 'm1' },
-	});
-
-const textDelta = (content: string) =>
-	event('PartDeltaEvent', {
-		event_kind: 'part_delta',
-		index: 0,
-		delta: { part_delta_kind: 'text', content_delta: content },
-		metadata: { zmid: 'm1' },
-	});
 
 /** `{"a": {"a": … leaf}}`, `depth` levels. */
 function nested(depth: number, leaf: unknown): unknown {
@@ -77,18 +58,16 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 			'X-Model-Fallback': `model-${TOKEN}`,
 		});
 		response.end(
-			event(`Unknown_${TOKEN}`, { x: 1 }) +
-				textPart('Hello') +
-				event('completed', { status: 'succeeded' }),
+			sse(`Unknown_${TOKEN}`, { x: 1 }) +
+				bareTextStart('Hello') +
+				sse('completed', { status: 'succeeded' }),
 		);
 	},
 	failed(response) {
-		response.writeHead(200, {
-			'Content-Type': 'text/event-stream',
-			'x-conversation-id': 'con_echo1',
-		});
-		response.end(
-			event('failed', {
+		streamAnswer(
+			response,
+			'con_echo1',
+			sse('failed', {
 				status: 'failed',
 				error: `Unknown model: ${TOKEN}`,
 				error_type: TOKEN,
@@ -97,27 +76,24 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 		);
 	},
 	unknownEnd(response) {
-		response.writeHead(200, {
-			'Content-Type': 'text/event-stream',
-			'x-conversation-id': 'con_echo2',
-		});
-		response.end(event(`Ended_${TOKEN}`, {}));
+		streamAnswer(response, 'con_echo2', sse(`Ended_${TOKEN}`, {}));
 	},
 	endEvent(response) {
 		response.writeHead(200, { 'Content-Type': 'text/event-stream' });
-		response.end(event('End', { output: `Hi ${TOKEN}`, conversation_id: TOKEN.toUpperCase() }));
+		response.end(sse('End', { output: `Hi ${TOKEN}`, conversation_id: TOKEN.toUpperCase() }));
 	},
 	json(response) {
 		response.writeHead(200, { 'Content-Type': 'application/json' });
 		response.end(JSON.stringify({ output: `Hi ${TOKEN}`, conversation_id: `con_${TOKEN}` }));
 	},
 	splitDelta(response) {
-		response.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-conversation-id': 'con_s' });
-		response.end(
-			textPart('Hi ') +
-				textDelta(TOKEN.slice(0, 5)) +
-				textDelta(`${TOKEN.slice(5)} there`) +
-				event('completed', { status: 'succeeded' }),
+		streamAnswer(
+			response,
+			'con_s',
+			bareTextStart('Hi ') +
+				bareTextDelta(TOKEN.slice(0, 5)) +
+				bareTextDelta(`${TOKEN.slice(5)} there`) +
+				sse('completed', { status: 'succeeded' }),
 		);
 	},
 	deepJson(response) {
@@ -178,65 +154,55 @@ const ASKS: Record<string, (response: http.ServerResponse, origin: string) => vo
 	},
 };
 
-let server: http.Server;
-let origin = '';
+let server: ServedRequests;
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const url = request.url ?? '';
-			if (url.split('?')[0].endsWith('/broken')) {
-				request.socket.destroy();
-				return;
-			}
-			if (url.startsWith('/trickle/')) {
-				// A byte every second, for ever: only the credential test's own deadline ends it.
-				response.writeHead(200, { 'Content-Type': 'application/json' });
-				const timer = setInterval(() => response.write(' '), 1000);
-				response.on('close', () => clearInterval(timer));
-				return;
-			}
-			if (url.startsWith('/status-line/')) {
-				response.writeHead(500, `Broken ${TOKEN}`, { 'Content-Type': 'text/plain' });
-				response.end(`no ${TOKEN}`);
-				return;
-			}
-			if (url.includes('/conversations/')) {
-				response.writeHead(404, { 'Content-Type': 'application/json' });
-				response.end(JSON.stringify({ detail: `Conversation not found: ${TOKEN}` }));
-				return;
-			}
-			if (url.endsWith('/assistant/ask')) {
-				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
-				const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`)) ?? 'headers';
-				ASKS[kind](response, origin);
-				return;
-			}
-			if (url.endsWith('/models/available')) {
-				response.writeHead(200, { 'Content-Type': 'application/json' });
-				response.end(
-					JSON.stringify({
-						models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}`, deep: nested(70, TOKEN) }],
-					}),
-				);
-				return;
-			}
+	server = await serveRequests((request, body, response) => {
+		const url = request.url ?? '';
+		if (url.split('?')[0].endsWith('/broken')) {
+			request.socket.destroy();
+			return;
+		}
+		if (url.startsWith('/trickle/')) {
+			// A byte every second, for ever: only the credential test's own deadline ends it.
+			response.writeHead(200, { 'Content-Type': 'application/json' });
+			const timer = setInterval(() => response.write(' '), 1000);
+			response.on('close', () => clearInterval(timer));
+			return;
+		}
+		if (url.startsWith('/status-line/')) {
+			response.writeHead(500, `Broken ${TOKEN}`, { 'Content-Type': 'text/plain' });
+			response.end(`no ${TOKEN}`);
+			return;
+		}
+		if (url.includes('/conversations/')) {
 			response.writeHead(404, { 'Content-Type': 'application/json' });
-			response.end(JSON.stringify({ detail: `Not found: ${TOKEN}` }));
-		});
+			response.end(JSON.stringify({ detail: `Conversation not found: ${TOKEN}` }));
+			return;
+		}
+		if (url.endsWith('/assistant/ask')) {
+			const { input } = JSON.parse(body) as { input: string };
+			const kind = Object.keys(ASKS).find((name) => input.includes(`#${name}#`)) ?? 'headers';
+			ASKS[kind](response, server.origin);
+			return;
+		}
+		if (url.endsWith('/models/available')) {
+			response.writeHead(200, { 'Content-Type': 'application/json' });
+			response.end(
+				JSON.stringify({
+					models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}`, deep: nested(70, TOKEN) }],
+				}),
+			);
+			return;
+		}
+		response.writeHead(404, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ detail: `Not found: ${TOKEN}` }));
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(async () => {
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(async () => await server.close());
 
-const credential = () => emulatorCredential(`${origin}/api`, TOKEN);
+const credential = () => emulatorCredential(`${server.origin}/api`, TOKEN);
 
 /** Neither the token nor its beginning, in any letter case. */
 function expectNoToken(shown: string): void {
@@ -344,7 +310,7 @@ test('the model picker: no token in the list', async () => {
 test('the credential test: no token in its words (the status line echoes it)', async () => {
 	const pkg = await assistantPackage();
 	const result = await testCredential(pkg, 'assistantApi', {
-		baseUrl: `${origin}/status-line`,
+		baseUrl: `${server.origin}/status-line`,
 		accessToken: TOKEN,
 	});
 	expect(result.status).toBe('Error');
@@ -409,7 +375,7 @@ test('the credential test answers within its 15 s against a body that trickles',
 	const pkg = await assistantPackage();
 	const started = Date.now();
 	const result = await testCredential(pkg, 'assistantApi', {
-		baseUrl: `${origin}/trickle`,
+		baseUrl: `${server.origin}/trickle`,
 		accessToken: TOKEN,
 	});
 	expect(result).toEqual({

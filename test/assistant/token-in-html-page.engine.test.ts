@@ -5,10 +5,8 @@
  * (`&AMP;#90;`, `&amp#90;`). With the built package in n8n-core's engine: the page's text is the
  * error's words, and the token, in any of those forms, is in no output item, error or log line.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
+import { serveRequests, type ServedRequests } from '../helpers/scripted-server';
 
 const TOKEN = 'Zo_Sk_Html-Token-Q8w3Er7T';
 
@@ -42,37 +40,25 @@ const PAGES: Record<string, string> = {
 		.join(''),
 };
 
-let server: http.Server;
-let origin = '';
+let server: ServedRequests;
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
-				input?: string;
-			};
-			const written = PAGES[input ?? ''] ?? '';
-			response.writeHead(502, { 'Content-Type': 'text/html' });
-			response.end(
-				`<html><body><h1>Bad gateway</h1><p>Token &quot;${written}&quot; &amp; more</p></body></html>`,
-			);
-		});
+	server = await serveRequests((_request, body, response) => {
+		const { input } = JSON.parse(body || '{}') as { input?: string };
+		const written = PAGES[input ?? ''] ?? '';
+		response.writeHead(502, { 'Content-Type': 'text/html' });
+		response.end(
+			`<html><body><h1>Bad gateway</h1><p>Token &quot;${written}&quot; &amp; more</p></body></html>`,
+		);
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterAll(async () => {
-	server.closeAllConnections();
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(async () => await server.close());
 
 test.each(Object.keys(PAGES))(
 	'the token in %s in an HTML error page: redacted from the page’s text',
 	async (form) => {
-		const run = await askOnceContinuing(emulatorCredential(`${origin}/api`, TOKEN), form);
+		const run = await askOnceContinuing(emulatorCredential(`${server.origin}/api`, TOKEN), form);
 		const error = run.outputs('Assistant')[0].json.error as { message?: string } | string;
 		expect(typeof error === 'string' ? error : error.message).toContain(
 			'(HTTP 502): Bad gateway Token "[redacted]" & more',

@@ -1,9 +1,35 @@
 /**
- * A server that answers each request as a test scripts it: the n-th `POST /assistant/ask` and
- * the n-th conversation read each go to their own function. Every request is recorded.
+ * Servers that answer each request as a test scripts it: serveRequests gives every request to one
+ * function; serveScript sends the n-th `POST /assistant/ask` and the n-th conversation read each
+ * to their own function and records every request; serveNamedAsks answers an ask by a name in
+ * its input.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+export interface ServedRequests {
+	origin: string;
+	close(): Promise<void>;
+}
+
+/** A server that gives every request, once its body has come whole (as text), to `answer`. */
+export async function serveRequests(
+	answer: (request: http.IncomingMessage, body: string, response: http.ServerResponse) => void,
+): Promise<ServedRequests> {
+	const server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => answer(request, Buffer.concat(chunks).toString('utf8'), response));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
 
 export interface ScriptedServer {
 	baseUrl: string;
@@ -21,40 +47,38 @@ export async function serveScript(
 	const paths: string[] = [];
 	const asks: ScriptedServer['asks'] = [];
 	let reads = 0;
-	const server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			paths.push(`${request.method} ${request.url ?? ''}`);
-			if (request.url === '/assistant/ask') {
-				let body: { input?: string } | undefined;
-				try {
-					body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input?: string };
-				} catch {
-					body = undefined;
-				}
-				asks.push(body);
-				ask(response, asks.length, body);
-				return;
+	const { origin, close } = await serveRequests((request, text, response) => {
+		paths.push(`${request.method} ${request.url ?? ''}`);
+		if (request.url === '/assistant/ask') {
+			let body: { input?: string } | undefined;
+			try {
+				body = JSON.parse(text) as { input?: string };
+			} catch {
+				body = undefined;
 			}
-			read(response, ++reads);
-		});
+			asks.push(body);
+			ask(response, asks.length, body);
+			return;
+		}
+		read(response, ++reads);
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	return {
-		baseUrl: `http://127.0.0.1:${port}`,
-		paths,
-		asks,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
+	return { baseUrl: origin, paths, asks, close };
 }
 
 export const sse = (event: string, data: unknown) =>
 	`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * An ask's answer as the 2026 service writes it (the captures' headers): 200, an event stream whose
+ * `x-conversation-id` names `conversation`, `body` whole.
+ */
+export function streamAnswer(response: http.ServerResponse, conversation: string, body: string) {
+	response.writeHead(200, {
+		'content-type': 'text/event-stream; charset=utf-8',
+		'x-conversation-id': conversation,
+	});
+	response.end(body);
+}
 
 /** A conversation read's answer; read again after 20 ms while it is running. */
 export function conversationJson(
@@ -81,31 +105,19 @@ export function turn(input: string, answer?: string): unknown[] {
 export async function serveNamedAsks(
 	asks: Record<string, (response: http.ServerResponse) => void>,
 	other?: (url: string, response: http.ServerResponse) => boolean,
-): Promise<{ origin: string; close(): Promise<void> }> {
-	const server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const url = request.url ?? '';
-			if (other?.(url, response)) return;
-			if (url.endsWith('/assistant/ask')) {
-				const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string };
-				const name = Object.keys(asks).find((key) => input.includes(`#${key}#`));
-				if (name) {
-					asks[name](response);
-					return;
-				}
+): Promise<ServedRequests> {
+	return await serveRequests((request, body, response) => {
+		const url = request.url ?? '';
+		if (other?.(url, response)) return;
+		if (url.endsWith('/assistant/ask')) {
+			const { input } = JSON.parse(body) as { input: string };
+			const name = Object.keys(asks).find((key) => input.includes(`#${key}#`));
+			if (name) {
+				asks[name](response);
+				return;
 			}
-			response.writeHead(404, { 'Content-Type': 'application/json' });
-			response.end(JSON.stringify({ detail: 'Not found' }));
-		});
+		}
+		response.writeHead(404, { 'Content-Type': 'application/json' });
+		response.end(JSON.stringify({ detail: 'Not found' }));
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	return {
-		origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		close: async () => {
-			server.closeAllConnections();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
-		},
-	};
 }

@@ -85,6 +85,27 @@ export function textPart(index: number, text: string, zmid: string): string {
 	);
 }
 
+/**
+ * A text part's start, index 0 of response `m1`, with only the fields the node reads (not the
+ * captures' layout): for suites whose bytes are their own, such as those that spell the token.
+ */
+export const bareTextStart = (content: string): string =>
+	sse('PartStartEvent', {
+		event_kind: 'part_start',
+		index: 0,
+		part: { part_kind: 'text', content },
+		metadata: { zmid: 'm1' },
+	});
+
+/** The next piece of bareTextStart's part. */
+export const bareTextDelta = (content: string): string =>
+	sse('PartDeltaEvent', {
+		event_kind: 'part_delta',
+		index: 0,
+		delta: { part_delta_kind: 'text', content_delta: content },
+		metadata: { zmid: 'm1' },
+	});
+
 export interface ToolCall {
 	name: string;
 	id: string;

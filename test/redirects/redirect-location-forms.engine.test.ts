@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { emulatorCredential, everythingShown, askOnceContinuing } from '../helpers/assistant';
+import { serveRequests, type ServedRequests } from '../helpers/scripted-server';
 
 const TOKEN = 'Zo_Sk_Location-Token-Q8w3Er7T';
 
@@ -29,33 +30,24 @@ const LOCATIONS: Record<string, [number, () => string]> = {
 	],
 };
 
-let server: http.Server;
+let server: ServedRequests;
 let other1: http.Server;
 let other2: http.Server;
-let origin = '';
 const otherSeen: Array<{ url: string; authorization?: string }> = [];
 
 beforeAll(async () => {
-	server = http.createServer((request, response) => {
-		const chunks: Buffer[] = [];
-		request.on('data', (chunk: Buffer) => chunks.push(chunk));
-		request.on('end', () => {
-			const { input } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
-				input?: string;
-			};
-			const location = LOCATIONS[input ?? ''];
-			if (!location) {
-				response.writeHead(400);
-				response.end();
-				return;
-			}
-			const [status, target] = location;
-			response.writeHead(status, { Location: target() });
+	server = await serveRequests((_request, body, response) => {
+		const { input } = JSON.parse(body || '{}') as { input?: string };
+		const location = LOCATIONS[input ?? ''];
+		if (!location) {
+			response.writeHead(400);
 			response.end();
-		});
+			return;
+		}
+		const [status, target] = location;
+		response.writeHead(status, { Location: target() });
+		response.end();
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	const recorder: http.RequestListener = (request, response) => {
 		otherSeen.push({ url: request.url ?? '', authorization: request.headers.authorization });
 		response.writeHead(200, { 'Content-Type': 'application/json' });
@@ -69,7 +61,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	for (const s of [server, other1, other2]) {
+	await server.close();
+	for (const s of [other1, other2]) {
 		s.closeAllConnections();
 		await new Promise<void>((resolve) => s.close(() => resolve()));
 	}
@@ -79,7 +72,7 @@ test.each(Object.keys(LOCATIONS))(
 	'a redirect to %s: not followed, nothing sent there, the token nowhere',
 	async (what) => {
 		otherSeen.length = 0;
-		const run = await askOnceContinuing(emulatorCredential(`${origin}/api`, TOKEN), what);
+		const run = await askOnceContinuing(emulatorCredential(`${server.origin}/api`, TOKEN), what);
 		const [item] = run.outputs('Assistant');
 		expect(item.json.output).toBeUndefined();
 		expect(item.json.error).toBeDefined();
