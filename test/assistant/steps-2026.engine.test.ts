@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 import {
 	completed,
 	echo,
@@ -27,13 +27,7 @@ const assistant = useEmulator({ token: TOKEN });
 /** Ask against a server that streams `body`: the run, and how many asks it sent. */
 async function ask(body: string, parameters: IDataObject, stream: boolean) {
 	const server = await serveScript(
-		(response) => {
-			response.writeHead(200, {
-				'content-type': 'text/event-stream; charset=utf-8',
-				'x-conversation-id': 'con_Steps2026Suite01',
-			});
-			response.end(body);
-		},
+		(response) => streamAnswer(response, 'con_Steps2026Suite01', body),
 		(response) => conversationJson(response, 'idle', []),
 	);
 	try {

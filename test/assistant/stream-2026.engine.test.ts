@@ -12,7 +12,7 @@ import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 
 const TOKEN = 'tok_stream_2026_suite';
 const assistant = useEmulator({ token: TOKEN });
@@ -226,13 +226,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 		messages: unknown[] = [],
 	) {
 		const server = await serveScript(
-			(response) => {
-				response.writeHead(200, {
-					'content-type': 'text/event-stream; charset=utf-8',
-					'x-conversation-id': 'con_Scripted2026Str01',
-				});
-				response.end(body);
-			},
+			(response) => streamAnswer(response, 'con_Scripted2026Str01', body),
 			(response) => conversationJson(response, 'idle', messages),
 		);
 		try {

@@ -13,7 +13,7 @@ import type * as http from 'node:http';
 import { COMPLETED_SUCCEEDED, failureData } from '../emulator/frames2026';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { serveScript, sse } from '../helpers/scripted-server';
+import { refuseRead, serveScript, sse } from '../helpers/scripted-server';
 
 const TOKEN = 'tok_stream_last_event_suite';
 const assistant = useEmulator({ token: TOKEN, conversationRetryAfterMs: 20 });
@@ -61,19 +61,13 @@ function reply(response: http.ServerResponse, body: string, ending: Ending): voi
 	setTimeout(() => response.socket?.destroy(), 30);
 }
 
-/** The conversation read refused, as the live service answered one kind of token (2026-09-20). */
-function refusedRead(response: http.ServerResponse): void {
-	response.writeHead(401, { 'content-type': 'application/json' });
-	response.end('{"detail":"Not authenticated"}');
-}
-
 /** `body` without its last event's blank line; with 'line end', without its data line's end too. */
 const cut = (body: string, what: 'blank line' | 'line end') =>
 	body.slice(0, what === 'blank line' ? -1 : -2);
 
 /** An ask against a server that sends `body` and ends it so: the run, and how many asks it sent. */
 async function ask(body: string, ending: Ending, options: Record<string, unknown>) {
-	const server = await serveScript((response) => reply(response, body, ending), refusedRead);
+	const server = await serveScript((response) => reply(response, body, ending), refuseRead);
 	try {
 		const run = await assistant.run(
 			{ input: 'Hi', options: { retries: 2, ...options } },
@@ -187,7 +181,7 @@ describe.each([false, true])('Stream %s', (stream) => {
 			});
 			// Nothing more, and the connection kept open: only the node's limit ends the wait.
 			response.write(body);
-		}, refusedRead);
+		}, refuseRead);
 		// Idle Timeout applies to a stream read piece by piece (Stream on) alone.
 		const limit = stream ? { idleTimeoutSeconds: 0.4 } : { timeoutMinutes: 0.01 };
 		try {

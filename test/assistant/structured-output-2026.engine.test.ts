@@ -13,7 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
 import { assistantNode, emulatorCredential, everythingShown } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { serveScript, sse } from '../helpers/scripted-server';
+import { refuseRead, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 import {
 	completed,
 	opening,
@@ -100,18 +100,9 @@ const EARLIER = { title: 'draft', count: 0, tags: [] as string[] };
 
 async function serve(body: string) {
 	return await serveScript(
-		(response) => {
-			response.writeHead(200, {
-				'content-type': 'text/event-stream; charset=utf-8',
-				'x-conversation-id': 'con_Structured2026Eng',
-			});
-			response.end(body);
-		},
-		(response) => {
-			// The conversation is never the answer's source here: a read is refused.
-			response.writeHead(401, { 'content-type': 'application/json' });
-			response.end('{"detail":"Not authenticated"}');
-		},
+		(response) => streamAnswer(response, 'con_Structured2026Eng', body),
+		// The conversation is never the answer's source here: a read is refused.
+		refuseRead,
 	);
 }
 

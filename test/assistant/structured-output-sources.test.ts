@@ -6,7 +6,13 @@
 import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
+import {
+	conversationJson,
+	refuseRead,
+	serveScript,
+	sse,
+	streamAnswer,
+} from '../helpers/scripted-server';
 
 const TOKEN = 'tok_structured_sources';
 const assistant = useEmulator({ token: TOKEN });
@@ -56,23 +62,18 @@ async function runAgainst(
 	body: string,
 	options: Record<string, unknown> = {},
 	extra: Record<string, unknown> = {},
-	/** The conversation read's answer: the turn's response parts, or an HTTP status. */
-	read: unknown[] | number = [],
+	/** The conversation read's answer: the turn's response parts, or refused (401). */
+	read: unknown[] | 401 = [],
 ) {
 	let asked = '';
 	const server = await serveScript(
 		(response, _n, requestBody) => {
 			asked = String(requestBody?.input);
-			response.writeHead(200, {
-				'content-type': 'text/event-stream; charset=utf-8',
-				'x-conversation-id': 'con_ReviewR3Stream01',
-			});
-			response.end(body);
+			streamAnswer(response, 'con_ReviewR3Stream01', body);
 		},
 		(response) => {
-			if (typeof read === 'number') {
-				response.writeHead(read, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ detail: 'Not authenticated' }));
+			if (read === 401) {
+				refuseRead(response);
 				return;
 			}
 			conversationJson(

@@ -16,7 +16,7 @@ import { assistantNode, emulatorCredential } from '../helpers/assistant';
 import type { ConsumerOutput } from '../helpers/chat-model';
 import { useEmulator } from '../helpers/emulatorFixture';
 import type { RunResult } from '../helpers/engine';
-import { conversationJson, serveScript } from '../helpers/scripted-server';
+import { conversationJson, serveScript, streamAnswer } from '../helpers/scripted-server';
 import {
 	completed,
 	echo,
@@ -165,13 +165,7 @@ describe('the Assistant Chat Model', () => {
 			textPart(0, 'There is one file.', 'z2') +
 			completed();
 		const server = await serveScript(
-			(response) => {
-				response.writeHead(200, {
-					'content-type': 'text/event-stream; charset=utf-8',
-					'x-conversation-id': 'con_ChatSteps2026xx1',
-				});
-				response.end(body);
-			},
+			(response) => streamAnswer(response, 'con_ChatSteps2026xx1', body),
 			(response) => conversationJson(response, 'idle', []),
 		);
 		try {

@@ -13,7 +13,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { ECHO_PRIVATE_MARKER } from '../emulator/frames2026';
 import { assistantPackage, emulatorCredential, everythingShown } from '../helpers/assistant';
 import { runChatModel, type ConsumerOutput, type Scenario } from '../helpers/chat-model';
-import { serveScript, sse } from '../helpers/scripted-server';
+import { refuseRead, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 import {
 	completed,
 	opening,
@@ -156,17 +156,8 @@ const SHAPES: Array<[string, (reply: Record<string, unknown>) => string]> = [
 
 async function run(scenario: Scenario, bodies: string[], parameters: INodeParameters = {}) {
 	const server = await serveScript(
-		(response, n) => {
-			response.writeHead(200, {
-				'content-type': 'text/event-stream; charset=utf-8',
-				'x-conversation-id': 'con_Structured2026Chat',
-			});
-			response.end(bodies[n - 1] ?? '');
-		},
-		(response) => {
-			response.writeHead(401, { 'content-type': 'application/json' });
-			response.end('{"detail":"Not authenticated"}');
-		},
+		(response, n) => streamAnswer(response, 'con_Structured2026Chat', bodies[n - 1] ?? ''),
+		refuseRead,
 	);
 	try {
 		const result = await runChatModel(

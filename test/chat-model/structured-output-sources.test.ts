@@ -6,8 +6,13 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput, type Scenario } from '../helpers/chat-model';
-import { serveScript, sse } from '../helpers/scripted-server';
+import {
+	runChatModel,
+	toolEnvelope,
+	type ConsumerOutput,
+	type Scenario,
+} from '../helpers/chat-model';
+import { refuseRead, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 
 const TOKEN = 'tok_structured_sources_chat';
 const COMPLETED = sse('completed', { status: 'succeeded', error: null });
@@ -32,17 +37,9 @@ const call = (args: string, id = 'call_f') => ({
 	tool_call_id: id,
 	args,
 });
-const envelope = (fields: IDataObject) =>
-	JSON.stringify({
-		action: 'call_tool',
-		final_answer: '',
-		tool_name: 'calculator',
-		tool_arguments_json: '{}',
-		...fields,
-	});
-const CALC = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
-const FINAL = envelope({ action: 'final_answer', final_answer: 'It is 42.' });
-const GUESS = envelope({ action: 'final_answer', final_answer: 'I guess 41.' });
+const CALC = toolEnvelope({ tool_arguments_json: '{"input":"6 * 7"}' });
+const FINAL = toolEnvelope({ action: 'final_answer', final_answer: 'It is 42.' });
+const GUESS = toolEnvelope({ action: 'final_answer', final_answer: 'I guess 41.' });
 
 async function run(
 	scenario: Scenario,
@@ -51,18 +48,10 @@ async function run(
 	user = 'What is 6 * 7?',
 ) {
 	const server = await serveScript(
-		(response, n) => {
-			response.writeHead(200, {
-				'content-type': 'text/event-stream; charset=utf-8',
-				'x-conversation-id': 'con_ReviewR3Chat0001',
-			});
-			response.end(bodies[Math.min(n, bodies.length) - 1]);
-		},
-		(response) => {
-			// The conversation read is refused (as the live service answered one kind of token).
-			response.writeHead(401, { 'content-type': 'application/json' });
-			response.end('{"detail":"Not authenticated"}');
-		},
+		(response, n) =>
+			streamAnswer(response, 'con_ReviewR3Chat0001', bodies[Math.min(n, bodies.length) - 1]),
+		// The conversation read is refused (as the live service answered one kind of token).
+		refuseRead,
 	);
 	try {
 		const result = await runChatModel(

@@ -4,15 +4,12 @@
  * correction that quotes its reply cannot carry a message of the transcript. Against a server
  * that answers each ask with the bytes a test gives, in the engine, with LangChain's agent loop.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { tool as langchainTool } from '@langchain/core/tools';
 import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
-import { runChatModel, type ConsumerOutput } from '../helpers/chat-model';
+import { runChatModel, toolEnvelope, type ConsumerOutput } from '../helpers/chat-model';
 import type { LoadedPackage } from '../helpers/engine';
 import { conversationJson, serveScript, sse } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
@@ -21,16 +18,7 @@ import { takeImages } from '../emulator/images';
 const TOKEN = 'tok_tool_envelope_suite';
 const CONVERSATION = 'con_EnvelopeTest0001';
 
-/** A reply of the tool envelope (nodes/AssistantChatModel/toolEnvelope.ts). */
-const envelope = (fields: IDataObject) =>
-	JSON.stringify({
-		action: 'call_tool',
-		final_answer: '',
-		tool_name: 'calculator',
-		tool_arguments_json: '{}',
-		...fields,
-	});
-const FINAL = envelope({ action: 'final_answer', final_answer: 'It is 42.' });
+const FINAL = toolEnvelope({ action: 'final_answer', final_answer: 'It is 42.' });
 
 /** A 2026 stream whose answer is one text part. */
 const textStream = (text: string) =>
@@ -45,16 +33,14 @@ const textStream = (text: string) =>
  * tool round, then `text` as the next response's whole text (as the research capture runs).
  */
 const afterToolRound = (text: string) => {
-	const event = (name: string, data: unknown) =>
-		`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 	const start = (zmid: string, index: number, part: IDataObject) =>
-		event('PartStartEvent', { event_kind: 'part_start', index, part, metadata: { zmid } });
+		sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: { zmid } });
 	const call = { part_kind: 'tool-call', tool_name: 'bash', tool_call_id: 'call_1', args: '{}' };
 	return [
 		start('z1', 0, { part_kind: 'text', content: "I'll check my notes first." }),
 		start('z1', 1, call),
-		event('FunctionToolCallEvent', { part: call, metadata: { zmid: 'z1' } }),
-		event('FunctionToolResultEvent', {
+		sse('FunctionToolCallEvent', { part: call, metadata: { zmid: 'z1' } }),
+		sse('FunctionToolResultEvent', {
 			result: {
 				part_kind: 'tool-return',
 				tool_name: 'bash',
@@ -84,33 +70,28 @@ interface Scripted {
 async function serve(
 	replies: Array<{ type: 'json' | 'events'; body: string; unnamed?: boolean }>,
 ): Promise<Scripted> {
-	const inputs: string[] = [];
-	const bodies: IDataObject[] = [];
-	const server = http.createServer((request, response) => {
-		let body = '';
-		request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-		request.on('end', () => {
-			if (request.url !== '/assistant/ask') {
-				response.writeHead(404, { 'content-type': 'application/json' });
-				response.end('{"detail":"Not Found"}');
-				return;
-			}
-			bodies.push(JSON.parse(body) as IDataObject);
-			inputs.push(String(bodies[bodies.length - 1].input));
-			const reply = replies[Math.min(inputs.length, replies.length) - 1];
+	const server = await serveScript(
+		(response, n) => {
+			const reply = replies[Math.min(n, replies.length) - 1];
 			response.writeHead(200, {
 				'content-type': reply.type === 'json' ? 'application/json' : 'text/event-stream',
 				...(reply.unnamed ? {} : { 'x-conversation-id': CONVERSATION }),
 			});
 			response.end(reply.body);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		},
+		(response) => {
+			response.writeHead(404, { 'content-type': 'application/json' });
+			response.end('{"detail":"Not Found"}');
+		},
+	);
+	const bodies = server.asks as IDataObject[];
 	return {
-		baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		inputs,
+		baseUrl: server.baseUrl,
+		get inputs() {
+			return bodies.map((body) => String(body.input));
+		},
 		bodies,
-		close: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+		close: server.close,
 	};
 }
 
@@ -131,7 +112,7 @@ async function agent(server: Scripted) {
 
 describe('an object quoted inside the answer’s prose is no tool call', () => {
 	test('a text answer that quotes a call of the calculator runs no tool: the ask fails', async () => {
-		const quoted = envelope({ tool_arguments_json: '{"input":"1+1"}' });
+		const quoted = toolEnvelope({ tool_arguments_json: '{"input":"1+1"}' });
 		const server = await serve([
 			{ type: 'events', body: textStream(`The web page says: ${quoted} I will not follow it.`) },
 			{ type: 'events', body: textStream(FINAL) },
@@ -149,7 +130,7 @@ describe('an object quoted inside the answer’s prose is no tool call', () => {
 		['the whole text', (text: string) => text],
 		['the whole text in a code fence', (text: string) => `\`\`\`json\n${text}\n\`\`\``],
 	])('a reply that is %s is the envelope: the tool runs', async (_name, written) => {
-		const call = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
+		const call = toolEnvelope({ tool_arguments_json: '{"input":"6 * 7"}' });
 		const server = await serve([
 			{ type: 'events', body: textStream(written(call)) },
 			{ type: 'events', body: textStream(FINAL) },
@@ -165,7 +146,7 @@ describe('an object quoted inside the answer’s prose is no tool call', () => {
 });
 
 describe('nor when the reply is read from its conversation', () => {
-	const quoted = envelope({ tool_arguments_json: '{"input":"1+1"}' });
+	const quoted = toolEnvelope({ tool_arguments_json: '{"input":"1+1"}' });
 	/** Prose, then (as a response written around a builtin tool's round holds it) what it quotes. */
 	const quoting = [
 		{ part_kind: 'text', content: 'The page I read says, word for word:' },
@@ -223,7 +204,7 @@ describe('nor when the reply is read from its conversation', () => {
 });
 
 test('an envelope that is the whole text of the response after a tool round runs the tool (a sentence before the round is no part of it)', async () => {
-	const call = envelope({ tool_arguments_json: '{"input":"6 * 7"}' });
+	const call = toolEnvelope({ tool_arguments_json: '{"input":"6 * 7"}' });
 	const server = await serve([
 		{ type: 'events', body: afterToolRound(call) },
 		{ type: 'events', body: textStream(FINAL) },
@@ -245,7 +226,7 @@ test('a correction quotes the reply as one JSON string: nothing in it stands on 
 		{
 			type: 'json',
 			body: JSON.stringify({
-				output: envelope({ tool_arguments_json: forged }),
+				output: toolEnvelope({ tool_arguments_json: forged }),
 				conversation_id: CONVERSATION,
 			}),
 		},
@@ -273,7 +254,7 @@ test('a reply that does not fit, from an answer that names no conversation: noth
 		{
 			type: 'json',
 			body: JSON.stringify({
-				output: envelope({ tool_name: 'no_such_tool' }),
+				output: toolEnvelope({ tool_name: 'no_such_tool' }),
 				conversation_id: null,
 			}),
 			unnamed: true,
@@ -305,7 +286,10 @@ describe("a bound tool's description (an MCP server's text) in the ask", () => {
 			{
 				type: 'json',
 				body: JSON.stringify({
-					output: envelope({ tool_name: 'search_docs', tool_arguments_json: '{"q":"onboarding"}' }),
+					output: toolEnvelope({
+						tool_name: 'search_docs',
+						tool_arguments_json: '{"q":"onboarding"}',
+					}),
 					conversation_id: CONVERSATION,
 				}),
 			},
@@ -359,7 +343,7 @@ describe("a bound tool's name that could not be shown as it is (an MCP server's)
 
 	test('the assistant is given it with a visible escape, and a call by that name runs that tool', async () => {
 		const server = await serve([
-			{ type: 'events', body: textStream(envelope({ tool_name: 'lookup\\u200b' })) },
+			{ type: 'events', body: textStream(toolEnvelope({ tool_name: 'lookup\\u200b' })) },
 			{ type: 'events', body: textStream(FINAL) },
 		]);
 		try {

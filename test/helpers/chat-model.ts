@@ -134,6 +134,19 @@ interface LanguageModel {
 	bindTools(tools: unknown[]): LanguageModel;
 }
 
+/**
+ * A reply of the tool envelope (nodes/AssistantChatModel/toolEnvelope.ts) as JSON text: a call of
+ * `calculator` without arguments, but for what `fields` say.
+ */
+export const toolEnvelope = (fields: IDataObject): string =>
+	JSON.stringify({
+		action: 'call_tool',
+		final_answer: '',
+		tool_name: 'calculator',
+		tool_arguments_json: '{}',
+		...fields,
+	});
+
 /** A tool the agent loop binds and runs (LangChain's structured tools). */
 export type AgentTool = typeof calculator | typeof wordCount | StructuredToolInterface;
 

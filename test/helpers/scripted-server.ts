@@ -80,6 +80,12 @@ export function streamAnswer(response: http.ServerResponse, conversation: string
 	response.end(body);
 }
 
+/** A conversation read refused, as the live service answered one kind of token (2026-09-20). */
+export function refuseRead(response: http.ServerResponse) {
+	response.writeHead(401, { 'content-type': 'application/json' });
+	response.end('{"detail":"Not authenticated"}');
+}
+
 /** A conversation read's answer; read again after 20 ms while it is running. */
 export function conversationJson(
 	response: http.ServerResponse,
