@@ -13,6 +13,7 @@ import { ECHO_PRIVATE_MARKER } from '../emulator/server';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 import { conversationJson, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
+import { partStart } from '../helpers/stream-2026';
 
 const TOKEN = 'tok_stream_2026_suite';
 const assistant = useEmulator({ token: TOKEN });
@@ -199,14 +200,6 @@ test('an error status whose event stream holds a long echo before its error even
 
 describe('2026 streams a scripted server sends, Stream off and on', () => {
 	const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
-	const partStart = (index: number, part: Record<string, unknown>, zmid = 'z1') =>
-		sse('PartStartEvent', {
-			event_kind: 'part_start',
-			index,
-			part: { id: null, provider_details: null, provider_name: null, ...part },
-			previous_part_kind: null,
-			metadata: metadata(zmid),
-		});
 	const partDelta = (index: number, kind: string, content: string, zmid = 'z1') =>
 		sse('PartDeltaEvent', {
 			delta: { content_delta: content, part_delta_kind: kind },
@@ -259,10 +252,14 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			],
 			[
 				'an object the assistant only quoted in its refusal',
-				partStart(0, {
-					part_kind: 'text',
-					content: 'I cannot do that. An example would be {"note": "n/a"}',
-				}) + completed,
+				partStart(
+					0,
+					{
+						part_kind: 'text',
+						content: 'I cannot do that. An example would be {"note": "n/a"}',
+					},
+					'z1',
+				) + completed,
 				'summary: required; score: required',
 			],
 		])('%s', async (_name, body, problems) => {
@@ -313,8 +310,8 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				tool_name: 'search_mail',
 			};
 			const body =
-				partStart(0, { part_kind: 'text', content: 'Let me check.' }) +
-				partStart(1, call) +
+				partStart(0, { part_kind: 'text', content: 'Let me check.' }, 'z1') +
+				partStart(1, call, 'z1') +
 				sse('FunctionToolCallEvent', { args_valid: true, part: call, metadata: metadata('z1') }) +
 				sse('FunctionToolResultEvent', { content: null, result, metadata: metadata('z1') }) +
 				sse('FrontendModelResponse', {
@@ -357,7 +354,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				});
 			const nameless = { args: '', part_kind: 'builtin-tool-call', tool_call_id: 'b1' };
 			const grow = (start: Record<string, unknown>) =>
-				partStart(0, start) + toolDelta('web_', '{"q": ') + toolDelta('search', '"weather"}');
+				partStart(0, start, 'z1') + toolDelta('web_', '{"q": ') + toolDelta('search', '"weather"}');
 			// The provider ran it: its return is a part of the same response, no tool event.
 			const result = {
 				content: 'sunny',
@@ -368,8 +365,8 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			const body =
 				grow({ ...nameless, tool_name: '' }) +
 				grow(nameless) +
-				partStart(1, result) +
-				partStart(2, { part_kind: 'text', content: 'It is sunny.' }) +
+				partStart(1, result, 'z1') +
+				partStart(2, { part_kind: 'text', content: 'It is sunny.' }, 'z1') +
 				completed;
 			const options = { stream, includeSteps: true };
 			const run = await runAgainst(body, { input: 'Weather?', options });
@@ -387,7 +384,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			'`completed` with status %j: the answer, asked once (docs/api.md#how-a-stream-ends)',
 			async (status) => {
 				const body =
-					partStart(0, { part_kind: 'text', content: 'All' }) +
+					partStart(0, { part_kind: 'text', content: 'All' }, 'z1') +
 					partDelta(0, 'text', ' done.') +
 					sse('completed', { ...COMPLETED_SUCCEEDED, status });
 				const run = await runAgainst(body, { input: 'Done?', options: { stream, retries: 2 } });
@@ -440,10 +437,10 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			// one piece behind: " check." comes after the tool-call part started.
 			const call = { args: '', part_kind: 'tool-call', tool_call_id: 'call_1', tool_name: 'bash' };
 			const firstResponse =
-				partStart(0, { part_kind: 'text', content: 'Let me' }) +
+				partStart(0, { part_kind: 'text', content: 'Let me' }, 'z1') +
 				sse('FrontendModelResponse', { content: 'Let me' }) +
 				partDelta(0, 'text', ' check.') +
-				partStart(1, call) +
+				partStart(1, call, 'z1') +
 				sse('FrontendModelResponse', { content: ' check.' }) +
 				sse('FunctionToolCallEvent', {
 					args_valid: true,
@@ -508,7 +505,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 
 		test('an Error event whose `error` is an object: the service’s words, sent once', async () => {
 			const body =
-				partStart(0, { part_kind: 'text', content: 'Working' }) +
+				partStart(0, { part_kind: 'text', content: 'Working' }, 'z1') +
 				sse('Error', { error: { message: 'Upstream model overloaded', type: 'overloaded_error' } });
 			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } });
 			expect(run.failure?.message).toBe(
@@ -519,7 +516,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 
 		test('a `completed` with no status that names a failure class and kind: the item fails, the text before it is no answer, sent once', async () => {
 			const body =
-				partStart(0, { part_kind: 'text', content: 'Partial' }) +
+				partStart(0, { part_kind: 'text', content: 'Partial' }, 'z1') +
 				sse('completed', {
 					status: null,
 					error: null,
@@ -540,7 +537,7 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			// Stream on: part of the answer went out (the workflow would get it twice); off: the
 			// response had begun. Either way the ask is not sent again.
 			const body =
-				partStart(0, { part_kind: 'text', content: 'Half an answer' }) +
+				partStart(0, { part_kind: 'text', content: 'Half an answer' }, 'z1') +
 				sse('run_finished', { status: 'succeeded', secret: ECHO_PRIVATE_MARKER });
 			const run = await runAgainst(body, { input: 'Hi', options: { stream, retries: 2 } }, []);
 			// The stream closed without an end, and the error says so (it did not break off).

@@ -13,6 +13,7 @@ import {
 	sse,
 	streamAnswer,
 } from '../helpers/scripted-server';
+import { partStart } from '../helpers/stream-2026';
 
 const TOKEN = 'tok_structured_sources';
 const assistant = useEmulator({ token: TOKEN });
@@ -23,14 +24,6 @@ const SCHEMA = JSON.stringify({
 	required: ['summary', 'count'],
 });
 const metadata = (zmid: string) => ({ zmid, runner_id: 'r-1' });
-const partStart = (index: number, part: Record<string, unknown>, zmid = 'z1') =>
-	sse('PartStartEvent', {
-		event_kind: 'part_start',
-		index,
-		part: { id: null, provider_details: null, provider_name: null, ...part },
-		previous_part_kind: null,
-		metadata: metadata(zmid),
-	});
 const textDelta = (index: number, content: string, zmid = 'z1') =>
 	sse('PartDeltaEvent', {
 		delta: { content_delta: content, part_delta_kind: 'text' },
@@ -116,7 +109,7 @@ describe.each([
 ])('%s', (_label, options) => {
 	test('final_result args as JSON text whole in the PartStartEvent, completed', async () => {
 		const run = await runAgainst(
-			partStart(0, call('final_result', JSON.stringify(A))) + completed,
+			partStart(0, call('final_result', JSON.stringify(A)), 'z1') + completed,
 			options,
 		);
 		expect(run.failure).toBeUndefined();
@@ -141,7 +134,7 @@ describe.each([
 			text.slice(37),
 		];
 		const body =
-			partStart(0, call('final_result', '')) +
+			partStart(0, call('final_result', ''), 'z1') +
 			pieces.map((p) => argsDelta(0, p)).join('') +
 			completed;
 		const run = await runAgainst(body, options);
@@ -152,8 +145,8 @@ describe.each([
 	test('after a tool round (indexes restart), a delta for an unseen start grows final_result', async () => {
 		const bash = call('bash', '{"cmd": "ls"}', 'call_b');
 		const body =
-			partStart(0, { part_kind: 'text', content: 'Let me look.' }) +
-			partStart(1, bash) +
+			partStart(0, { part_kind: 'text', content: 'Let me look.' }, 'z1') +
+			partStart(1, bash, 'z1') +
 			sse('FunctionToolCallEvent', {
 				args_valid: true,
 				part: bash,
@@ -185,15 +178,15 @@ describe.each([
 	});
 
 	test('End output disagreeing with the tool call: End wins', async () => {
-		const body = partStart(0, call('final_result', A)) + sse('End', { output: B });
+		const body = partStart(0, call('final_result', A), 'z1') + sse('End', { output: B });
 		const run = await runAgainst(body, options);
 		expect(run.json.output).toEqual(B);
 	});
 
 	test('final_result call followed by text in the same message: the call wins', async () => {
 		const body =
-			partStart(0, call('final_result', A)) +
-			partStart(1, { part_kind: 'text', content: 'Done! ' }) +
+			partStart(0, call('final_result', A), 'z1') +
+			partStart(1, { part_kind: 'text', content: 'Done! ' }, 'z1') +
 			textDelta(1, JSON.stringify(B)) +
 			completed;
 		const run = await runAgainst(body, options);
@@ -202,7 +195,7 @@ describe.each([
 
 	test('text that is the object in a code fence inside prose', async () => {
 		const body =
-			partStart(0, { part_kind: 'text', content: 'Here it is:\n```json\n' }) +
+			partStart(0, { part_kind: 'text', content: 'Here it is:\n```json\n' }, 'z1') +
 			textDelta(0, JSON.stringify(A)) +
 			textDelta(0, '\n```\nHope this helps.') +
 			completed;
@@ -212,7 +205,7 @@ describe.each([
 
 	test('the object only in a PartStartEvent text part', async () => {
 		const run = await runAgainst(
-			partStart(0, { part_kind: 'text', content: JSON.stringify(A) }) + completed,
+			partStart(0, { part_kind: 'text', content: JSON.stringify(A) }, 'z1') + completed,
 			options,
 		);
 		expect(run.json.output).toEqual(A);
@@ -228,7 +221,7 @@ describe.each([
 
 	test('a non-object JSON (array) as the output tool args fails (observation: via the no-answer/recovery path)', async () => {
 		const run = await runAgainst(
-			partStart(0, call('final_result', '[1, 2]')) + completed,
+			partStart(0, call('final_result', '[1, 2]'), 'z1') + completed,
 			options,
 			{},
 			[call('final_result', '[1, 2]')],
@@ -239,7 +232,7 @@ describe.each([
 
 	test('a schema mismatch in the tool call names it', async () => {
 		const run = await runAgainst(
-			partStart(0, call('final_result', { summary: 'x' })) + completed,
+			partStart(0, call('final_result', { summary: 'x' }), 'z1') + completed,
 			options,
 		);
 		expect(run.failure?.message).toContain('does not match the JSON Schema: count: required');
@@ -275,7 +268,7 @@ describe.each([
 	test('a snapshot ahead of the args_delta deltas, the rest of them after it: the object once, neither cut nor doubled; the conversation read refused (401)', async () => {
 		const text = JSON.stringify(A);
 		const body =
-			partStart(0, call('final_result', '', 'call_0')) +
+			partStart(0, call('final_result', '', 'call_0'), 'z1') +
 			argsDelta(0, text.slice(0, 8)) +
 			// The framework's response so far, further on than its Part events (whole here).
 			sse('FrontendModelResponse', { parts: [call('final_result', text, 'call_0')] }) +
@@ -290,7 +283,7 @@ describe.each([
 	test('the output tool part started again naming no tool, its name grown again through tool_name_delta: the object once; the conversation read refused (401)', async () => {
 		const text = JSON.stringify(A);
 		const grow = (start: Record<string, unknown>) =>
-			partStart(0, start) +
+			partStart(0, start, 'z1') +
 			argsDelta(0, text.slice(0, 12), 'z1', 'final_') +
 			argsDelta(0, text.slice(12), 'z1', 'result');
 		const nameless = { args: '', part_kind: 'tool-call', tool_call_id: 'call_0' };
@@ -305,8 +298,8 @@ describe.each([
 	test('two final_result calls: the first is the answer, as pydantic-ai takes it (the second "not used")', async () => {
 		const second = call('final_result', JSON.stringify(B), 'call_2');
 		const body =
-			partStart(0, call('final_result', JSON.stringify(A), 'call_1')) +
-			partStart(1, second) +
+			partStart(0, call('final_result', JSON.stringify(A), 'call_1'), 'z1') +
+			partStart(1, second, 'z1') +
 			sse('FinalResultEvent', {
 				event_kind: 'final_result',
 				tool_name: 'final_result',
@@ -338,7 +331,11 @@ describe.each([
 
 	test('a stray "{" in prose before the object: the last complete object is the answer', async () => {
 		const body =
-			partStart(0, { part_kind: 'text', content: 'Objects open with { and close later. Here: ' }) +
+			partStart(
+				0,
+				{ part_kind: 'text', content: 'Objects open with { and close later. Here: ' },
+				'z1',
+			) +
 			textDelta(0, JSON.stringify(A)) +
 			completed;
 		const run = await runAgainst(body, options);
@@ -351,14 +348,14 @@ describe('more edges (Stream on)', () => {
 	const options = { stream: true };
 	test('a cut object in args_delta (never closed) fails, never a partial object', async () => {
 		const body =
-			partStart(0, call('final_result', '')) + argsDelta(0, '{"summary": "fir') + completed;
+			partStart(0, call('final_result', ''), 'z1') + argsDelta(0, '{"summary": "fir') + completed;
 		const run = await runAgainst(body, options, {}, [call('final_result', '{"summary": "fir')]);
 		expect(run.failure).toBeDefined();
 	});
 	test('start args a first piece, deltas, then PartEndEvent repeating the whole: the object once', async () => {
 		const text = JSON.stringify(A);
 		const body =
-			partStart(0, call('final_result', text.slice(0, 5))) +
+			partStart(0, call('final_result', text.slice(0, 5)), 'z1') +
 			argsDelta(0, text.slice(5)) +
 			sse('PartEndEvent', {
 				event_kind: 'part_end',
@@ -379,8 +376,8 @@ describe('more edges (Stream on)', () => {
 	test('final_result beside a bash call, the run stops in the tool round: the output call counts', async () => {
 		const bash = call('bash', '{}', 'call_b');
 		const body =
-			partStart(0, call('final_result', A, 'call_f')) +
-			partStart(1, bash) +
+			partStart(0, call('final_result', A, 'call_f'), 'z1') +
+			partStart(1, bash, 'z1') +
 			sse('FunctionToolResultEvent', {
 				event_kind: 'function_tool_result',
 				result: {
@@ -398,8 +395,8 @@ describe('more edges (Stream on)', () => {
 	test('an object in message 1, text without one after a tool round: fails', async () => {
 		const bash = call('bash', '{}', 'call_b');
 		const body =
-			partStart(0, { part_kind: 'text', content: JSON.stringify(A) }) +
-			partStart(1, bash) +
+			partStart(0, { part_kind: 'text', content: JSON.stringify(A) }, 'z1') +
+			partStart(1, bash, 'z1') +
 			sse('FunctionToolCallEvent', {
 				part: bash,
 				event_kind: 'function_tool_call',
@@ -422,8 +419,8 @@ describe('more edges (Stream on)', () => {
 	});
 	test('a PartStartEvent again for the same index of the same zmid: its args replace the part’s', async () => {
 		const body =
-			partStart(0, call('final_result', JSON.stringify(A))) +
-			partStart(0, call('final_result', JSON.stringify(B))) +
+			partStart(0, call('final_result', JSON.stringify(A)), 'z1') +
+			partStart(0, call('final_result', JSON.stringify(B)), 'z1') +
 			completed;
 		const run = await runAgainst(body, options);
 		expect(run.json.output).toEqual(B);
@@ -431,7 +428,7 @@ describe('more edges (Stream on)', () => {
 	test('the output tool part started again (same index, same zmid) and its deltas told again: the object once', async () => {
 		const text = JSON.stringify(A);
 		const grow =
-			partStart(0, call('final_result', '')) +
+			partStart(0, call('final_result', ''), 'z1') +
 			argsDelta(0, text.slice(0, 12)) +
 			argsDelta(0, text.slice(12));
 		const body = grow + grow + completed;
@@ -442,7 +439,7 @@ describe('more edges (Stream on)', () => {
 	test('a text part started again and told again is taken once, as the output tool part is', async () => {
 		const text = JSON.stringify(A);
 		const grow =
-			partStart(0, { part_kind: 'text', content: '' }) +
+			partStart(0, { part_kind: 'text', content: '' }, 'z1') +
 			textDelta(0, text.slice(0, 12)) +
 			textDelta(0, text.slice(12));
 		const run = await runAgainst(grow + grow + completed, options, {}, 401);

@@ -3,7 +3,7 @@
  * a 2026 stream (docs/api.md#structured-output-in-a-stream) a scripted server replays, through
  * the real engine.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import { assistantPackage, emulatorCredential } from '../helpers/assistant';
 import {
@@ -13,12 +13,11 @@ import {
 	type Scenario,
 } from '../helpers/chat-model';
 import { refuseRead, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
+import { partStart } from '../helpers/stream-2026';
 
 const TOKEN = 'tok_structured_sources_chat';
 const COMPLETED = sse('completed', { status: 'succeeded', error: null });
 const meta = (zmid: string) => ({ zmid, runner_id: 'r-1' });
-const start = (index: number, part: IDataObject, zmid = 'z1') =>
-	sse('PartStartEvent', { event_kind: 'part_start', index, part, metadata: meta(zmid) });
 const argsDelta = (index: number, args: string, zmid = 'z1') =>
 	sse('PartDeltaEvent', {
 		delta: {
@@ -80,7 +79,7 @@ const A = { summary: 'apples', count: 42 };
 
 test('agent: the envelope as final_result args grown through args_delta: tool runs, then the answer', async () => {
 	const grown = (text: string) =>
-		start(0, call('')) +
+		partStart(0, call(''), 'z1') +
 		[text.slice(0, 7), text.slice(7, 40), text.slice(40, 41), text.slice(41)]
 			.map((p) => argsDelta(0, p))
 			.join('') +
@@ -95,7 +94,10 @@ test('agent: the envelope as final_result args grown through args_delta: tool ru
 test('Response Format, stream: the object goes out once, whole', async () => {
 	const text = JSON.stringify(A);
 	const body =
-		start(0, call('')) + argsDelta(0, text.slice(0, 9)) + argsDelta(0, text.slice(9)) + COMPLETED;
+		partStart(0, call(''), 'z1') +
+		argsDelta(0, text.slice(0, 9)) +
+		argsDelta(0, text.slice(9)) +
+		COMPLETED;
 	const { result } = await run('stream', [body], responseFormat);
 	expect(result.error()).toBeUndefined();
 	const out = output(result);
@@ -105,8 +107,8 @@ test('Response Format, stream: the object goes out once, whole', async () => {
 
 test('agentStream: no envelope JSON reaches the streamed chunks', async () => {
 	const { result } = await run('agentStream', [
-		start(0, call(CALC)) + COMPLETED,
-		start(0, call(FINAL)) + COMPLETED,
+		partStart(0, call(CALC), 'z1') + COMPLETED,
+		partStart(0, call(FINAL), 'z1') + COMPLETED,
 	]);
 	expect(result.error()).toBeUndefined();
 	const out = output(result);
@@ -127,8 +129,8 @@ test('agent: the envelope as final_result in a snapshot (FrontendModelResponse p
 test('agent: two final_result calls, the second "not used" by the framework: the first (the tool call) is the reply', async () => {
 	const second = call(GUESS, 'call_2');
 	const twoCalls =
-		start(0, call(CALC, 'call_1')) +
-		start(1, second) +
+		partStart(0, call(CALC, 'call_1'), 'z1') +
+		partStart(1, second, 'z1') +
 		sse('FinalResultEvent', {
 			event_kind: 'final_result',
 			tool_name: 'final_result',
@@ -151,7 +153,7 @@ test('agent: two final_result calls, the second "not used" by the framework: the
 			metadata: meta('z1'),
 		}) +
 		COMPLETED;
-	const { result } = await run('agent', [twoCalls, start(0, call(FINAL)) + COMPLETED]);
+	const { result } = await run('agent', [twoCalls, partStart(0, call(FINAL), 'z1') + COMPLETED]);
 	expect(result.error()).toBeUndefined();
 	expect(output(result).toolCalls.map((c) => c.result)).toEqual(['42']);
 	expect(output(result).text).toBe('It is 42.');
@@ -159,10 +161,14 @@ test('agent: two final_result calls, the second "not used" by the framework: the
 
 test('Response Format: a stray "{" in prose before the object: the object is the answer', async () => {
 	const body =
-		start(0, {
-			part_kind: 'text',
-			content: `Objects open with { and close later. Here: ${JSON.stringify(A)}`,
-		}) + COMPLETED;
+		partStart(
+			0,
+			{
+				part_kind: 'text',
+				content: `Objects open with { and close later. Here: ${JSON.stringify(A)}`,
+			},
+			'z1',
+		) + COMPLETED;
 	const { result } = await run('invoke', [body], responseFormat);
 	expect(result.error()).toBeUndefined();
 	expect(JSON.parse(output(result).text)).toEqual(A);
