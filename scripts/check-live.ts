@@ -10,13 +10,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { parseJson } from '../nodes/shared/json';
-import { mebibytes, messageLimitBytes } from '../nodes/shared/limits';
+import { tooManyEntriesMessage } from '../nodes/Assistant/actions/listOf';
+import { isObject, parseJson } from '../nodes/shared/json';
+import { LIST_LIMIT_BYTES, mebibytes, messageLimitBytes } from '../nodes/shared/limits';
 import { readAnswerFromChunks } from '../nodes/shared/stream/answer';
 import { StreamAnswerError } from '../nodes/shared/stream/answerFailure';
 import { KNOWN_STREAM_EVENTS, toStreamEvents } from '../nodes/shared/stream/events';
+import { LIST_BODY } from '../nodes/shared/transport/jsonCall';
 import { serverMessage } from '../nodes/shared/transport/serverMessage';
+import { tooLargeMessage } from '../nodes/shared/transport/transportFailures';
 import { startEmulator } from '../test/emulator/server';
+import { FREE_FORM_FIELDS } from './live-check/freeForm';
 import { redactStream, scrubberOf, type Scrub } from './live-check/redact';
 import {
 	asTheNodeReadsThem,
@@ -45,6 +49,8 @@ interface Fetched {
 	status: number;
 	headers: Headers;
 	text: string;
+	/** The body's size as it came, in bytes. */
+	bytes: number;
 }
 
 /**
@@ -53,8 +59,11 @@ interface Fetched {
  */
 const MAX_ANSWER_BYTES = messageLimitBytes();
 
-/** The body as text (as `Response.text()` reads it), or an error past MAX_ANSWER_BYTES. */
-async function boundedText(response: Response, what: string): Promise<string> {
+/**
+ * The body as text (as `Response.text()` reads it) and its size in bytes, or an error past
+ * MAX_ANSWER_BYTES.
+ */
+async function boundedText(response: Response, what: string) {
 	const chunks: Uint8Array[] = [];
 	let size = 0;
 	const reader = response.body?.getReader();
@@ -68,7 +77,7 @@ async function boundedText(response: Response, what: string): Promise<string> {
 		}
 		chunks.push(read.value);
 	}
-	return new TextDecoder().decode(Buffer.concat(chunks));
+	return { text: new TextDecoder().decode(Buffer.concat(chunks)), bytes: size };
 }
 
 async function request(target: Target, method: string, route: string, body?: unknown) {
@@ -81,8 +90,8 @@ async function request(target: Target, method: string, route: string, body?: unk
 		body: body === undefined ? undefined : JSON.stringify(body),
 		signal: AbortSignal.timeout(180_000),
 	});
-	const text = await boundedText(response, `${method} ${route}`);
-	return { status: response.status, headers: response.headers, text };
+	const { text, bytes } = await boundedText(response, `${method} ${route}`);
+	return { status: response.status, headers: response.headers, text, bytes };
 }
 
 /** What one target (the service, or the emulator) answers to the check's requests. */
@@ -184,6 +193,37 @@ const RUN_END_KINDS = ['completed', 'failed'];
 /** The answers compared by their JSON fields. */
 const JSON_ANSWERS = ['json', 'models', 'personas', 'catalog'];
 
+/**
+ * The answers the node reads as lists, each read within LIST_LIMIT_BYTES, and the key of the
+ * list whose entries become items (List Models, List Personas, Get Catalog: listOf.ts).
+ */
+const LISTS: Record<string, string> = { models: 'models', personas: 'personas', catalog: 'models' };
+
+/**
+ * The fields of an answer (jsonShape): an ask's `output` is the model's words, not looked into,
+ * as in an event; the lists and the catalog are the service's own, every field compared.
+ */
+function answerShape(what: string, value: unknown) {
+	return jsonShape(value, what === 'json' ? FREE_FORM_FIELDS : undefined);
+}
+
+/**
+ * A JSON answer as the node reads it: its value, or why the node refuses it, in the node's
+ * words: a list past LIST_LIMIT_BYTES (not parsed) or MAX_LIST_ENTRIES, any answer past the
+ * node's bound on values (readJson).
+ */
+function readAnswer(what: string, fetched: Fetched): { value: unknown; refused?: string } {
+	const key = LISTS[what];
+	if (key !== undefined && fetched.bytes > LIST_LIMIT_BYTES) {
+		return { value: undefined, refused: tooLargeMessage(LIST_BODY, LIST_LIMIT_BYTES) };
+	}
+	const read = readJson(fetched);
+	if (key === undefined || read.refused !== undefined) return read;
+	const list = isObject(read.value) ? read.value[key] : undefined;
+	const tooMany = Array.isArray(list) ? tooManyEntriesMessage(key, list.length) : undefined;
+	return tooMany === undefined ? read : { value: undefined, refused: tooMany };
+}
+
 /** Every difference between the service's answers and what the node and the emulator know. */
 export function differencesOf(
 	live: Record<string, Fetched>,
@@ -219,29 +259,34 @@ export function differencesOf(
 		differences.push('stream: no x-conversation-id header of the form con_…');
 	}
 	for (const what of JSON_ANSWERS) {
-		const { value: answer, refused } = readJson(live[what]);
+		const { value: answer, refused } = readAnswer(what, live[what]);
 		if (refused !== undefined) {
 			differences.push(`${what}: ${refused}`);
 			continue;
 		}
-		const seen = jsonShape(answer);
-		const known = jsonShape(parsedJson(reference.answers[what]));
-		differences.push(...compareShapes(what, seen, known, 'the emulator', emptyLists(answer)));
+		const seen = answerShape(what, answer);
+		const known = answerShape(what, parsedJson(reference.answers[what]));
+		differences.push(...compareShapes(what, seen, known, 'the emulator', emptyLists(seen)));
 	}
 	return differences;
 }
 
 /**
  * What the check could not compare, said without failing: an empty list (an account without
- * personas, say) shows none of its items' fields.
+ * personas, say) shows none of its items' fields, an empty map (no deprecated model) none of its
+ * entries'.
  */
 export function notesOf(live: Record<string, Fetched>): string[] {
-	return JSON_ANSWERS.flatMap((what) =>
-		emptyLists(parsedJson(live[what])).map(
-			(list) =>
-				`${what}: the list ${list.replace(/\[\]$/, '') || '(the answer)'} was empty: its items' fields could not be compared`,
-		),
-	);
+	return JSON_ANSWERS.flatMap((what) => {
+		const { value, refused } = readAnswer(what, live[what]);
+		if (refused !== undefined) return [];
+		return emptyLists(answerShape(what, value)).map((list) => {
+			const name = list.slice(0, -2) || '(the answer)';
+			return list.endsWith('{}')
+				? `${what}: the map ${name} had no entries: their fields could not be compared`
+				: `${what}: the list ${name} was empty: its items' fields could not be compared`;
+		});
+	});
 }
 
 /** The longest line printed: an error body is cut there, after the token is taken out of it. */
@@ -292,7 +337,7 @@ async function main(scrub: Scrub): Promise<number> {
 					content_type: live.stream.headers.get('content-type'),
 					x_conversation_id: live.stream.headers.get('x-conversation-id') ? 'con_[removed]' : null,
 				},
-				json_answer_fields: [...jsonShape(parsedJson(live.json))],
+				json_answer_fields: [...answerShape('json', parsedJson(live.json))],
 			},
 			null,
 			2,

@@ -4,14 +4,15 @@
  * what the comparison needs: each event's name, its keys, the type of each value, numbers,
  * booleans, nulls and empty strings, and the value of an enumeration field (ENUM_FIELDS) that is
  * one short word outside free-form content: not in or under a field that holds the user's or the
- * model's words, a tool's arguments or data, or an error's (FREE_FORM_FIELDS; a runtime chunk's
+ * model's words, a tool's arguments or data, or an error's (freeForm.ts; a runtime chunk's
  * `delta` and `result` too). Every other string becomes a placeholder that says its length; data
  * that is not JSON is replaced whole. A list of private keys would miss the next private field
  * the service adds; this keeps no string but those it names, where it names them. A free-form
- * field's object or list is replaced whole (OPAQUE_FIELDS): its keys may be the user's too.
+ * field's object or list is replaced whole (freeForm.ts): its keys may be the user's too.
  */
 import { DISCARDED_EVENT } from '../../nodes/shared/stream/decode';
 import { redacted, redactionOf } from '../../nodes/shared/transport/redaction';
+import { freeFormFieldsOf, isOpaque } from './freeForm';
 import { asTheNodeNamesIt, ENUMERATION_VALUE, parseEvents } from './signatures';
 
 /** Fields whose values name a kind, a status or an outcome, not the user's words. */
@@ -29,53 +30,6 @@ const ENUM_FIELDS = new Set([
 	'outcome',
 ]);
 
-/**
- * Fields whose value, of any shape, is the user's or the model's content, a tool's arguments or
- * data, or an error's words: a tool's own JSON may name its fields `type` or `status` and fill
- * them with the user's values, so under these no string is kept, whatever its key.
- */
-const FREE_FORM_FIELDS = new Set([
-	'content',
-	'content_delta',
-	'args',
-	'args_delta',
-	'input',
-	'output',
-	'instructions',
-	'metadata',
-	'provider_details',
-	'error',
-	'message',
-	'detail',
-]);
-
-/**
- * Of the free-form fields, those whose JSON, of any shape, is content, a tool's or an error's:
- * kept as a placeholder whole, keys and all (`metadata` keeps its keys, the framework's).
- */
-const OPAQUE_FIELDS = new Set([
-	'content',
-	'content_delta',
-	'args',
-	'args_delta',
-	'input',
-	'output',
-	'instructions',
-	'error',
-	'message',
-	'detail',
-	'provider_details',
-	'delta',
-	'result',
-]);
-
-/**
- * A runtime chunk's `delta` and `result` too: a tool's data, in a shape nothing describes
- * (elsewhere they are the framework's delta and tool-return part, which name their kinds).
- */
-const RUNTIME_CHUNK_FREE_FORM_FIELDS = new Set([...FREE_FORM_FIELDS, 'delta', 'result']);
-const RUNTIME_CHUNK = 'AgentRuntimeStreamChunk';
-
 /** The bare `data:` line that ends some streams; the node knows it carries nothing. */
 const DONE = '[DONE]';
 
@@ -91,7 +45,7 @@ const placeholder = (text: string) => `[${text.length} characters]`;
  */
 function redactValue(
 	value: unknown,
-	freeFormFields: Set<string>,
+	freeFormFields: ReadonlySet<string>,
 	key = '',
 	freeForm = false,
 ): unknown {
@@ -101,7 +55,7 @@ function redactValue(
 		return kept ? value : placeholder(value);
 	}
 	// Free-form JSON (a tool's data, an error object) goes whole: its keys may be the user's words.
-	if (freeForm && OPAQUE_FIELDS.has(key) && (Array.isArray(value) || isObject(value))) {
+	if (isOpaque(key, freeForm) && (Array.isArray(value) || isObject(value))) {
 		return `[JSON: ${JSON.stringify(value).length} characters]`;
 	}
 	if (Array.isArray(value)) {
@@ -142,11 +96,9 @@ export function redactStream(text: string, scrub: Scrub): string {
 		// The echo as the node recognises it: named, or in the flat form (flatEvent.ts).
 		const named = asTheNodeNamesIt(event).event;
 		if (named === DISCARDED_EVENT) continue;
-		const freeFormFields =
-			named === RUNTIME_CHUNK ? RUNTIME_CHUNK_FREE_FORM_FIELDS : FREE_FORM_FIELDS;
 		const data =
 			typeof event.data !== 'string'
-				? JSON.stringify(redactValue(event.data, freeFormFields))
+				? JSON.stringify(redactValue(event.data, freeFormFieldsOf(named)))
 				: event.data === DONE
 					? DONE
 					: `[not JSON: ${event.data.length} characters]`;

@@ -5,17 +5,126 @@
  * emulator's tests compare the 2026 dialect's with the captures (test/fixtures/captures/).
  */
 import { flatEvent } from '../../nodes/shared/stream/flatEvent';
+import { freeFormFieldsOf, isOpaque } from './freeForm';
 
 export interface StreamEvent {
 	event: string;
 	data: unknown;
 }
 
-/** Event kind → the field paths seen on it (`index`, `part.content`, `metadata.zmid`, …). */
-export type Signatures = Map<string, Set<string>>;
+/**
+ * The most segments a field path has (`models`, `[]`, `reasoning`, `levels`: four). The deepest
+ * shape the field notes, the captures and the emulator show has nine, the catalog's
+ * `models[].media_profiles[].request_variants[].inputs[].role`; the stream's have three at most
+ * (the echo's `parts[].part_kind`; `data.message`). Sixteen leaves the service room to nest
+ * deeper what it has before a level goes unseen, and keeps the walk short however deep a hostile
+ * answer nests: what lies deeper is one path, its parent's and `.…` (DEEPER).
+ */
+export const MAX_SHAPE_DEPTH = 16;
 
-/** The fields whose own fields belong to the shape (the rest, like a tool's result, vary). */
-const NESTED = ['part', 'delta', 'metadata', 'result'];
+/** Said after a path at MAX_SHAPE_DEPTH whose value goes deeper: it was not followed. */
+const DEEPER = '.…';
+
+/**
+ * The most field paths one shape holds: one JSON answer's, or one stream's kinds and their fields
+ * together. The emulator's catalog has 74, its streams (a plain ask and a tool round) 145 kinds
+ * and fields; the service may have more, not ten times as many. Past it a hostile answer (a
+ * million different keys, or kinds) adds nothing, and the comparison says so in one line
+ * instead of listing them.
+ */
+export const MAX_SHAPE_PATHS = 2_000;
+
+/**
+ * Fields whose keys are the service's data, not its shape: `deprecation_map` maps each
+ * deprecated model's id to its successor's (docs/api.md#catalog). Its entries are compared as
+ * one, `deprecation_map{}`, whatever their ids.
+ */
+const ID_KEYED_FIELDS: ReadonlySet<string> = new Set(['deprecation_map']);
+
+/** Where the field paths of one walk go: false once there is no room (MAX_SHAPE_PATHS). */
+interface PathSink {
+	add(path: string): boolean;
+	/** A list or id-keyed map (`…[]`, `…{}`) seen with an item. */
+	filled?(list: string): void;
+}
+
+/**
+ * A key, or an event's inner kind, as a shape names it: one short word as it is, any other by
+ * its length (a key made of the user's words is not printed; no key makes a path long).
+ */
+function shapeName(key: string): string {
+	return ENUMERATION_VALUE.test(key) ? key : `[${key.length} characters]`;
+}
+
+/**
+ * The field paths of `value` under `path` (`depth` segments), every level down to
+ * MAX_SHAPE_DEPTH: a list's items as `[]`, all of them together; an id-keyed map's entries as
+ * `{}`; a free-form field's value (freeForm.ts) not looked into. `freeForm`: `value` is, or lies
+ * under, one of `freeFormFields`.
+ */
+function walkShape(
+	value: unknown,
+	path: string,
+	depth: number,
+	freeFormFields: ReadonlySet<string>,
+	freeForm: boolean,
+	sink: PathSink,
+	key = '',
+): void {
+	const isList = Array.isArray(value);
+	if (!isList && !isObject(value)) return;
+	const items = isList ? value : ID_KEYED_FIELDS.has(key) ? Object.values(value) : undefined;
+	const size = items ? items.length : Object.keys(value).length;
+	if (size > 0 && depth >= MAX_SHAPE_DEPTH) {
+		sink.add(`${path}${DEEPER}`);
+		return;
+	}
+	if (items) {
+		const itemPath = `${path}${isList ? '[]' : '{}'}`;
+		if (!sink.add(itemPath)) return;
+		if (size > 0) sink.filled?.(itemPath);
+		for (const item of items) {
+			walkShape(item, itemPath, depth + 1, freeFormFields, freeForm, sink);
+		}
+		return;
+	}
+	for (const [inner, innerValue] of Object.entries(value)) {
+		const under = freeForm || freeFormFields.has(inner);
+		const innerPath = path ? `${path}.${shapeName(inner)}` : shapeName(inner);
+		if (!sink.add(innerPath)) return;
+		if (isOpaque(inner, under)) continue;
+		walkShape(innerValue, innerPath, depth + 1, freeFormFields, under, sink, inner);
+	}
+}
+
+/**
+ * Event kind → the field paths seen on it (`index`, `part.content`, `data.message`, …), every
+ * kind and path counted against MAX_SHAPE_PATHS together; `full` once one was left out.
+ */
+export class Signatures extends Map<string, Set<string>> {
+	full = false;
+	private held = 0;
+
+	/** `path` of `kind` (the kind alone without it), unless MAX_SHAPE_PATHS are held. */
+	hold(kind: string, path?: string): boolean {
+		let fields = this.get(kind);
+		if (!fields) {
+			if (!this.room()) return false;
+			fields = new Set();
+			this.set(kind, fields);
+		}
+		if (path === undefined || fields.has(path)) return true;
+		if (!this.room()) return false;
+		fields.add(path);
+		return true;
+	}
+
+	private room(): boolean {
+		if (this.held >= MAX_SHAPE_PATHS) this.full = true;
+		else this.held += 1;
+		return !this.full;
+	}
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,7 +153,10 @@ export function asTheNodeReadsThem(events: StreamEvent[]): StreamEvent[] {
 		.map(asTheNodeNamesIt);
 }
 
-/** `PartStartEvent:text`, `PartDeltaEvent:tool_call`, `AgentRuntimeStreamChunk:persisted`, … */
+/**
+ * `PartStartEvent:text`, `PartDeltaEvent:tool_call`, `AgentRuntimeStreamChunk:persisted`, …: a
+ * runtime chunk's `type` the emulator never sends is a kind it does not send (shapeName).
+ */
 export function eventKind(event: StreamEvent): string {
 	const { data } = event;
 	if (!isObject(data)) return event.event;
@@ -52,35 +164,45 @@ export function eventKind(event: StreamEvent): string {
 		(isObject(data.part) && data.part.part_kind) ||
 		(isObject(data.delta) && data.delta.part_delta_kind) ||
 		(event.event === 'AgentRuntimeStreamChunk' && data.type);
-	return typeof inner === 'string' ? `${event.event}:${inner}` : event.event;
+	return typeof inner === 'string' ? `${event.event}:${shapeName(inner)}` : event.event;
 }
 
-/** A runtime chunk's `delta` and `result` hold a tool's data: their keys are not the shape's. */
-const RUNTIME_CHUNK_NESTED = NESTED.filter((key) => key !== 'delta' && key !== 'result');
-
-function fieldPaths(event: StreamEvent): string[] {
-	const { data } = event;
-	if (!isObject(data)) return [];
-	const nested = event.event === 'AgentRuntimeStreamChunk' ? RUNTIME_CHUNK_NESTED : NESTED;
-	const paths: string[] = [];
-	for (const [key, value] of Object.entries(data)) {
-		paths.push(key);
-		if (nested.includes(key) && isObject(value)) {
-			for (const inner of Object.keys(value)) paths.push(`${key}.${inner}`);
-		}
-	}
-	return paths;
-}
-
-/** The signatures of a stream's events; several streams can add to the same map. */
-export function signaturesOf(events: StreamEvent[], into: Signatures = new Map()): Signatures {
+/**
+ * The signatures of a stream's events; several streams can add to the same map. Each kind's
+ * fields are its own: a runtime chunk's by its `type` (`persisted` chunks' `data` is not
+ * `status` chunks'), a part's by its kind.
+ */
+export function signaturesOf(
+	events: StreamEvent[],
+	into: Signatures = new Signatures(),
+): Signatures {
 	for (const event of events) {
 		const kind = eventKind(event);
-		const fields = into.get(kind) ?? new Set<string>();
-		for (const path of fieldPaths(event)) fields.add(path);
-		into.set(kind, fields);
+		if (!into.hold(kind)) break;
+		const sink = { add: (path: string) => into.hold(kind, path) };
+		walkShape(event.data, '', 0, freeFormFieldsOf(event.event), false, sink);
 	}
 	return into;
+}
+
+/**
+ * Of `paths`, those not under another of them (`a.b` is under `a`, `a[]` and `a{}` too): a
+ * field new or left out says what is under it.
+ */
+function outermost(paths: string[]): string[] {
+	const all = new Set(paths);
+	return paths.filter((path) => {
+		for (let end = path.length - 1; end > 0; end--) {
+			const at = path[end];
+			if ((at === '.' || at === '[' || at === '{') && all.has(path.slice(0, end))) return false;
+		}
+		return true;
+	});
+}
+
+/** What the comparison says when a shape held MAX_SHAPE_PATHS and left more out. */
+function tooManyPaths(what: string): string {
+	return `${what}: more than ${MAX_SHAPE_PATHS.toLocaleString('en-US')} kinds and fields: the rest were not compared`;
 }
 
 /**
@@ -93,19 +215,20 @@ export function compareSignatures(
 	reference: Signatures,
 	referenceName: string,
 ): string[] {
-	const differences: string[] = [];
+	// Past the bound, some kinds were left with only part of their fields: none is said missing.
+	const differences = seen.full ? [tooManyPaths('stream')] : [];
 	for (const [kind, fields] of seen) {
 		const known = reference.get(kind);
 		if (!known) {
 			differences.push(`${kind}: an event ${referenceName} does not send`);
 			continue;
 		}
-		const added = [...fields].filter((field) => !known.has(field));
-		const missing = [...known].filter((field) => !fields.has(field));
+		const added = outermost([...fields].filter((field) => !known.has(field)));
+		const missing = outermost([...known].filter((field) => !fields.has(field)));
 		if (added.length > 0) {
 			differences.push(`${kind}: fields ${referenceName} does not send: ${added.join(', ')}`);
 		}
-		if (missing.length > 0) {
+		if (missing.length > 0 && !seen.full) {
 			differences.push(`${kind}: fields the service left out: ${missing.join(', ')}`);
 		}
 	}
@@ -203,44 +326,58 @@ export function parseEvents(text: string): StreamEvent[] {
 }
 
 /**
- * The field paths of a JSON answer, two levels deep, an array's items as `[]`:
- * `{"models": [{"id"}]}` is `models`, `models[]`, `models[].id`.
+ * Field paths, at most MAX_SHAPE_PATHS of them: past it none is added and `full` says so. The
+ * lists and id-keyed maps seen with an item are kept apart (emptyLists).
  */
-export function jsonShape(value: unknown, prefix = '', depth = 0, into = new Set<string>()) {
-	if (depth > 2) return into;
-	if (Array.isArray(value)) {
-		if (prefix) into.add(`${prefix}[]`);
-		for (const item of value) jsonShape(item, `${prefix}[]`, depth + 1, into);
-	} else if (isObject(value)) {
-		for (const [key, inner] of Object.entries(value)) {
-			const path = prefix ? `${prefix}.${key}` : key;
-			into.add(path);
-			jsonShape(inner, path, depth + 1, into);
+export class FieldPaths extends Set<string> {
+	full = false;
+	readonly filled = new Set<string>();
+
+	override add(path: string): this {
+		if (this.size >= MAX_SHAPE_PATHS && !this.has(path)) {
+			this.full = true;
+			return this;
 		}
+		return super.add(path);
 	}
+}
+
+/**
+ * The field paths of a JSON answer, every level down to MAX_SHAPE_DEPTH, a list's items as `[]`
+ * (all of them together), an id-keyed map's entries as `{}`: `{"models": [{"id"}]}` is
+ * `models`, `models[]`, `models[].id`. `freeFormFields`: fields whose value is content, not
+ * looked into (an ask's `output`: freeForm.ts); the lists and the catalog have none.
+ */
+export function jsonShape(
+	value: unknown,
+	freeFormFields: ReadonlySet<string> = new Set(),
+): FieldPaths {
+	const into = new FieldPaths();
+	const sink = {
+		add: (path: string) => !into.add(path).full,
+		filled: (list: string) => into.filled.add(list),
+	};
+	walkShape(value, '', 0, freeFormFields, false, sink);
 	return into;
 }
 
 /**
- * The lists of a JSON answer that are empty, as jsonShape names their items (`personas[]`), as
- * deep as it looks: their items' fields cannot be seen, so cannot be missing.
+ * The lists (and id-keyed maps) of a JSON answer, or of its jsonShape, whose items were never
+ * seen, as jsonShape names them (`personas[]`): empty wherever they are
+ * (`models[].media_profiles[]` is empty in a chat model, not in an image model). Their items'
+ * fields cannot be seen, so cannot be missing.
  */
-export function emptyLists(value: unknown, prefix = '', depth = 0, into: string[] = []): string[] {
-	if (depth > 2) return into;
-	if (Array.isArray(value)) {
-		if (value.length === 0) into.push(`${prefix}[]`);
-		for (const item of value) emptyLists(item, `${prefix}[]`, depth + 1, into);
-	} else if (isObject(value)) {
-		for (const [key, inner] of Object.entries(value)) {
-			emptyLists(inner, prefix ? `${prefix}.${key}` : key, depth + 1, into);
-		}
-	}
-	return into;
+export function emptyLists(value: unknown): string[] {
+	const shape = value instanceof FieldPaths ? value : jsonShape(value);
+	return [...shape].filter(
+		(path) => (path.endsWith('[]') || path.endsWith('{}')) && !shape.filled.has(path),
+	);
 }
 
 /**
- * The fields one answer has that the other lacks, both ways; the fields of the items of `empty`
- * lists in the seen answer (emptyLists) are not taken for left out.
+ * The fields one answer has that the other lacks, both ways, each the outermost that differs;
+ * the fields of the items of `empty` lists in the seen answer (emptyLists) are not taken for
+ * left out, nor is any field once the seen answer held MAX_SHAPE_PATHS.
  */
 export function compareShapes(
 	what: string,
@@ -249,15 +386,19 @@ export function compareShapes(
 	referenceName: string,
 	empty: readonly string[] = [],
 ): string[] {
+	const full = seen instanceof FieldPaths && seen.full;
 	const inEmpty = (path: string) =>
-		empty.some((list) => path.startsWith(`${list}.`) || path.startsWith(`${list}[`));
-	const added = [...seen].filter((path) => !reference.has(path));
-	const missing = [...reference].filter((path) => !seen.has(path) && !inEmpty(path));
-	const differences: string[] = [];
+		empty.some(
+			(list) =>
+				path.startsWith(`${list}.`) || path.startsWith(`${list}[`) || path.startsWith(`${list}{`),
+		);
+	const added = outermost([...seen].filter((path) => !reference.has(path)));
+	const missing = outermost([...reference].filter((path) => !seen.has(path) && !inEmpty(path)));
+	const differences = full ? [tooManyPaths(what)] : [];
 	if (added.length > 0) {
 		differences.push(`${what}: fields ${referenceName} does not send: ${added.join(', ')}`);
 	}
-	if (missing.length > 0) {
+	if (missing.length > 0 && !full) {
 		differences.push(`${what}: fields the service left out: ${missing.join(', ')}`);
 	}
 	return differences;

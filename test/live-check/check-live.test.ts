@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { LIST_LIMIT_BYTES, MAX_LIST_ENTRIES } from '../../nodes/shared/limits';
 import { KNOWN_STREAM_EVENTS } from '../../nodes/shared/stream/events';
 import { differencesOf } from '../../scripts/check-live';
 import { parseEvents, signaturesOf, statusValuesOf } from '../../scripts/live-check/signatures';
@@ -50,6 +51,10 @@ describe('check:live against the emulator', () => {
 	test('the emulator itself as the service: exit 0, the echo nowhere, the token nowhere', async () => {
 		const run = await against({});
 		expect(run.code).toBe(0);
+		// Compared whole, the default dialect's stream, lists and catalog are still its own: no
+		// difference, and nothing said about what could not be compared.
+		expect(run.output).toContain('The service sends what the node and the emulator know.');
+		expect(run.output).not.toMatch(/difference|was empty|not compared|deeper than/);
 		expect(run.saved).not.toContain('ECHO_PRIVATE_MARKER');
 		expectNoToken(run.output + run.saved);
 	});
@@ -203,6 +208,7 @@ describe('check:live fails when the small ask failed', () => {
 			status: 200,
 			headers: new Headers({ 'content-type': type, 'x-conversation-id': 'con_abc123' }),
 			text,
+			bytes: Buffer.byteLength(text),
 		});
 		const ok = 'event: completed\ndata: {"status":"succeeded","error":null}\n\n';
 		const bad = 'event: completed\ndata: {"status":"failed","error":"boom"}\n\n';
@@ -229,6 +235,7 @@ describe('check:live fails when the small ask failed', () => {
 			status,
 			headers: new Headers({ 'content-type': type, 'x-conversation-id': 'con_abc123' }),
 			text,
+			bytes: Buffer.byteLength(text),
 		});
 		const ok = 'event: completed\ndata: {"status":"succeeded","error":null}\n\n';
 		const echo =
@@ -361,14 +368,8 @@ describe('check:live against a server that never stops sending', () => {
 
 describe('check:live compares the lists and the catalog', () => {
 	test('a model of the catalog with a new field and one left out, a persona without `image`: exit 1, each named', async () => {
-		const upstream = async (route: string) => {
-			const response = await fetch(`${emulator.baseUrl}${route}`, {
-				headers: { authorization: `Bearer ${TOKEN}` },
-			});
-			return (await response.json()) as Record<string, Array<Record<string, unknown>>>;
-		};
-		const catalog = await upstream('/models/catalog');
-		const personas = await upstream('/personas/available');
+		const catalog = await upstream<{ models: Entry[] }>('/models/catalog');
+		const personas = await upstream<{ personas: Entry[] }>('/personas/available');
 		const without = (item: Record<string, unknown>, key: string) => {
 			const copy = { ...item };
 			delete copy[key];
@@ -396,10 +397,151 @@ describe('check:live compares the lists and the catalog', () => {
 	});
 });
 
+/** The emulator's answer to a GET, as the posing server would pass it on. */
+async function upstream<T>(route: string): Promise<T> {
+	const response = await fetch(`${emulator.baseUrl}${route}`, {
+		headers: { authorization: `Bearer ${TOKEN}` },
+	});
+	return (await response.json()) as T;
+}
+
+type Entry = Record<string, unknown>;
+
+describe('check:live compares every level of the catalog and of the stream', () => {
+	test("a catalog whose reasoning levels are renamed, a media profile's output with a new field: exit 1, each named; other deprecated ids are no difference", async () => {
+		const catalog = await upstream<{ models: Entry[]; deprecation_map: Record<string, string> }>(
+			'/models/catalog',
+		);
+		const changed = {
+			...catalog,
+			models: catalog.models.map((model) => {
+				const reasoning = model.reasoning as Entry | null;
+				const profiles = model.media_profiles as Entry[];
+				return {
+					...model,
+					// The field notes' `{"kind": "levels", "levels": [...]}`, where the emulator says `options`.
+					reasoning:
+						reasoning?.kind === 'levels'
+							? { kind: 'levels', default_value: 1, levels: reasoning.options }
+							: reasoning,
+					media_profiles: profiles.map((profile) => ({
+						...profile,
+						output: { ...(profile.output as Entry), count: { min: 1, max: 4, step: 1 } },
+					})),
+				};
+			}),
+			// Another account of the service, other deprecated models: the map's keys are ids.
+			deprecation_map: { 'openai:gpt-4.1': 'openai:gpt-5' },
+		};
+		const run = await against({
+			route: (url) =>
+				url === '/models/catalog' ? { status: 200, body: JSON.stringify(changed) } : undefined,
+		});
+		expect(run.output).toContain(
+			'- catalog: fields the emulator does not send: models[].reasoning.levels, models[].media_profiles[].output.count.step\n',
+		);
+		expect(run.output).toContain(
+			'- catalog: fields the service left out: models[].reasoning.options\n',
+		);
+		expect(run.output).not.toContain('deprecation_map');
+		expect(run.code).toBe(1);
+	});
+
+	test('a deprecation map whose successors became objects: exit 1, the fields of its entries named', async () => {
+		const catalog = await upstream<{ deprecation_map: Record<string, string> }>('/models/catalog');
+		const entries = Object.entries(catalog.deprecation_map).map(([id, successor]) => [
+			id,
+			{ successor, sunset: '2026-12-31' },
+		]);
+		const changed = { ...catalog, deprecation_map: Object.fromEntries(entries) };
+		const run = await against({
+			route: (url) =>
+				url === '/models/catalog' ? { status: 200, body: JSON.stringify(changed) } : undefined,
+		});
+		expect(run.output).toContain(
+			'- catalog: fields the emulator does not send: deprecation_map{}.successor, deprecation_map{}.sunset\n',
+		);
+		expect(run.code).toBe(1);
+	});
+
+	test("a runtime chunk's `data` with an object deeper down: exit 1, its fields named under the chunk's kind", async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					'"phase":"model_request"}',
+					'"phase":"model_request","progress":{"done":1,"total":3}}',
+				),
+		});
+		expect(run.output).toContain(
+			'- AgentRuntimeStreamChunk:status: fields the emulator does not send: data.progress\n',
+		);
+		expect(run.code).toBe(1);
+	});
+});
+
+describe("check:live compares each kind of runtime chunk's fields by itself", () => {
+	test('a new field in the `data` of `persisted` chunks alone: exit 1, named under that kind only', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					/"type":"persisted",(.*?)"data":\{"message_id":("[^"]*")\}/g,
+					(_all, before, id) => `"type":"persisted",${before}"data":{"message_id":${id},"turn":2}`,
+				),
+		});
+		expect(run.output).toContain(
+			'- AgentRuntimeStreamChunk:persisted: fields the emulator does not send: data.turn\n',
+		);
+		expect(run.output).not.toContain('AgentRuntimeStreamChunk:status: fields');
+		expect(run.code).toBe(1);
+	});
+
+	test('a runtime chunk of a type the emulator never sends: exit 1, the type named', async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					'event: completed',
+					'event: AgentRuntimeStreamChunk\ndata: {"type":"heartbeat","delta":null,"tool_name":null,"status":null,"error":null,"result":null,"data":{"at":1},"message_id":null,"runner_id":null}\n\nevent: completed',
+				),
+		});
+		expect(run.output).toContain(
+			'- AgentRuntimeStreamChunk:heartbeat: an event the emulator does not send\n',
+		);
+		expect(run.code).toBe(1);
+	});
+});
+
+describe('check:live fails on a list the node would refuse (its bounds, limits.ts)', () => {
+	test("models past 8 MiB, personas past 10,000 entries: exit 1, each in the node's words", async () => {
+		const { models } = await upstream<{ models: Entry[] }>('/models/available');
+		const { personas } = await upstream<{ personas: Entry[] }>('/personas/available');
+		const long = { ...models[0], description: 'x'.repeat(LIST_LIMIT_BYTES) };
+		const many = Array.from({ length: MAX_LIST_ENTRIES + 1 }, (_, n) => ({
+			...personas[n % personas.length],
+			id: `persona_${n}`,
+		}));
+		const run = await against({
+			route: (url) =>
+				url === '/models/available'
+					? { status: 200, body: JSON.stringify({ models: [long] }) }
+					: url === '/personas/available'
+						? { status: 200, body: JSON.stringify({ personas: many }) }
+						: undefined,
+		});
+		expect(run.output).toContain(
+			"- models: The service sent a list larger than 8 MiB; the node stopped reading it so as not to exhaust n8n's memory\n",
+		);
+		expect(run.output).toContain(
+			'- personas: The assistant\'s "personas" list has 10,001 entries, more than the 10,000 this node makes items of\n',
+		);
+		expect(run.code).toBe(1);
+	});
+});
+
 describe("check:live reads JSON answers within the node's bound on values", () => {
-	test('a catalog of four million empty models: said as the node would refuse it, not parsed', async () => {
-		// 12 MB of `{},`: parsed whole (three times), it held gigabytes for a minute.
-		const models = `{"models":[${'{},'.repeat(4_000_000)}{}]}`;
+	test('a catalog of two million empty models: said as the node would refuse it, not parsed', async () => {
+		// 6 MB of `{},`, within the bound on a list's bytes: parsed whole (three times), four
+		// million held gigabytes for a minute.
+		const models = `{"models":[${'{},'.repeat(2_000_000)}{}]}`;
 		const run = await against({
 			route: (url) => (url === '/models/catalog' ? { status: 200, body: models } : undefined),
 		});

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { FREE_FORM_FIELDS } from '../../scripts/live-check/freeForm';
 import { redactStream, scrubberOf } from '../../scripts/live-check/redact';
 import {
 	compareShapes,
@@ -13,6 +14,8 @@ import {
 	emptyLists,
 	eventKind,
 	jsonShape,
+	MAX_SHAPE_DEPTH,
+	MAX_SHAPE_PATHS,
 	asTheNodeReadsThem,
 	parseEvents,
 	signaturesOf,
@@ -47,7 +50,7 @@ describe('stream signatures', () => {
 		);
 	});
 
-	test('the research capture: its kinds and their fields, nested ones one level down', () => {
+	test('the research capture: its kinds and their fields, every level down to free-form content', () => {
 		const signatures = signaturesOf(parseEvents(fixture('2026-08-09-research.sse')));
 		expect([...signatures.keys()].sort()).toEqual([
 			'AgentRuntimeStreamChunk:persisted',
@@ -130,14 +133,133 @@ describe('stream signatures', () => {
 		expect(compareStatusValues(reference, reference, 'the emulator')).toEqual([]);
 	});
 
-	test('JSON answers: field paths three levels deep (array items count as one), compared both ways', () => {
+	test('JSON answers: field paths every level down (array items count as one), compared both ways, the outermost that differs', () => {
 		const shape = jsonShape({ models: [{ id: 'a', meta: { deep: { deeper: 1 } } }], ok: true });
-		expect([...shape]).toEqual(['models', 'models[]', 'models[].id', 'models[].meta', 'ok']);
+		expect([...shape]).toEqual([
+			'models',
+			'models[]',
+			'models[].id',
+			'models[].meta',
+			'models[].meta.deep',
+			'models[].meta.deep.deeper',
+			'ok',
+		]);
 		expect(
 			compareShapes('models', new Set(['a', 'b']), new Set(['b', 'c']), 'the emulator'),
 		).toEqual([
 			'models: fields the emulator does not send: a',
 			'models: fields the service left out: c',
+		]);
+		// A field renamed deep down: the renamed field is named, not each field under it.
+		const reasoning = (levels: string) => ({
+			models: [{ reasoning: { kind: 'levels', [levels]: [{ value: 0, label: 'Low' }] } }],
+		});
+		expect(
+			compareShapes(
+				'catalog',
+				jsonShape(reasoning('levels')),
+				jsonShape(reasoning('options')),
+				'the emulator',
+			),
+		).toEqual([
+			'catalog: fields the emulator does not send: models[].reasoning.levels',
+			'catalog: fields the service left out: models[].reasoning.options',
+		]);
+	});
+
+	test("the deprecation map's keys are ids: its entries are compared as one, `deprecation_map{}`", () => {
+		const ours = jsonShape({ deprecation_map: { 'openai:gpt-4o-mini': 'openai:gpt-5-mini' } });
+		const theirs = jsonShape({ deprecation_map: { 'x:y': 'x:z', 'a:b': 'a:c' } });
+		expect([...theirs]).toEqual(['deprecation_map', 'deprecation_map{}']);
+		expect(compareShapes('catalog', theirs, ours, 'the emulator')).toEqual([]);
+		const objects = jsonShape({ deprecation_map: { 'x:y': { successor: 'x:z' } } });
+		expect(compareShapes('catalog', objects, ours, 'the emulator')).toEqual([
+			'catalog: fields the emulator does not send: deprecation_map{}.successor',
+		]);
+		// None deprecated: no entry to compare, said as an empty list is.
+		expect(emptyLists(jsonShape({ deprecation_map: {} }))).toEqual(['deprecation_map{}']);
+	});
+
+	test("an ask's `output`, and an event's content, are not looked into: their keys may be the user's", () => {
+		const answer = { output: { 'Jane Doe': { salary: 1 } }, conversation_id: 'con_x' };
+		expect([...jsonShape(answer, FREE_FORM_FIELDS)]).toEqual(['output', 'conversation_id']);
+		const signatures = signaturesOf([
+			{
+				event: 'FunctionToolResultEvent',
+				data: { result: { content: { 'Jane Doe': 1 }, metadata: { zmid: 'z', extra: { a: 1 } } } },
+			},
+		]);
+		expect([...(signatures.get('FunctionToolResultEvent') ?? [])]).toEqual([
+			'result',
+			'result.content',
+			'result.metadata',
+			'result.metadata.zmid',
+			'result.metadata.extra',
+			'result.metadata.extra.a',
+		]);
+		// A key that is not one short word is named by its length, never printed.
+		expect([...jsonShape({ 'Jane Doe, salary 2026': 1 })]).toEqual(['[21 characters]']);
+	});
+
+	test('a hostile answer nested a hundred thousand deep: followed to MAX_SHAPE_DEPTH, then one path says it goes on', () => {
+		let nested: unknown = 1;
+		for (let i = 0; i < 100_000; i++) nested = { a: nested };
+		const shape = jsonShape(nested);
+		expect(shape.size).toBe(MAX_SHAPE_DEPTH + 1);
+		const deepest = `${Array(MAX_SHAPE_DEPTH).fill('a').join('.')}.…`;
+		expect([...shape].at(-1)).toBe(deepest);
+		expect(compareShapes('catalog', shape, jsonShape({ a: 1 }), 'the emulator')).toEqual([
+			'catalog: fields the emulator does not send: a.a',
+		]);
+		const events = [{ event: 'completed', data: nested }];
+		expect(signaturesOf(events).get('completed')?.has(deepest)).toBe(true);
+	});
+
+	test('a hostile answer of a hundred thousand keys: MAX_SHAPE_PATHS held, the rest said not compared, nothing said left out', () => {
+		const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, n) => [`k${n}`, n]));
+		const shape = jsonShape({ models: [keys] });
+		expect(shape.size).toBe(MAX_SHAPE_PATHS);
+		expect(shape.full).toBe(true);
+		const known = jsonShape({ models: [{ k0: 0 }], z: 1 });
+		const differences = compareShapes('catalog', shape, known, 'the emulator');
+		expect(differences).toHaveLength(2);
+		expect(differences[0]).toBe(
+			'catalog: more than 2,000 kinds and fields: the rest were not compared',
+		);
+		expect(differences[1]).toMatch(
+			/^catalog: fields the emulator does not send: models\[\]\.k1, models\[\]\.k2, /,
+		);
+
+		// A stream's kinds count too: a hundred thousand kinds of part are not as many lines.
+		const parts = Array.from({ length: 100_000 }, (_, n) => ({
+			event: 'PartStartEvent',
+			data: { part: { part_kind: `k${n}` } },
+		}));
+		const signatures = signaturesOf(parts);
+		expect(signatures.full).toBe(true);
+		const reference = signaturesOf([
+			{ event: 'PartStartEvent', data: { part: { part_kind: 'text' } } },
+		]);
+		const lines = compareSignatures(signatures, reference, 'the emulator');
+		expect(lines[0]).toBe('stream: more than 2,000 kinds and fields: the rest were not compared');
+		expect(lines.length).toBeLessThanOrEqual(MAX_SHAPE_PATHS);
+	});
+
+	test("a runtime chunk's fields are its type's: a field only `persisted` chunks have is said of them alone", () => {
+		const chunk = (type: string, data: unknown) => ({
+			event: 'AgentRuntimeStreamChunk',
+			data: { type, status: null, data },
+		});
+		const reference = signaturesOf([
+			chunk('status', { message: 'Thinking…', phase: 'model_request' }),
+			chunk('persisted', { message_id: 'a' }),
+		]);
+		const seen = signaturesOf([
+			chunk('status', { message: 'Thinking…', phase: 'model_request' }),
+			chunk('persisted', { message_id: 'a', turn: 2 }),
+		]);
+		expect(compareSignatures(seen, reference, 'the emulator')).toEqual([
+			'AgentRuntimeStreamChunk:persisted: fields the emulator does not send: data.turn',
 		]);
 	});
 

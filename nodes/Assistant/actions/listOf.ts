@@ -56,11 +56,12 @@ export function listOf<TKey extends string, TEntry>(
 			itemIndex,
 		);
 	}
-	if (list.length > MAX_LIST_ENTRIES) {
+	const tooMany = tooManyEntriesMessage(key, list.length);
+	if (tooMany !== undefined) {
 		throw apiError(
 			ctx.getNode(),
 			{
-				message: `The assistant's "${key}" list has ${list.length.toLocaleString('en-US')} entries, more than the ${MAX_LIST_ENTRIES.toLocaleString('en-US')} this node makes items of`,
+				message: tooMany,
 				description:
 					"No Assistant API lists this many; each would become an output item. Check that the credential's base URL points at the Assistant API.",
 			},
@@ -68,6 +69,15 @@ export function listOf<TKey extends string, TEntry>(
 		);
 	}
 	return list as TEntry[];
+}
+
+/**
+ * Why a list of more than MAX_LIST_ENTRIES entries fails (listOf), or undefined within the bound;
+ * `npm run check:live` says it in these words.
+ */
+export function tooManyEntriesMessage(key: string, entries: number): string | undefined {
+	if (entries <= MAX_LIST_ENTRIES) return undefined;
+	return `The assistant's "${key}" list has ${entries.toLocaleString('en-US')} entries, more than the ${MAX_LIST_ENTRIES.toLocaleString('en-US')} this node makes items of`;
 }
 
 /** With several input items every item gets the whole list: say so once, and how to get one. */

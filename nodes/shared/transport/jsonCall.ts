@@ -40,6 +40,9 @@ export async function jsonAttempt<T>(attempt: Attempt): Promise<JsonAnswer<T>> {
 	}
 }
 
+/** A list's body as the error for one past its bound names it (`npm run check:live` too). */
+export const LIST_BODY = 'a list';
+
 /**
  * A 2xx body in full, within its bound (docs/api.md#memory-bounds); of any other, its start (for
  * the error's words).
@@ -59,7 +62,7 @@ export async function readJsonBody(
 			throw listLimitBytes
 				? tooLargeFailure(
 						scope,
-						'a list',
+						LIST_BODY,
 						limit,
 						"No list of the Assistant API is this large: check the credential's Base URL.",
 					)

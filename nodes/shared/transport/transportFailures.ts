@@ -272,13 +272,15 @@ export function tooLargeFailure(
 ): AttemptFailure {
 	const shown = apiError(
 		scope.node,
-		{
-			message: `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`,
-			description,
-		},
+		{ message: tooLargeMessage(what, limitBytes), description },
 		scope.request.itemIndex,
 	);
 	return new AttemptFailure({ shown, accepted: 'yes' });
+}
+
+/** tooLargeFailure's words; `npm run check:live` says a list past its bound in them. */
+export function tooLargeMessage(what: string, limitBytes: number): string {
+	return `The service sent ${what} larger than ${mebibytes(limitBytes)}; the node stopped reading it so as not to exhaust n8n's memory`;
 }
 
 /** A JSON body of more values than any answer holds (limits.ts's MAX_JSON_VALUES). */
