@@ -30,6 +30,7 @@ import {
 	emptyLists,
 	jsonShape,
 	parseEvents,
+	refusedEvents,
 	signaturesOf,
 	statusValuesOf,
 	unknownEventNames,
@@ -240,6 +241,7 @@ export function differencesOf(
 		}
 	}
 	const liveEvents = eventsOf(live.stream.text);
+	differences.push(...refusedEvents(liveEvents));
 	differences.push(...streamFailures(liveEvents));
 	if (live.stream.status === 200) differences.push(...unansweredStream(live.stream.text));
 	const unknown = unknownEventNames(liveSignatures, knownEvents);
@@ -280,13 +282,25 @@ export function notesOf(live: Record<string, Fetched>): string[] {
 	return JSON_ANSWERS.flatMap((what) => {
 		const { value, refused } = readAnswer(what, live[what]);
 		if (refused !== undefined) return [];
-		return emptyLists(answerShape(what, value)).map((list) => {
-			const name = list.slice(0, -2) || '(the answer)';
-			return list.endsWith('{}')
-				? `${what}: the map ${name} had no entries: their fields could not be compared`
-				: `${what}: the list ${name} was empty: its items' fields could not be compared`;
-		});
+		return emptyLists(answerShape(what, value)).map((list) => emptyListNote(what, list));
 	});
+}
+
+/**
+ * The same of the stream: a list empty in every event of a kind the emulator sends (a kind it
+ * does not send is a difference, its fields compared with none).
+ */
+export function streamNotesOf(seen: Signatures, reference: Signatures): string[] {
+	return [...seen.keys()]
+		.filter((kind) => reference.has(kind))
+		.flatMap((kind) => seen.emptyLists(kind).map((list) => emptyListNote(kind, list)));
+}
+
+function emptyListNote(what: string, list: string): string {
+	const name = list.slice(0, -2) || '(the answer)';
+	return list.endsWith('{}')
+		? `${what}: the map ${name} had no entries: their fields could not be compared`
+		: `${what}: the list ${name} was empty: its items' fields could not be compared`;
 }
 
 /** The longest line printed: an error body is cut there, after the token is taken out of it. */
@@ -351,6 +365,7 @@ async function main(scrub: Scrub): Promise<number> {
 	say(`saved ${saved} (the request echo, ids and private values removed)`);
 	say(`event kinds seen: ${[...liveSignatures.keys()].join(', ')}`);
 	for (const note of notesOf(live)) say(note);
+	for (const note of streamNotesOf(liveSignatures, reference.signatures)) say(note);
 	if (differences.length === 0) {
 		say('The service sends what the node and the emulator know.');
 		return 0;

@@ -97,11 +97,13 @@ export function redactStream(text: string, scrub: Scrub): string {
 		const named = asTheNodeNamesIt(event).event;
 		if (named === DISCARDED_EVENT) continue;
 		const data =
-			typeof event.data !== 'string'
-				? JSON.stringify(redactValue(event.data, freeFormFieldsOf(named)))
-				: event.data === DONE
-					? DONE
-					: `[not JSON: ${event.data.length} characters]`;
+			event.refused !== undefined
+				? `[${event.refused}]`
+				: typeof event.data !== 'string'
+					? JSON.stringify(redactValue(event.data, freeFormFieldsOf(named)))
+					: event.data === DONE
+						? DONE
+						: `[not JSON: ${event.data.length} characters]`;
 		const name = event.event === 'message' ? '' : `event: ${event.event}\n`;
 		lines.push(`${name}data: ${data}\n\n`);
 	}

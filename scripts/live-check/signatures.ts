@@ -4,12 +4,18 @@
  * check:live` compares the live service's with what the node and the emulator know; the
  * emulator's tests compare the 2026 dialect's with the captures (test/fixtures/captures/).
  */
+import { parseJson, TooManyJsonValues } from '../../nodes/shared/json';
 import { flatEvent } from '../../nodes/shared/stream/flatEvent';
 import { freeFormFieldsOf, isOpaque } from './freeForm';
 
 export interface StreamEvent {
 	event: string;
 	data: unknown;
+	/**
+	 * Why the node would not read the event's JSON (past its bound on values: parseJson), in its
+	 * words; `data` is then empty, the JSON not held.
+	 */
+	refused?: string;
 }
 
 /**
@@ -99,11 +105,23 @@ function walkShape(
 
 /**
  * Event kind → the field paths seen on it (`index`, `part.content`, `data.message`, …), every
- * kind and path counted against MAX_SHAPE_PATHS together; `full` once one was left out.
+ * kind and path counted against MAX_SHAPE_PATHS together; `full` once one was left out. The
+ * lists and id-keyed maps seen with an item in some event of a kind are kept apart (emptyLists).
  */
 export class Signatures extends Map<string, Set<string>> {
 	full = false;
 	private held = 0;
+	private readonly filled = new Map<string, Set<string>>();
+
+	/** `list` of `kind` (a path it holds) was seen with an item. */
+	fill(kind: string, list: string): void {
+		this.filled.set(kind, (this.filled.get(kind) ?? new Set()).add(list));
+	}
+
+	/** The lists of `kind` empty in every event of it (emptyLists). */
+	emptyLists(kind: string): string[] {
+		return unfilledLists(this.get(kind) ?? [], this.filled.get(kind) ?? new Set());
+	}
 
 	/** `path` of `kind` (the kind alone without it), unless MAX_SHAPE_PATHS are held. */
 	hold(kind: string, path?: string): boolean {
@@ -177,9 +195,14 @@ export function signaturesOf(
 	into: Signatures = new Signatures(),
 ): Signatures {
 	for (const event of events) {
+		// Its JSON was not read: said by refusedEvents, in the node's words.
+		if (event.refused !== undefined) continue;
 		const kind = eventKind(event);
 		if (!into.hold(kind)) break;
-		const sink = { add: (path: string) => into.hold(kind, path) };
+		const sink = {
+			add: (path: string) => into.hold(kind, path),
+			filled: (list: string) => into.fill(kind, list),
+		};
 		walkShape(event.data, '', 0, freeFormFieldsOf(event.event), false, sink);
 	}
 	return into;
@@ -206,9 +229,20 @@ function tooManyPaths(what: string): string {
 }
 
 /**
+ * The most event kinds a reader does not send that the comparison names one by one. The service
+ * adding a few kinds at once (a new tool, a new runtime chunk) is a change to read kind by kind;
+ * twenty is more than the emulator's 2026 dialect sends in all (twelve). Past it the kinds are
+ * made up (a hostile stream can send 2,000: MAX_SHAPE_PATHS), and the rest is one line with its
+ * count, so that the report stays readable.
+ */
+export const MAX_UNSENT_KINDS_NAMED = 20;
+
+/**
  * How a stream seen from the service differs from what a reader knows. `reference` names the
  * reader in the messages. An event kind the reference has that the service did not send is no
- * difference (one small ask does not show every kind); a field missing from a kind both have is.
+ * difference (one small ask does not show every kind); a field missing from a kind both have is,
+ * but the fields of the items of a list empty in every event of the kind (emptyLists). Kinds the
+ * reader does not send are named up to MAX_UNSENT_KINDS_NAMED.
  */
 export function compareSignatures(
 	seen: Signatures,
@@ -217,22 +251,31 @@ export function compareSignatures(
 ): string[] {
 	// Past the bound, some kinds were left with only part of their fields: none is said missing.
 	const differences = seen.full ? [tooManyPaths('stream')] : [];
+	const unsent: string[] = [];
 	for (const [kind, fields] of seen) {
 		const known = reference.get(kind);
 		if (!known) {
-			differences.push(`${kind}: an event ${referenceName} does not send`);
+			unsent.push(`${kind}: an event ${referenceName} does not send`);
 			continue;
 		}
-		const added = outermost([...fields].filter((field) => !known.has(field)));
-		const missing = outermost([...known].filter((field) => !fields.has(field)));
-		if (added.length > 0) {
-			differences.push(`${kind}: fields ${referenceName} does not send: ${added.join(', ')}`);
-		}
-		if (missing.length > 0 && !seen.full) {
-			differences.push(`${kind}: fields the service left out: ${missing.join(', ')}`);
-		}
+		differences.push(
+			...fieldDifferences(kind, fields, known, referenceName, seen.emptyLists(kind), !seen.full),
+		);
 	}
+	differences.push(
+		...namedUpTo(
+			unsent,
+			(more) => `stream: ${more} more kinds of event ${referenceName} does not send`,
+		),
+	);
 	return differences;
+}
+
+/** Of one line for each kind, the first MAX_UNSENT_KINDS_NAMED; the rest one line (`rest`). */
+function namedUpTo(lines: string[], rest: (more: string) => string): string[] {
+	if (lines.length <= MAX_UNSENT_KINDS_NAMED) return lines;
+	const more = (lines.length - MAX_UNSENT_KINDS_NAMED).toLocaleString('en-US');
+	return [...lines.slice(0, MAX_UNSENT_KINDS_NAMED), rest(more)];
 }
 
 /**
@@ -265,8 +308,9 @@ export function statusValuesOf(
 }
 
 /**
- * The `status` values the service sent that a reader never sends, for each kind the reader
- * sends: a run's state the node has never been shown. `skip`: the kinds whose status is read
+ * The `status` values the service sent that a reader never sends, for each kind: a run's state
+ * the node has never been shown. Kinds the reader sends no status of are named up to
+ * MAX_UNSENT_KINDS_NAMED, as in compareSignatures. `skip`: the kinds whose status is read
  * elsewhere (a run's end: its failure is said in the service's words).
  */
 export function compareStatusValues(
@@ -276,15 +320,24 @@ export function compareStatusValues(
 	skip: readonly string[] = [],
 ): string[] {
 	const differences: string[] = [];
+	const unsent: string[] = [];
 	for (const [kind, values] of seen) {
 		if (skip.includes(kind)) continue;
-		const known = reference.get(kind) ?? new Set<string>();
-		const added = [...values].filter((value) => !known.has(value));
+		const known = reference.get(kind);
+		const added = [...values].filter((value) => !known?.has(value));
 		if (added.length > 0) {
 			const named = added.map((value) => JSON.stringify(value)).join(', ');
-			differences.push(`${kind}: a status ${referenceName} does not send: ${named}`);
+			(known ? differences : unsent).push(
+				`${kind}: a status ${referenceName} does not send: ${named}`,
+			);
 		}
 	}
+	differences.push(
+		...namedUpTo(
+			unsent,
+			(more) => `stream: ${more} more kinds of event with a status ${referenceName} never sends`,
+		),
+	);
 	return differences;
 }
 
@@ -296,8 +349,8 @@ export function unknownEventNames(seen: Signatures, known: readonly string[]): s
 
 /**
  * Reads a Server-Sent Events body into its events (the `event:` name, `message` without one; the
- * `data:` lines joined and parsed as JSON where they are JSON). Comments and `id:` lines carry
- * nothing here.
+ * `data:` lines joined and parsed as JSON where they are JSON, within the node's bound on values:
+ * past it, `refused`). Comments and `id:` lines carry nothing here.
  */
 export function parseEvents(text: string): StreamEvent[] {
 	const events: StreamEvent[] = [];
@@ -316,13 +369,37 @@ export function parseEvents(text: string): StreamEvent[] {
 		const joined = data.join('\n');
 		let parsed: unknown = joined;
 		try {
-			parsed = JSON.parse(joined);
-		} catch {
+			parsed = parseJson(joined);
+		} catch (error) {
+			// Past the node's bound on values, not read (it would be gigabytes of tiny values).
+			if (error instanceof TooManyJsonValues) {
+				events.push({ event: name, data: '', refused: error.message });
+				continue;
+			}
 			// Not JSON (`[DONE]`): kept as text.
 		}
 		events.push({ event: name, data: parsed });
 	}
 	return events;
+}
+
+/**
+ * The events whose JSON the node would not read (parseEvents), in its words, one line for each
+ * name (with their count when there are several): each is a million characters at least, so
+ * the most of a stream the check reads (64 MiB) holds a few dozen.
+ */
+export function refusedEvents(events: StreamEvent[]): string[] {
+	const refused = new Map<string, { reason: string; count: number }>();
+	for (const { event, refused: reason } of events) {
+		if (reason === undefined) continue;
+		const seen = refused.get(event);
+		if (seen) seen.count += 1;
+		else refused.set(event, { reason, count: 1 });
+	}
+	return [...refused].map(([event, { reason, count }]) => {
+		const which = count > 1 ? `${count.toLocaleString('en-US')} ${event} events` : event;
+		return `stream: ${which}: ${reason}`;
+	});
 }
 
 /**
@@ -369,8 +446,13 @@ export function jsonShape(
  */
 export function emptyLists(value: unknown): string[] {
 	const shape = value instanceof FieldPaths ? value : jsonShape(value);
-	return [...shape].filter(
-		(path) => (path.endsWith('[]') || path.endsWith('{}')) && !shape.filled.has(path),
+	return unfilledLists(shape, shape.filled);
+}
+
+/** Of `paths`, the lists and id-keyed maps not `filled`: an answer's, or an event kind's. */
+function unfilledLists(paths: Iterable<string>, filled: ReadonlySet<string>): string[] {
+	return [...paths].filter(
+		(path) => (path.endsWith('[]') || path.endsWith('{}')) && !filled.has(path),
 	);
 }
 
@@ -387,6 +469,25 @@ export function compareShapes(
 	empty: readonly string[] = [],
 ): string[] {
 	const full = seen instanceof FieldPaths && seen.full;
+	return [
+		...(full ? [tooManyPaths(what)] : []),
+		...fieldDifferences(what, seen, reference, referenceName, empty, !full),
+	];
+}
+
+/**
+ * The fields `seen` has that `reference` lacks, and (`leftOutToo`) those it lacks, each the
+ * outermost that differs; the fields of the items of `empty` lists (emptyLists) are not taken
+ * for left out. An answer's (compareShapes) and an event kind's (compareSignatures).
+ */
+function fieldDifferences(
+	what: string,
+	seen: Set<string>,
+	reference: Set<string>,
+	referenceName: string,
+	empty: readonly string[],
+	leftOutToo: boolean,
+): string[] {
 	const inEmpty = (path: string) =>
 		empty.some(
 			(list) =>
@@ -394,11 +495,11 @@ export function compareShapes(
 		);
 	const added = outermost([...seen].filter((path) => !reference.has(path)));
 	const missing = outermost([...reference].filter((path) => !seen.has(path) && !inEmpty(path)));
-	const differences = full ? [tooManyPaths(what)] : [];
+	const differences: string[] = [];
 	if (added.length > 0) {
 		differences.push(`${what}: fields ${referenceName} does not send: ${added.join(', ')}`);
 	}
-	if (missing.length > 0 && !full) {
+	if (missing.length > 0 && leftOutToo) {
 		differences.push(`${what}: fields the service left out: ${missing.join(', ')}`);
 	}
 	return differences;

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { LIST_LIMIT_BYTES, MAX_LIST_ENTRIES } from '../../nodes/shared/limits';
+import { LIST_LIMIT_BYTES, MAX_JSON_VALUES, MAX_LIST_ENTRIES } from '../../nodes/shared/limits';
 import { KNOWN_STREAM_EVENTS } from '../../nodes/shared/stream/events';
 import { differencesOf } from '../../scripts/check-live';
 import { parseEvents, signaturesOf, statusValuesOf } from '../../scripts/live-check/signatures';
@@ -546,6 +546,64 @@ describe("check:live reads JSON answers within the node's bound on values", () =
 			route: (url) => (url === '/models/catalog' ? { status: 200, body: models } : undefined),
 		});
 		expect(run.output).toContain('catalog: The JSON holds more than 1,000,000 values');
+		expect(run.code).toBe(1);
+	});
+});
+
+describe("check:live reads each event within the node's bound on values", () => {
+	test("an event of a million and one zeros: exit 1, said in the node's words, neither compared nor saved", async () => {
+		const zeros = `[${'0,'.repeat(MAX_JSON_VALUES)}0]`;
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					'event: completed',
+					`event: RunUsageEvent\ndata: ${zeros}\n\nevent: completed`,
+				),
+		});
+		expect(run.output).toContain(
+			'- stream: RunUsageEvent: The JSON holds more than 1,000,000 values\n',
+		);
+		expect(run.output).not.toContain('RunUsageEvent: an event the emulator does not send');
+		expect(run.saved).toContain(
+			'event: RunUsageEvent\ndata: [The JSON holds more than 1,000,000 values]\n',
+		);
+		expect(run.saved).not.toContain('0,0,0');
+		expect(run.code).toBe(1);
+	});
+});
+
+describe('check:live excuses a list empty in every event of a kind, as in an answer', () => {
+	test("the request echo with no parts: its parts' fields not taken for left out, said instead: exit 0", async () => {
+		const run = await against({
+			stream: (text) =>
+				text.replace(
+					/(event: FrontendModelRequest\ndata: )[^\n]*/,
+					'$1{"kind":"request","parts":[],"instructions":"x","run_id":"r"}',
+				),
+		});
+		expect(run.output).not.toContain('FrontendModelRequest: fields the service left out');
+		expect(run.output).toContain(
+			"FrontendModelRequest: the list parts was empty: its items' fields could not be compared",
+		);
+		expect(run.code).toBe(0);
+	});
+});
+
+describe('check:live names a few kinds of event the emulator does not send, then counts them', () => {
+	test('a hundred made-up runtime chunk types: twenty named, the rest one line: exit 1', async () => {
+		const chunk = (type: string) =>
+			`event: AgentRuntimeStreamChunk\ndata: {"type":"${type}","delta":null,"tool_name":null,"status":null,"error":null,"result":null,"data":null,"message_id":null,"runner_id":null}\n\n`;
+		const types = Array.from({ length: 100 }, (_, n) => `made_up_${n}`);
+		const run = await against({
+			stream: (text) =>
+				text.replace('event: completed', `${types.map(chunk).join('')}event: completed`),
+		});
+		const named = run.output.match(/: an event the emulator does not send\n/g) ?? [];
+		expect(named).toHaveLength(20);
+		expect(run.output).toContain(
+			'- AgentRuntimeStreamChunk:made_up_0: an event the emulator does not send\n',
+		);
+		expect(run.output).toContain('- stream: 80 more kinds of event the emulator does not send\n');
 		expect(run.code).toBe(1);
 	});
 });

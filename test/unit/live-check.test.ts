@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { MAX_JSON_VALUES } from '../../nodes/shared/limits';
 import { FREE_FORM_FIELDS } from '../../scripts/live-check/freeForm';
 import { redactStream, scrubberOf } from '../../scripts/live-check/redact';
 import {
@@ -16,8 +17,10 @@ import {
 	jsonShape,
 	MAX_SHAPE_DEPTH,
 	MAX_SHAPE_PATHS,
+	MAX_UNSENT_KINDS_NAMED,
 	asTheNodeReadsThem,
 	parseEvents,
+	refusedEvents,
 	signaturesOf,
 	statusValuesOf,
 	unknownEventNames,
@@ -282,6 +285,75 @@ describe('stream signatures', () => {
 		]);
 	});
 
+	test("a list empty in every event of a kind: its items' fields are not taken for left out, as in an answer", () => {
+		const chunk = (data: unknown) => ({
+			event: 'AgentRuntimeStreamChunk',
+			data: { type: 'status', data },
+		});
+		const part = (args: unknown) => ({
+			event: 'PartStartEvent',
+			data: { part: { part_kind: 'tool-call', tool_name: 't', calls: args } },
+		});
+		const reference = signaturesOf([chunk([{ at: 1 }]), part([{ id: 'c', name: 'n' }])]);
+		const seen = signaturesOf([chunk([]), chunk([]), part([])]);
+		expect(seen.emptyLists('AgentRuntimeStreamChunk:status')).toEqual(['data[]']);
+		expect(seen.emptyLists('PartStartEvent:tool-call')).toEqual(['part.calls[]']);
+		expect(compareSignatures(seen, reference, 'the emulator')).toEqual([]);
+
+		// Empty in one event, not in another: its items were seen, and what they lack is said.
+		const once = signaturesOf([chunk([]), chunk([{}]), part([{ id: 'c' }])]);
+		expect(once.emptyLists('AgentRuntimeStreamChunk:status')).toEqual([]);
+		expect(compareSignatures(once, reference, 'the emulator')).toEqual([
+			'AgentRuntimeStreamChunk:status: fields the service left out: data[].at',
+			'PartStartEvent:tool-call: fields the service left out: part.calls[].name',
+		]);
+	});
+
+	test('many kinds the emulator does not send: the first MAX_UNSENT_KINDS_NAMED named as ever, the rest one line with their count', () => {
+		const reference = signaturesOf([
+			{ event: 'AgentRuntimeStreamChunk', data: { type: 'status', status: 'progress' } },
+		]);
+		const long = 'a made-up type of more than one short word';
+		const chunks = [long, ...Array.from({ length: 99 }, (_, n) => `made_up_${n}`)].map((type) => ({
+			event: 'AgentRuntimeStreamChunk',
+			data: { type, status: 'busy' },
+		}));
+		const lines = compareSignatures(signaturesOf(chunks), reference, 'the emulator');
+		expect(lines).toHaveLength(MAX_UNSENT_KINDS_NAMED + 1);
+		expect(lines[0]).toBe(
+			'AgentRuntimeStreamChunk:[42 characters]: an event the emulator does not send',
+		);
+		expect(lines[1]).toBe('AgentRuntimeStreamChunk:made_up_0: an event the emulator does not send');
+		expect(lines[MAX_UNSENT_KINDS_NAMED - 1]).toBe(
+			'AgentRuntimeStreamChunk:made_up_18: an event the emulator does not send',
+		);
+		expect(lines[MAX_UNSENT_KINDS_NAMED]).toBe(
+			'stream: 80 more kinds of event the emulator does not send',
+		);
+
+		// Their statuses too; a new status of a kind the emulator sends is said whatever their number.
+		const statuses = compareStatusValues(
+			statusValuesOf([
+				...chunks,
+				{ event: 'AgentRuntimeStreamChunk', data: { type: 'status', status: 'throttled' } },
+			]),
+			statusValuesOf([
+				{ event: 'AgentRuntimeStreamChunk', data: { type: 'status', status: 'progress' } },
+			]),
+			'the emulator',
+		);
+		expect(statuses).toHaveLength(MAX_UNSENT_KINDS_NAMED + 2);
+		expect(statuses[0]).toBe(
+			'AgentRuntimeStreamChunk:status: a status the emulator does not send: "throttled"',
+		);
+		expect(statuses[1]).toBe(
+			'AgentRuntimeStreamChunk:[42 characters]: a status the emulator does not send: "busy"',
+		);
+		expect(statuses[MAX_UNSENT_KINDS_NAMED + 1]).toBe(
+			'stream: 80 more kinds of event with a status the emulator never sends',
+		);
+	});
+
 	test('parseEvents reads CRLF, comments, id lines, several data lines and non-JSON data', () => {
 		const events = parseEvents(
 			': ping\r\nid: a@1-0\r\nevent: End\r\ndata: {"a":\r\ndata: 1}\r\n\r\ndata: [DONE]\n\n',
@@ -291,6 +363,37 @@ describe('stream signatures', () => {
 			{ event: 'message', data: '[DONE]' },
 		]);
 	});
+});
+
+test("an event past the node's bound on values: not parsed, said in the node's words, neither a kind nor saved", () => {
+	// `[0,0,…]`: one value more than the node reads, two characters each.
+	const zeros = `[${Array.from({ length: MAX_JSON_VALUES + 1 }, () => '0').join(',')}]`;
+	const nested = `{"a":[${Array.from({ length: MAX_JSON_VALUES }, () => '[]').join(',')}]}`;
+	const text =
+		`event: RunUsageEvent\ndata: ${zeros}\n\n` +
+		`data: ${nested}\n\n` +
+		`event: RunUsageEvent\ndata: ${nested}\n\n` +
+		'event: completed\ndata: {"status":"succeeded"}\n\n';
+	const events = parseEvents(text);
+	const refused = 'The JSON holds more than 1,000,000 values';
+	expect(events).toEqual([
+		{ event: 'RunUsageEvent', data: '', refused },
+		{ event: 'message', data: '', refused },
+		{ event: 'RunUsageEvent', data: '', refused },
+		{ event: 'completed', data: { status: 'succeeded' } },
+	]);
+	expect(refusedEvents(asTheNodeReadsThem(events))).toEqual([
+		`stream: 2 RunUsageEvent events: ${refused}`,
+		`stream: message: ${refused}`,
+	]);
+	expect([...signaturesOf(events).keys()]).toEqual(['completed']);
+	const saved = redactStream(text, scrubberOf('tok_live_Secret123'));
+	expect(saved).toBe(
+		`event: RunUsageEvent\ndata: [${refused}]\n\n` +
+			`data: [${refused}]\n\n` +
+			`event: RunUsageEvent\ndata: [${refused}]\n\n` +
+			'event: completed\ndata: {"status":"succeeded"}\n\n',
+	);
 });
 
 test('events are read as the node reads them: the flat form by the name inside, `[DONE]` as nothing', () => {
