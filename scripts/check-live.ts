@@ -156,7 +156,13 @@ async function emulatorReference() {
 export function streamFailures(events: StreamEvent[]): string[] {
 	const failures: string[] = [];
 	for (const event of events) {
-		const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);
+		// One whose JSON was refused goes to the node's reader as it came: it refuses it too.
+		const data =
+			event.refused !== undefined
+				? (event.dataText ?? '')
+				: typeof event.data === 'string'
+					? event.data
+					: JSON.stringify(event.data);
 		for (const read of toStreamEvents({ event: event.event, data })) {
 			if (read.type === 'runFailed') {
 				failures.push(
@@ -244,7 +250,7 @@ export function differencesOf(
 	differences.push(...refusedEvents(liveEvents));
 	differences.push(...streamFailures(liveEvents));
 	if (live.stream.status === 200) differences.push(...unansweredStream(live.stream.text));
-	const unknown = unknownEventNames(liveSignatures, knownEvents);
+	const unknown = unknownEventNames(liveSignatures, knownEvents, liveEvents);
 	if (unknown.length > 0) differences.push(`events the node does not know: ${unknown.join(', ')}`);
 	differences.push(...compareSignatures(liveSignatures, reference.signatures, 'the emulator'));
 	differences.push(

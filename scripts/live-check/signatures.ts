@@ -16,6 +16,11 @@ export interface StreamEvent {
 	 * words; `data` is then empty, the JSON not held.
 	 */
 	refused?: string;
+	/**
+	 * With `refused`: the data as it came, for the node's own reader alone (streamFailures: what
+	 * the node says of such an event is what its reader makes of it); never parsed here, never saved.
+	 */
+	dataText?: string;
 }
 
 /**
@@ -341,9 +346,17 @@ export function compareStatusValues(
 	return differences;
 }
 
-/** The event names the service sent that a reader does not know (the node's list). */
-export function unknownEventNames(seen: Signatures, known: readonly string[]): string[] {
+/**
+ * The event names the service sent that a reader does not know (the node's list): those of the
+ * signatures, and of `events` whose JSON was refused (parseEvents), which have none.
+ */
+export function unknownEventNames(
+	seen: Signatures,
+	known: readonly string[],
+	events: readonly StreamEvent[] = [],
+): string[] {
 	const names = new Set([...seen.keys()].map((kind) => kind.split(':')[0]));
+	for (const { event, refused } of events) if (refused !== undefined) names.add(event);
 	return [...names].filter((name) => !known.includes(name)).sort();
 }
 
@@ -373,7 +386,7 @@ export function parseEvents(text: string): StreamEvent[] {
 		} catch (error) {
 			// Past the node's bound on values, not read (it would be gigabytes of tiny values).
 			if (error instanceof TooManyJsonValues) {
-				events.push({ event: name, data: '', refused: error.message });
+				events.push({ event: name, data: '', refused: error.message, dataText: joined });
 				continue;
 			}
 			// Not JSON (`[DONE]`): kept as text.

@@ -564,10 +564,35 @@ describe("check:live reads each event within the node's bound on values", () => 
 			'- stream: RunUsageEvent: The JSON holds more than 1,000,000 values\n',
 		);
 		expect(run.output).not.toContain('RunUsageEvent: an event the emulator does not send');
+		// Not read, and still a name the node does not know: said so, as any other.
+		expect(run.output).toContain('events the node does not know: RunUsageEvent\n');
 		expect(run.saved).toContain(
 			'event: RunUsageEvent\ndata: [The JSON holds more than 1,000,000 values]\n',
 		);
 		expect(run.saved).not.toContain('0,0,0');
+		expect(run.code).toBe(1);
+	});
+});
+
+describe('check:live says of an end past the bound what the node says of it', () => {
+	const zeros = `[${'0,'.repeat(MAX_JSON_VALUES)}0]`;
+	const ending = (event: string, data: string) => (text: string) =>
+		text.replace(/event: completed\ndata: [^\n]*/, `event: ${event}\ndata: ${data}`);
+
+	test('a `failed` whose error holds a million and one zeros: the run failed, without its words', async () => {
+		const run = await against({ stream: ending('failed', `{"status":"failed","error":${zeros}}`) });
+		expect(run.output).toContain('- stream: failed: The JSON holds more than 1,000,000 values\n');
+		expect(run.output).toContain(
+			'- stream: the ask failed: failed with status "failed": The run ended with status "failed"\n',
+		);
+		expect(run.code).toBe(1);
+	});
+
+	test('an `Error` whose message holds them: its text as it came, clipped, as the node shows it', async () => {
+		const run = await against({ stream: ending('Error', `{"message":${zeros}}`) });
+		expect(run.output).toContain('- stream: Error: The JSON holds more than 1,000,000 values\n');
+		expect(run.output).toMatch(/- stream: the ask failed: Error: \{"message":\[0,0,0,[0,]*…\n/);
+		expect(run.output).not.toContain('without a message');
 		expect(run.code).toBe(1);
 	});
 });

@@ -376,11 +376,16 @@ test("an event past the node's bound on values: not parsed, said in the node's w
 		'event: completed\ndata: {"status":"succeeded"}\n\n';
 	const events = parseEvents(text);
 	const refused = 'The JSON holds more than 1,000,000 values';
+	// The data as it came is kept for the node's own reader alone (streamFailures), never parsed.
 	expect(events).toEqual([
-		{ event: 'RunUsageEvent', data: '', refused },
-		{ event: 'message', data: '', refused },
-		{ event: 'RunUsageEvent', data: '', refused },
+		{ event: 'RunUsageEvent', data: '', refused, dataText: zeros },
+		{ event: 'message', data: '', refused, dataText: nested },
+		{ event: 'RunUsageEvent', data: '', refused, dataText: nested },
 		{ event: 'completed', data: { status: 'succeeded' } },
+	]);
+	expect(unknownEventNames(signaturesOf(events), ['completed'], events)).toEqual([
+		'RunUsageEvent',
+		'message',
 	]);
 	expect(refusedEvents(asTheNodeReadsThem(events))).toEqual([
 		`stream: 2 RunUsageEvent events: ${refused}`,
