@@ -299,11 +299,14 @@ export function notesOf(live: Record<string, Fetched>): string[] {
 export function streamNotesOf(seen: Signatures, reference: Signatures): string[] {
 	return [...seen.keys()]
 		.filter((kind) => reference.has(kind))
-		.flatMap((kind) => seen.emptyLists(kind).map((list) => emptyListNote(kind, list)));
+		.flatMap((kind) =>
+			seen.emptyLists(kind).map((list) => emptyListNote(kind, list, "(the event's data)")),
+		);
 }
 
-function emptyListNote(what: string, list: string): string {
-	const name = list.slice(0, -2) || '(the answer)';
+/** `whole`: what a list at the top is (an answer, or an event's data). */
+function emptyListNote(what: string, list: string, whole = '(the answer)'): string {
+	const name = list.slice(0, -2) || whole;
 	return list.endsWith('{}')
 		? `${what}: the map ${name} had no entries: their fields could not be compared`
 		: `${what}: the list ${name} was empty: its items' fields could not be compared`;

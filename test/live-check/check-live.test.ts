@@ -612,6 +612,16 @@ describe('check:live excuses a list empty in every event of a kind, as in an ans
 		);
 		expect(run.code).toBe(0);
 	});
+
+	test("an event whose data is an empty list: named as the event's data, not as an answer", async () => {
+		const run = await against({
+			stream: (text) => text.replace(/(event: FrontendModelRequest\ndata: )[^\n]*/, '$1[]'),
+		});
+		expect(run.output).toContain(
+			"FrontendModelRequest: the list (the event's data) was empty: its items' fields could not be compared",
+		);
+		expect(run.output).not.toContain('(the answer)');
+	});
 });
 
 describe('check:live names a few kinds of event the emulator does not send, then counts them', () => {
