@@ -289,8 +289,28 @@ function namedUpTo(lines: string[], rest: (more: string) => string): string[] {
  */
 export const ENUMERATION_VALUE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
-/** Event kind → the values its `status` field took (`AgentRuntimeStreamChunk:status`: `progress`, …). */
-export type StatusValues = Map<string, Set<string>>;
+/**
+ * Event kind → the values its `status` field took (`AgentRuntimeStreamChunk:status`: `progress`,
+ * …): at most MAX_SHAPE_PATHS values in all, as a stream's fields (a hostile stream can make up
+ * a kind or a status in every event); `full` once one was left out.
+ */
+export class StatusValues extends Map<string, Set<string>> {
+	full = false;
+	private held = 0;
+
+	/** `value` of `kind`, unless MAX_SHAPE_PATHS values are held. */
+	hold(kind: string, value: string): void {
+		const values = this.get(kind);
+		if (values?.has(value)) return;
+		if (this.held >= MAX_SHAPE_PATHS) {
+			this.full = true;
+			return;
+		}
+		this.held += 1;
+		if (values) values.add(value);
+		else this.set(kind, new Set([value]));
+	}
+}
 
 /**
  * The `status` values of a stream's events, by kind, each one short word or its length (text may
@@ -298,16 +318,15 @@ export type StatusValues = Map<string, Set<string>>;
  */
 export function statusValuesOf(
 	events: StreamEvent[],
-	into: StatusValues = new Map(),
+	into: StatusValues = new StatusValues(),
 ): StatusValues {
 	for (const event of events) {
 		const { data } = event;
 		if (!isObject(data) || typeof data.status !== 'string') continue;
-		const kind = eventKind(event);
 		const value = ENUMERATION_VALUE.test(data.status)
 			? data.status
 			: `[${data.status.length} characters]`;
-		into.set(kind, (into.get(kind) ?? new Set()).add(value));
+		into.hold(eventKind(event), value);
 	}
 	return into;
 }
@@ -315,8 +334,9 @@ export function statusValuesOf(
 /**
  * The `status` values the service sent that a reader never sends, for each kind: a run's state
  * the node has never been shown. Kinds the reader sends no status of are named up to
- * MAX_UNSENT_KINDS_NAMED, as in compareSignatures. `skip`: the kinds whose status is read
- * elsewhere (a run's end: its failure is said in the service's words).
+ * MAX_UNSENT_KINDS_NAMED, as in compareSignatures; past MAX_SHAPE_PATHS values, one line says
+ * so. `skip`: the kinds whose status is read elsewhere (a run's end: its failure is said in the
+ * service's words).
  */
 export function compareStatusValues(
 	seen: StatusValues,
@@ -324,7 +344,11 @@ export function compareStatusValues(
 	referenceName: string,
 	skip: readonly string[] = [],
 ): string[] {
-	const differences: string[] = [];
+	const differences = seen.full
+		? [
+				`stream: more than ${MAX_SHAPE_PATHS.toLocaleString('en-US')} status values: the rest were not compared`,
+			]
+		: [];
 	const unsent: string[] = [];
 	for (const [kind, values] of seen) {
 		if (skip.includes(kind)) continue;

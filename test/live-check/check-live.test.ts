@@ -641,4 +641,22 @@ describe('check:live names a few kinds of event the emulator does not send, then
 		expect(run.output).toContain('- stream: 80 more kinds of event the emulator does not send\n');
 		expect(run.code).toBe(1);
 	});
+
+	test('three thousand made-up statuses: two thousand held and compared, the rest one line: exit 1', async () => {
+		const chunk = (status: string) =>
+			`event: AgentRuntimeStreamChunk\ndata: {"type":"status","delta":null,"tool_name":null,"status":"${status}","error":null,"result":null,"data":null,"message_id":null,"runner_id":null}\n\n`;
+		const statuses = Array.from({ length: 3000 }, (_, n) => `made_up_${n}`);
+		const run = await against({
+			stream: (text) =>
+				text.replace('event: completed', `${statuses.map(chunk).join('')}event: completed`),
+		});
+		expect(run.output).toContain(
+			'- stream: more than 2,000 status values: the rest were not compared\n',
+		);
+		expect(run.output).toContain(
+			'- AgentRuntimeStreamChunk:status: a status the emulator does not send: "made_up_0", ',
+		);
+		expect(run.output).not.toContain('"made_up_2999"');
+		expect(run.code).toBe(1);
+	});
 });
