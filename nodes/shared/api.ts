@@ -80,9 +80,19 @@ export interface ReasoningLevelOption {
 	api_value?: string;
 }
 
+/**
+ * A model's reasoning control (`kind` `levels` or `range`). The specification lists a levels
+ * config's choices under `options`, the published OpenAPI document under `levels`; the nodes
+ * read neither (docs/api.md#catalog).
+ */
 export type ReasoningConfig =
-	| { levels: ReasoningLevelOption[]; [field: string]: unknown }
-	| { min_tokens: number; max_tokens: number; [field: string]: unknown };
+	| {
+			kind?: 'levels';
+			options?: ReasoningLevelOption[];
+			levels?: ReasoningLevelOption[];
+			[field: string]: unknown;
+	  }
+	| { kind?: 'range'; min_tokens: number; max_tokens: number; [field: string]: unknown };
 
 export type MediaDomain = 'image' | 'video' | 'speech' | 'transcription';
 
