@@ -1,6 +1,7 @@
 /**
  * `npm run fuzz [-- --cases N --transcripts N --seed S]`: the exactly-once property over
- * generated streams, and the transcript property over generated conversations.
+ * generated streams, and the transcript property over generated conversations. Case n is made
+ * from seed n, a run's from S to S + N - 1: runs at seeds closer than N repeat cases.
  */
 import { runFuzz } from './check';
 import { runTranscriptFuzz } from './transcript';
