@@ -308,6 +308,21 @@ describe('a stream that gives no object fails the item, saying so', () => {
 	});
 
 	test.each(MODES)(
+		'%s: the output tool given a list, and no text: its arguments quoted, not "without an answer"',
+		async (_mode, options) => {
+			const body =
+				opening() + partStart(0, callPart('final_result', '["a", "b"]', 'c1'), 'z1') + completed();
+			const { run, paths } = await ask(body, options);
+			expect(run.failure?.message).toBe(
+				'The assistant did not return an object for the JSON Schema: its answer begins "[\\"a\\", \\"b\\"]"',
+			);
+			// The stream had the answer, though no object: its conversation is not read for one.
+			expect(paths).toEqual(['POST /assistant/ask']);
+			expect(everythingShown(run)).not.toContain(ECHO_PRIVATE_MARKER);
+		},
+	);
+
+	test.each(MODES)(
 		'%s: an object only before a tool round, text after it',
 		async (_mode, options) => {
 			const body =

@@ -340,6 +340,11 @@ export class StreamAnswer {
 		);
 		// The answer's text is not joined into one string to be looked at (it may be long).
 		if (endOutput === undefined && !this.assembler.hasVisibleText && !toolObject) {
+			// The output tool was given something else than an object: an answer, quoted as text is.
+			const told = this.options.structured
+				? this.outputTool?.arguments(this.assembler.messageNumber)
+				: undefined;
+			if (told?.trim()) throw notAnObject(told, this.turnBegan);
 			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
 		}
 		if (!this.options.structured) return endOutput ?? text;
@@ -354,13 +359,18 @@ export class StreamAnswer {
 			toolObject ??
 			objectFromText(lastText, rule);
 		if (object) return object;
-		throw new StreamAnswerError(
-			'not-an-object',
-			`The assistant did not return an object for the JSON Schema: its answer begins ${quotedStart(endOutput ?? text)}`,
-			undefined,
-			this.turnBegan,
-		);
+		throw notAnObject(endOutput ?? text, this.turnBegan);
 	}
+}
+
+/** A structured ask's answer that holds no object: its start quoted. */
+function notAnObject(answer: string, turnBegan: boolean): StreamAnswerError {
+	return new StreamAnswerError(
+		'not-an-object',
+		`The assistant did not return an object for the JSON Schema: its answer begins ${quotedStart(answer)}`,
+		undefined,
+		turnBegan,
+	);
 }
 
 /**

@@ -224,13 +224,30 @@ export class OutputToolCalls {
 	 * run's answer.
 	 */
 	object(message: number, schema: OutputFormatSchema | undefined): Json | undefined {
-		if (message !== this.message) return undefined;
-		const indexes = [...this.byIndex.keys()].sort((a, b) => a - b);
-		const objects = indexes.map((index) => {
-			const call = this.byIndex.get(index) as Call;
-			return isOutputTool(callName(call)) ? objectOfJson(callArgs(call)) : undefined;
-		});
-		return chosenOutputObject(objects, schema);
+		return chosenOutputObject(
+			this.outputArguments(message).map((args) => objectOfJson(args)),
+			schema,
+		);
+	}
+
+	/**
+	 * The arguments of the first output-tool call of model message `message` that has any, as text
+	 * (JSON for a value that is not): what the assistant gave as its answer when object() found
+	 * no object in them, so that the error can quote it.
+	 */
+	arguments(message: number): string | undefined {
+		const args = this.outputArguments(message).find((told) => told !== undefined);
+		return args === undefined || typeof args === 'string' ? args : JSON.stringify(args);
+	}
+
+	/** The arguments of the output tool's calls of model message `message`, in part order. */
+	private outputArguments(message: number): unknown[] {
+		if (message !== this.message) return [];
+		return [...this.byIndex.keys()]
+			.sort((a, b) => a - b)
+			.map((index) => this.byIndex.get(index) as Call)
+			.filter((call) => isOutputTool(callName(call)))
+			.map(callArgs);
 	}
 
 	private at(message: number, index: number): Call {

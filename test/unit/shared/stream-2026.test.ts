@@ -936,6 +936,26 @@ describe('a structured answer in a 2026 stream (docs/api.md#structured-output-in
 		const error = failureOf([toolStart('bash', '{"cmd": "ls"}'), COMPLETED], true);
 		expect(error.failure).toBe('no-answer');
 	});
+
+	it.each([
+		['a list, as JSON text', '[1, 2, 3]', '"[1, 2, 3]"'],
+		['a list', [1, 2, 3], '"[1,2,3]"'],
+		['text that is no JSON', 'Paris, sunny', '"Paris, sunny"'],
+		['an object cut short', '{"city": "Pa', '"{\\"city\\": \\"Pa"'],
+	])(
+		"given to the output tool as %s, with no text: the item fails quoting it, as a text answer's start (it answered)",
+		(_name, args, quoted) => {
+			const error = failureOf([toolStart('final_result', args), COMPLETED], true);
+			expect(error.failure).toBe('not-an-object');
+			expect(error.message).toBe(
+				`The assistant did not return an object for the JSON Schema: its answer begins ${quoted}`,
+			);
+		},
+	);
+
+	it('an output tool given nothing is no answer', () => {
+		expect(failureOf([toolStart('final_result', ''), COMPLETED], true).failure).toBe('no-answer');
+	});
 });
 
 /**
