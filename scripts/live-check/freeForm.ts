@@ -26,26 +26,6 @@ export const FREE_FORM_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Of the free-form fields, those whose JSON, of any shape, is content, a tool's or an error's:
- * kept as a placeholder whole, keys and all (`metadata` keeps its keys, the framework's).
- */
-const OPAQUE_FIELDS: ReadonlySet<string> = new Set([
-	'content',
-	'content_delta',
-	'args',
-	'args_delta',
-	'input',
-	'output',
-	'instructions',
-	'error',
-	'message',
-	'detail',
-	'provider_details',
-	'delta',
-	'result',
-]);
-
-/**
  * A runtime chunk's `delta` and `result` too: a tool's data, in a shape nothing describes
  * (elsewhere they are the framework's delta and tool-return part, which name their kinds).
  */
@@ -54,6 +34,15 @@ const RUNTIME_CHUNK_FREE_FORM_FIELDS: ReadonlySet<string> = new Set([
 	'delta',
 	'result',
 ]);
+
+/**
+ * Of the free-form fields (a runtime chunk's among them), those whose JSON, of any shape, is
+ * content, a tool's or an error's: kept as a placeholder whole, keys and all. All but
+ * `metadata`, which keeps its keys (the framework's).
+ */
+const OPAQUE_FIELDS: ReadonlySet<string> = new Set(
+	[...RUNTIME_CHUNK_FREE_FORM_FIELDS].filter((field) => field !== 'metadata'),
+);
 
 /** The free-form fields of an event named `event` (as the node names it). */
 export function freeFormFieldsOf(event: string): ReadonlySet<string> {
