@@ -30,6 +30,15 @@ async function against(mutation: Mutation) {
 	}
 }
 
+/** A runtime chunk as the 2026 service writes one: every key, most of them null. */
+function runtimeChunk(
+	type: string,
+	{ status = null, data = null }: { status?: string | null; data?: unknown } = {},
+) {
+	const chunk = { type, delta: null, tool_name: null, status, error: null, result: null, data };
+	return `event: AgentRuntimeStreamChunk\ndata: ${JSON.stringify({ ...chunk, message_id: null, runner_id: null })}\n\n`;
+}
+
 /** No run of 6 characters of the token anywhere (a cut token is still the token), nor escaped. */
 function expectNoToken(text: string) {
 	for (let i = 0; i + 6 <= TOKEN.length; i++) expect(text).not.toContain(TOKEN.slice(i, i + 6));
@@ -500,7 +509,7 @@ describe("check:live compares each kind of runtime chunk's fields by itself", ()
 			stream: (text) =>
 				text.replace(
 					'event: completed',
-					'event: AgentRuntimeStreamChunk\ndata: {"type":"heartbeat","delta":null,"tool_name":null,"status":null,"error":null,"result":null,"data":{"at":1},"message_id":null,"runner_id":null}\n\nevent: completed',
+					`${runtimeChunk('heartbeat', { data: { at: 1 } })}event: completed`,
 				),
 		});
 		expect(run.output).toContain(
@@ -626,12 +635,10 @@ describe('check:live excuses a list empty in every event of a kind, as in an ans
 
 describe('check:live names a few kinds of event the emulator does not send, then counts them', () => {
 	test('a hundred made-up runtime chunk types: twenty named, the rest one line: exit 1', async () => {
-		const chunk = (type: string) =>
-			`event: AgentRuntimeStreamChunk\ndata: {"type":"${type}","delta":null,"tool_name":null,"status":null,"error":null,"result":null,"data":null,"message_id":null,"runner_id":null}\n\n`;
 		const types = Array.from({ length: 100 }, (_, n) => `made_up_${n}`);
+		const chunks = types.map((type) => runtimeChunk(type)).join('');
 		const run = await against({
-			stream: (text) =>
-				text.replace('event: completed', `${types.map(chunk).join('')}event: completed`),
+			stream: (text) => text.replace('event: completed', `${chunks}event: completed`),
 		});
 		const named = run.output.match(/: an event the emulator does not send\n/g) ?? [];
 		expect(named).toHaveLength(20);
@@ -643,12 +650,10 @@ describe('check:live names a few kinds of event the emulator does not send, then
 	});
 
 	test('three thousand made-up statuses: two thousand held and compared, the rest one line: exit 1', async () => {
-		const chunk = (status: string) =>
-			`event: AgentRuntimeStreamChunk\ndata: {"type":"status","delta":null,"tool_name":null,"status":"${status}","error":null,"result":null,"data":null,"message_id":null,"runner_id":null}\n\n`;
 		const statuses = Array.from({ length: 3000 }, (_, n) => `made_up_${n}`);
+		const chunks = statuses.map((status) => runtimeChunk('status', { status })).join('');
 		const run = await against({
-			stream: (text) =>
-				text.replace('event: completed', `${statuses.map(chunk).join('')}event: completed`),
+			stream: (text) => text.replace('event: completed', `${chunks}event: completed`),
 		});
 		expect(run.output).toContain(
 			'- stream: more than 2,000 status values: the rest were not compared\n',
