@@ -12,6 +12,8 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(report.byDialect.live).toBeGreaterThan(100);
 		expect(report.byDialect.mix).toBeGreaterThan(100);
 		expect(report.byDialect['2026']).toBeGreaterThan(100);
+		// An answer's event that cannot be read, somewhere in the stream: never an answer.
+		expect(report.byOutcome.unreadable).toBeGreaterThan(5);
 	});
 
 	test('the generator really produces hard cases (multi-byte splits, CRLF, several messages)', () => {

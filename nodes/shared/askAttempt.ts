@@ -221,8 +221,8 @@ function noAnswerError(scope: FailureScope): NodeApiError {
 /**
  * A 2xx stream that did not answer (stream/answer.ts's StreamAnswerError), as its AttemptFailure:
  * what the service said is serviceFailure's to read (a full session pool is waited for); one that
- * ended without an end or without an answer is lost, as its conversation may hold the answer;
- * the rest are shown as they are.
+ * ended without an end or without an answer, or carried events that could not be read, is lost,
+ * as its conversation may hold the answer; the rest are shown as they are.
  */
 export function streamFailure(
 	scope: FailureScope,
@@ -262,6 +262,20 @@ export function streamFailure(
 				),
 				accepted: 'yes',
 				lost: 'incomplete',
+				unknownEvents: failure.unknownEvents,
+			});
+		case 'unreadable':
+			return new AttemptFailure({
+				shown: apiError(
+					node,
+					{
+						message: failure.message,
+						description: `The service sent events whose data this node could not read, so the answer may lack what they said: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`,
+					},
+					request.itemIndex,
+				),
+				accepted: 'yes',
+				lost: 'unreadable',
 				unknownEvents: failure.unknownEvents,
 			});
 		case 'no-answer':

@@ -12,7 +12,7 @@ import { COMPLETED_SUCCEEDED } from '../emulator/frames2026';
 import { ECHO_PRIVATE_MARKER } from '../emulator/server';
 import { emulatorCredential } from '../helpers/assistant';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
-import { conversationJson, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
+import { conversationJson, serveScript, sse, streamAnswer, turn } from '../helpers/scripted-server';
 import { partStart } from '../helpers/stream-2026';
 
 const TOKEN = 'tok_stream_2026_suite';
@@ -556,6 +556,44 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				ECHO_PRIVATE_MARKER,
 			);
 			expect(run.asks).toBe(1);
+		});
+
+		describe('a text delta whose data cannot be read (docs/api.md#how-a-stream-ends)', () => {
+			const body =
+				partStart(0, { part_kind: 'text', content: 'The meeting' }, 'z1') +
+				// Its JSON cut short: the words it carried are not known.
+				'event: PartDeltaEvent\ndata: {"delta": {"content_delta": " moved to\n\n' +
+				partDelta(0, 'text', ' Friday.') +
+				completed;
+
+			test('the answer is read from the conversation, whole, the ask sent once', async () => {
+				const input = `When is the meeting? (${String(stream)})`;
+				const answer = 'The meeting moved to Friday.';
+				const run = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+					...turn(input, answer),
+				]);
+				expect(run.failure).toBeUndefined();
+				expect(run.json.output).toBe(answer);
+				// Streamed, the pieces told before go on with the whole answer after a blank line: it
+				// does not go on from what was told (docs/api.md#recovery-after-a-failure).
+				const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+				expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(
+					stream ? `The meeting Friday.\n\n${answer}` : answer,
+				);
+				expect(run.asks).toBe(1);
+			});
+
+			test('without the answer in the conversation, the item fails naming the event, never the text cut', async () => {
+				const input = `When is the meeting? (${String(stream)}, none)`;
+				const run = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+					...turn(input),
+				]);
+				expect(run.json?.output).toBeUndefined();
+				expect(run.failure?.message).toMatch(
+					/^The assistant finished without an answer \(conversation con_Scripted2026Str01\): The stream carried events this node could not read: PartDeltaEvent$/,
+				);
+				expect(run.asks).toBe(1);
+			});
 		});
 	});
 });

@@ -22,7 +22,8 @@ import {
 } from './wire2026';
 
 export type Dialect = 'documented' | 'live' | 'mix' | '2026';
-type Outcome = 'answer' | 'end-output' | 'structured' | 'no-end' | 'error' | 'no-answer';
+type Outcome =
+	'answer' | 'end-output' | 'structured' | 'no-end' | 'error' | 'no-answer' | 'unreadable';
 
 export interface FuzzCase {
 	seed: number;
@@ -103,6 +104,17 @@ export interface CaseOptions {
 	startlessAfterRound?: boolean;
 }
 
+/** Events that carry the answer, their data not readable: cut JSON, no index, no part. */
+const UNREADABLE_EVENTS: WireEvent[] = [
+	[
+		'PartDeltaEvent',
+		'{"index": 0, "delta": {"part_delta_kind": "text", "content_delta": "lost wor',
+	],
+	['PartStartEvent', JSON.stringify({ index: 0 })],
+	['PartEndEvent', JSON.stringify({ index: -1, part: { part_kind: 'text', content: 'lost' } })],
+	['FrontendModelResponse', '{"content": "lost'],
+];
+
 export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 	const d = draw(seed);
 	const dialect = d.pick<Dialect>(['documented', 'live', 'mix', '2026']);
@@ -110,17 +122,19 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 	const sources: Source[] = is2026 ? ['parts'] : sourcesOf(d, dialect);
 	const roll = d.random();
 	const outcome: Outcome =
-		roll < 0.6
+		roll < 0.57
 			? 'answer'
-			: roll < 0.72
-				? 'end-output'
-				: roll < 0.86
-					? 'structured'
-					: roll < 0.91
-						? 'no-end'
-						: roll < 0.96
-							? 'error'
-							: 'no-answer';
+			: roll < 0.6
+				? 'unreadable'
+				: roll < 0.72
+					? 'end-output'
+					: roll < 0.86
+						? 'structured'
+						: roll < 0.91
+							? 'no-end'
+							: roll < 0.96
+								? 'error'
+								: 'no-answer';
 	const object = { summary: `s${seed} café 😀`, count: seed % 7, ok: d.chance(0.5) };
 	const structured = outcome === 'structured';
 	// Where the object comes: End's output, JSON text, or (2026) the output tool's arguments.
@@ -191,14 +205,19 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 	} else if (outcome !== 'no-end') {
 		events.push(...endEvents);
 	}
+	if (outcome === 'unreadable') {
+		// An answer's event whose data cannot be read, anywhere before the end: what it said is
+		// not known, so the answer is never returned as whole (docs/api.md#how-a-stream-ends).
+		events.splice(d.int(0, events.length - endEvents.length), 0, d.pick(UNREADABLE_EVENTS));
+	}
 	// Whatever follows the end of a stream means nothing.
 	if (outcome !== 'no-end' && d.chance(0.1)) {
 		events.push(['FrontendModelResponse', JSON.stringify({ content: 'after the end' })]);
 	}
 	const chunks = frame(d, Buffer.from(serialize(d, events), 'utf8'));
 	const expected: FuzzCase['expected'] =
-		outcome === 'no-end'
-			? { failure: 'incomplete' }
+		outcome === 'no-end' || outcome === 'unreadable'
+			? { failure: outcome === 'no-end' ? 'incomplete' : 'unreadable' }
 			: outcome === 'error'
 				? { failure: runFailure ? 'run-failed' : 'error-event', message }
 				: // Whitespace alone is no answer either (docs/api.md#how-a-stream-ends).

@@ -5,6 +5,7 @@ import {
 	NO_ANSWER_MESSAGE,
 	UNKNOWN_EVENTS_ADVICE,
 	unknownEventsNote,
+	UNREADABLE_MESSAGE,
 } from '../stream/answerFailure';
 import type { LostHow } from '../transport/attemptFailure';
 import { apiError } from '../transport/errors';
@@ -86,12 +87,13 @@ export function repeatedTurn(
 
 /**
  * How a response the service took ended without breaking off, as an error that replaces its
- * failure begins: a whole answer without text, or a stream closed without an end; undefined when
- * it broke off (a connection lost or cut, a stream stopped).
+ * failure begins: a whole answer without text, a stream closed without an end, or one with events
+ * that could not be read; undefined when it broke off (a connection lost or cut, a stream stopped).
  */
 function endedUnbroken(lost: LostHow | undefined): string | undefined {
 	if (lost === 'empty') return NO_ANSWER_MESSAGE;
 	if (lost === 'incomplete') return INCOMPLETE_MESSAGE;
+	if (lost === 'unreadable') return UNREADABLE_MESSAGE;
 	return undefined;
 }
 

@@ -8,6 +8,7 @@ import {
 	NO_ANSWER_MESSAGE,
 	StreamAnswerError,
 	unknownEventsNote,
+	unreadableEventsMessage,
 } from './answerFailure';
 import { createSseDecoder, type SseMessage } from './decode';
 import { flatEvent } from './flatEvent';
@@ -53,8 +54,24 @@ export interface StreamAnswerResult {
 	model?: string;
 }
 
-/** At most this many unknown event names are kept (a hostile stream could send endless ones). */
-const MAX_UNKNOWN_EVENTS = 10;
+/**
+ * At most this many unknown (or unreadable) event names are kept: a hostile stream could send
+ * endless ones.
+ */
+const MAX_NOTED_EVENTS = 10;
+
+/** `name` added to `names` once, while they are fewer than MAX_NOTED_EVENTS; told when added. */
+function noteName(names: string[], name: string, onAdded?: (name: string) => void): void {
+	if (names.length >= MAX_NOTED_EVENTS || names.includes(name)) return;
+	names.push(name);
+	onAdded?.(name);
+}
+
+/** The events read into the answer, its steps and the output tool's calls. */
+type PartOrToolEvent = Exclude<
+	StreamEvent,
+	{ type: 'end' | 'error' | 'runFailed' | 'unknown' | 'unreadable' | 'toolRound' }
+>;
 
 /** Folds the SSE messages of one stream into its answer. */
 export class StreamAnswer {
@@ -66,6 +83,8 @@ export class StreamAnswer {
 	private errorMessage: string | undefined;
 	private runFailure: Extract<StreamEvent, { type: 'runFailed' }> | undefined;
 	private readonly unknown: string[] = [];
+	/** Events that carry the answer or its end, whose data this node could not read, by name. */
+	private readonly unreadable: string[] = [];
 	/** The stream's events in the service's layout, read without parsing (knownLayout.ts). */
 	private readonly layout = new KnownLayout();
 	/** The bound the answer grew past (docs/api.md#memory-bounds). */
@@ -164,8 +183,15 @@ export class StreamAnswer {
 					this.done = true;
 					return false;
 				case 'unknown':
-					this.noteUnknown(event.name);
+					noteName(this.unknown, event.name, this.options.onUnknownEvent);
 					break;
+				case 'unreadable':
+					// Read on to the end: a run that failed says so, and only then is the answer
+					// read from the conversation (result()).
+					noteName(this.unreadable, event.name);
+					if (!event.ends) break;
+					this.done = true;
+					return false;
 				case 'toolRound':
 					this.began = true;
 					this.assembler.responseOver(event.ran);
@@ -211,20 +237,11 @@ export class StreamAnswer {
 		return false;
 	}
 
-	private noteUnknown(name: string): void {
-		if (this.unknown.length >= MAX_UNKNOWN_EVENTS || this.unknown.includes(name)) return;
-		this.unknown.push(name);
-		this.options.onUnknownEvent?.(name);
-	}
-
 	/**
 	 * A tool call's part, delta or snapshot (the output tool's may carry the object); after the
 	 * assembler, which decides the message a snapshot is of.
 	 */
-	private readOutputTool(
-		calls: OutputToolCalls,
-		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
-	): void {
+	private readOutputTool(calls: OutputToolCalls, event: PartOrToolEvent): void {
 		const message = this.assembler.messageNumber;
 		if (event.type === 'toolDelta') calls.delta(message, event.index, event.delta);
 		else if (
@@ -239,10 +256,7 @@ export class StreamAnswer {
 	}
 
 	/** The assembler decides where a model message begins; the steps go by its messages. */
-	private collect(
-		collector: StepCollector,
-		event: Exclude<StreamEvent, { type: 'end' | 'error' | 'runFailed' | 'unknown' | 'toolRound' }>,
-	): void {
+	private collect(collector: StepCollector, event: PartOrToolEvent): void {
 		const message = this.assembler.messageNumber;
 		if (event.type === 'toolEvent') {
 			collector.toolEvent(message, event.part);
@@ -295,6 +309,19 @@ export class StreamAnswer {
 				`The assistant reported an error: ${this.errorMessage}`,
 				this.errorMessage,
 				this.turnBegan,
+			);
+		}
+		if (this.unreadable.length > 0) {
+			// What the answer lacks is not known: its conversation is read for it, as after a
+			// stream without an end (docs/api.md#how-a-stream-ends).
+			throw new StreamAnswerError(
+				'unreadable',
+				// Done here, with no failure before: an end came, read or not.
+				`${unreadableEventsMessage(this.unreadable, this.done)}${unknownEventsNote(this.unknown)}`,
+				undefined,
+				this.turnBegan,
+				undefined,
+				this.unknown,
 			);
 		}
 		if (!this.end) {

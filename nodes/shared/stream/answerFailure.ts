@@ -10,6 +10,11 @@ export type StreamFailure =
 	| 'run-failed'
 	/** The stream closed without an end this node knows or an error event. */
 	| 'incomplete'
+	/**
+	 * An event that carries the answer or its end could not be read (docs/api.md#how-a-stream-ends):
+	 * the answer may lack what it said.
+	 */
+	| 'unreadable'
 	/** `End` after no answer text and no `output`. */
 	| 'no-answer'
 	/** A structured ask answered without an object. */
@@ -35,7 +40,10 @@ export class StreamAnswerError extends Error {
 		readonly turnBegan = false,
 		/** For `run-failed`: the service's class and kind of failure, and the run's status. */
 		readonly run?: { status: string; errorType?: string; failureKind?: string },
-		/** For `incomplete`: the events the stream carried that this node does not know. */
+		/**
+		 * For `incomplete` and `unreadable`: the events the stream carried that this node does not
+		 * know.
+		 */
 		readonly unknownEvents: readonly string[] = [],
 	) {
 		super(message);
@@ -60,6 +68,19 @@ export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
 /** A stream that closed without an end this node knows (`incomplete`). */
 export const INCOMPLETE_MESSAGE = 'The stream ended before the answer was complete';
+
+/** A stream that carried an event of the answer this node could not read (`unreadable`). */
+export const UNREADABLE_MESSAGE = 'The stream carried events this node could not read';
+
+/**
+ * What an error says of a stream with events this node could not read, by name: that it closed
+ * without an end too, when it did (`ended` false).
+ */
+export function unreadableEventsMessage(names: readonly string[], ended: boolean): string {
+	return ended
+		? `${UNREADABLE_MESSAGE}: ${names.join(', ')}`
+		: `${INCOMPLETE_MESSAGE}; it carried events this node could not read: ${names.join(', ')}`;
+}
 
 /**
  * What an error says of the events a stream carried that this node does not know

@@ -27,9 +27,10 @@ import {
  * What the node reads from each SSE message of an ask stream, in every dialect
  * (docs/api.md#2026-stream-dialect, docs/api.md#documented-stream-dialect,
  * docs/api.md#live-stream-dialect). Comments and `[DONE]` carry nothing; an event the node does
- * not know is named (`unknown`), never read. What the steps need (the parts themselves, tool
- * events: docs/api.md#steps) is read only when asked for; a tool call's parts and deltas are
- * always read, since pydantic-ai's output tool may carry a structured answer.
+ * not know is named (`unknown`), never read, and so is one of the answer or its end whose data it
+ * cannot read (`unreadable`). What the steps need (the parts themselves, tool events:
+ * docs/api.md#steps) is read only when asked for; a tool call's parts and deltas are always read,
+ * since pydantic-ai's output tool may carry a structured answer.
  */
 export type StreamEvent =
 	/** `FrontendModelResponse.content`: the next piece of the current message's text. */
@@ -73,7 +74,14 @@ export type StreamEvent =
 	 */
 	| { type: 'runFailed'; message: string; status: string; errorType?: string; failureKind?: string }
 	/** An event this node does not know: its name only, never its data. */
-	| { type: 'unknown'; name: string };
+	| { type: 'unknown'; name: string }
+	/**
+	 * An event that carries the answer or ends the stream, whose data this node cannot read (not
+	 * JSON, past the bound on values, without the index or part it must name): what it said of the
+	 * answer is not known (docs/api.md#how-a-stream-ends). Its name only; `ends`: it was the
+	 * stream's end (`End`, `completed`).
+	 */
+	| { type: 'unreadable'; name: string; ends: boolean };
 
 /**
  * Every event name this node knows, in any dialect: those that carry the answer, the steps or the
@@ -202,8 +210,11 @@ export function toStreamEvents(
 			// Told by name alone (UNREAD_EVENTS): the output tool runs after the response that
 			// called it, as a function tool does; a failed call is answered by a next response.
 			return [TOOL_ROUND];
-		case 'End':
-			return [endEvent(parseObject<EndEventData>(named.data))];
+		case 'End': {
+			const data = parseObject<EndEventData>(named.data);
+			// Blank data names nothing, as `{}`; other data that is no object may have named the answer.
+			return [data || isBlank(named.data) ? endEvent(data) : unreadable(named.event, true)];
+		}
 		case 'Error':
 		case 'SSEErrorEvent':
 			return [{ type: 'error', message: errorMessage(named.data) }];
@@ -221,15 +232,7 @@ export function toStreamEvents(
 
 function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 	const data = parseObject<FrontendModelResponseData>(dataText);
-	if (!data) {
-		// Answer text that cannot be read would be lost silently: the stream is not usable.
-		return [
-			{
-				type: 'error',
-				message: `Malformed FrontendModelResponse event: ${holdsRequestEcho(dataText) ? echoWithheld(undefined) : preview(dataText)}`,
-			},
-		];
-	}
+	if (!data) return [unreadable('FrontendModelResponse')];
 	const events: StreamEvent[] = [];
 	if (typeof data.content === 'string' && data.content) {
 		events.push({ type: 'content', text: data.content });
@@ -261,7 +264,7 @@ function partEvent(
 	data: Unchecked<PartEventData> | undefined,
 	steps: boolean,
 ): StreamEvent[] {
-	if (!data || !isIndex(data.index) || !isObject(data.part)) return [];
+	if (!data || !isIndex(data.index) || !isObject(data.part)) return [unreadable(type)];
 	const part: Unchecked<MessagePart> = data.part;
 	const kind = typeof part.part_kind === 'string' ? part.part_kind : 'unknown';
 	// Whether it is answer text is the assembler's call: an end may leave out the kind.
@@ -286,7 +289,7 @@ function responseOf(data: Json): string | undefined {
 }
 
 function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): StreamEvent[] {
-	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [];
+	if (!data || !isIndex(data.index) || !isObject(data.delta)) return [unreadable('PartDeltaEvent')];
 	const delta: Unchecked<PartDeltaEventData['delta']> = data.delta;
 	const { part_delta_kind: kind, content_delta: text } = delta;
 	const response = responseOf(data);
@@ -350,6 +353,9 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
  */
 function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEvent {
 	const data = parseObject<RunEndEventData & { data: unknown; message: unknown }>(dataText);
+	// A `completed` whose data cannot be read may have named a failure: it ends no answer. Blank
+	// data names nothing, as `{}`; a `failed` is the run's failure whatever its data.
+	if (name === 'completed' && !data && !isBlank(dataText)) return unreadable(name, true);
 	const fields: Unchecked<RunEndEventData & { message: unknown; detail: unknown }> = {
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
@@ -439,14 +445,14 @@ function errorMessage(dataText: string): string {
 	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';
 }
 
+function unreadable(name: string, ends = false): StreamEvent {
+	return { type: 'unreadable', name, ends };
+}
+
 function parseObject<T>(text: string): (Unchecked<T> & Json) | undefined {
 	return parseJsonObject(text) as (Unchecked<T> & Json) | undefined;
 }
 
 function isIndex(value: unknown): value is number {
 	return typeof value === 'number' && Number.isInteger(value) && value >= 0;
-}
-
-function preview(text: string): string {
-	return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

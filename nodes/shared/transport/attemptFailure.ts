@@ -28,6 +28,8 @@ export type LostHow =
 	| 'stalled'
 	/** The stream closed without `End`. */
 	| 'incomplete'
+	/** The stream carried an event of the answer that could not be read. */
+	| 'unreadable'
 	/** A 200 whose answer is empty, or a stream that ended without one. */
 	| 'empty';
 

@@ -445,11 +445,83 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 		expect(error.failure).toBe('incomplete');
 		expect(error.message).toBe('The stream ended before the answer was complete');
 	});
+});
 
-	test('a FrontendModelResponse whose data is not JSON is reported, not swallowed', () => {
-		const error = failure([sse('FrontendModelResponse', '{"content": "x'), sse('End', {})]);
-		expect(error.failure).toBe('error-event');
-		expect(error.message).toMatch(/Malformed FrontendModelResponse/);
+describe('events that carry the answer and cannot be read (docs/api.md#how-a-stream-ends)', () => {
+	const ends = [sse('completed', COMPLETED), sse('End', {})];
+
+	test.each([
+		['a PartDeltaEvent whose data is not JSON', 'PartDeltaEvent', '{"index": 0, "delta": {"con'],
+		['a PartDeltaEvent without its index', 'PartDeltaEvent', { delta: { content_delta: 'x' } }],
+		['a PartDeltaEvent whose delta is no object', 'PartDeltaEvent', { index: 0, delta: 'x' }],
+		['a PartStartEvent whose data is not JSON', 'PartStartEvent', 'not json'],
+		['a PartStartEvent without its part', 'PartStartEvent', { index: 1 }],
+		['a PartEndEvent whose index is no number', 'PartEndEvent', { index: '0', part: text('x') }],
+		['a FrontendModelResponse whose data is not JSON', 'FrontendModelResponse', '{"content": "x'],
+	])('%s fails the answer as unreadable, naming it, never as whole', (_, name, data) => {
+		for (const end of ends) {
+			const events = [start(0, text('Hello')), sse(name, data), delta(0, ' world', 'text'), end];
+			const error = failure(events);
+			expect(error.failure).toBe('unreadable');
+			expect(error.message).toBe(`The stream carried events this node could not read: ${name}`);
+			expect(error.turnBegan).toBe(true);
+		}
+	});
+
+	test('each name once, with those the node does not know, whether the stream ended or not', () => {
+		const bad = sse('PartDeltaEvent', 'x');
+		const events = [bad, sse('Heartbeat2027', {}), bad, sse('PartStartEvent', 'y')];
+		const ended = failure([...events, sse('completed', COMPLETED)]);
+		expect(ended.message).toBe(
+			'The stream carried events this node could not read: PartDeltaEvent, PartStartEvent; it carried events this node does not know: Heartbeat2027',
+		);
+		expect(ended.unknownEvents).toEqual(['Heartbeat2027']);
+		const cut = failure(events);
+		expect(cut.failure).toBe('unreadable');
+		expect(cut.message).toBe(
+			'The stream ended before the answer was complete; it carried events this node could not read: PartDeltaEvent, PartStartEvent; it carried events this node does not know: Heartbeat2027',
+		);
+	});
+
+	test('a run that failed after one says its own failure', () => {
+		const failed = { ...COMPLETED, status: 'failed', error: 'Unknown model: x' };
+		const error = failure([sse('PartDeltaEvent', 'x'), sse('failed', failed)]);
+		expect(error.failure).toBe('run-failed');
+		expect(error.serverMessage).toBe('Unknown model: x');
+	});
+
+	test('an end whose data is no object ends the stream unread; blank data names nothing', () => {
+		for (const [name, data] of [
+			['completed', 'Unknown model: x'],
+			['completed', '{"status": "fail'],
+			['End', '{"output": "the ans'],
+			['End', '"done"'],
+		] as const) {
+			const error = failure([start(0, text('Hello')), sse(name, data), content(' later')]);
+			expect(error.failure).toBe('unreadable');
+			expect(error.message).toBe(`The stream carried events this node could not read: ${name}`);
+		}
+		for (const name of ['completed', 'End']) {
+			expect(read([start(0, text('Hello')), `event: ${name}\ndata: \n\n`]).output).toBe('Hello');
+		}
+	});
+
+	test('a Part event past the bound on values is not read, as one that is not JSON', () => {
+		const values = `[${'0,'.repeat(1_000_001)}0]`;
+		const data = `{"index": 0, "delta": {"content_delta": "x", "padding": ${values}}}`;
+		const error = failure([start(0, text('Hello')), sse('PartDeltaEvent', data), sse('End', {})]);
+		expect(error.failure).toBe('unreadable');
+	});
+
+	test('a delta of a kind the node does not know, or without text, is read as carrying none', () => {
+		const events = [
+			start(0, text('Hello')),
+			sse('PartDeltaEvent', { index: 0, delta: { part_delta_kind: 'citation', url: 'x' } }),
+			sse('PartDeltaEvent', { index: 0, delta: { part_delta_kind: 'text' } }),
+			delta(0, ' world', 'text'),
+			sse('completed', COMPLETED),
+		];
+		expect(read(events).output).toBe('Hello world');
 	});
 });
 
