@@ -309,6 +309,16 @@ describe('check:live fails when the node would read no answer from the stream', 
 		expect(run.output).toContain('stream: the node reads no answer from it: ');
 		expect(run.code).toBe(1);
 	});
+
+	test('a stream whose text deltas name their index as text: exit 1, the events named', async () => {
+		const run = await against({
+			stream: (text) => text.replace(/("part_delta_kind":"text"[^\n]*"index":)(\d+)/g, '$1"$2"'),
+		});
+		expect(run.output).toContain(
+			'stream: the node reads no answer from it: The stream carried events this node could not read: PartDeltaEvent',
+		);
+		expect(run.code).toBe(1);
+	});
 });
 
 describe('check:live fails on another terminal event', () => {
