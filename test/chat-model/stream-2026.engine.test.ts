@@ -16,7 +16,7 @@ import { assistantNode, emulatorCredential } from '../helpers/assistant';
 import type { ConsumerOutput } from '../helpers/chat-model';
 import { useEmulator } from '../helpers/emulatorFixture';
 import type { RunResult } from '../helpers/engine';
-import { conversationJson, serveScript, streamAnswer } from '../helpers/scripted-server';
+import { conversationJson, serveScript, streamAnswer, turn } from '../helpers/scripted-server';
 import {
 	completed,
 	echo,
@@ -190,6 +190,39 @@ describe('the Assistant Chat Model', () => {
 			]);
 			expect(server.asks).toHaveLength(1);
 			expectNoEcho(run);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('invoke: a text delta whose data cannot be read: the answer read from the conversation, asked once (docs/api.md#how-a-stream-ends)', async () => {
+		const answer = 'The meeting moved to Friday.';
+		const body =
+			opening() +
+			textPart(0, 'The meeting', 'z1') +
+			// Its JSON cut short: the words it carried are not known.
+			'event: PartDeltaEvent\ndata: {"delta": {"content_delta": " moved to\n\n' +
+			textPart(1, ' Friday.', 'z1') +
+			completed();
+		let asked = '';
+		const server = await serveScript(
+			(response, _n, request) => {
+				asked = request?.input ?? '';
+				streamAnswer(response, 'con_ChatUnread2026x1', body);
+			},
+			(response) => conversationJson(response, 'idle', turn(asked, answer)),
+		);
+		try {
+			const run = await assistant.chat(
+				'invoke',
+				[{ role: 'user', content: 'When is the meeting?' }],
+				{},
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.error()).toBeUndefined();
+			expect(consumerOutput(run).text).toBe(answer);
+			expect(server.asks).toHaveLength(1);
+			expect(server.paths).toContain('GET /conversations/con_ChatUnread2026x1');
 		} finally {
 			await server.close();
 		}
