@@ -85,6 +85,12 @@ export class StreamAnswer {
 	private readonly unknown: string[] = [];
 	/** Events that carry the answer or its end, whose data this node could not read, by name. */
 	private readonly unreadable: string[] = [];
+	/**
+	 * What had been passed on when the first of them came, and how much of it the open message
+	 * wrote: nothing more is, as what follows may go on from text that is missing. An answer read
+	 * from the conversation then goes on from there (docs/api.md#recovery-after-a-failure).
+	 */
+	private passedOnBefore: { text: string; openMessageLength: number | undefined } | undefined;
 	/** The stream's events in the service's layout, read without parsing (knownLayout.ts). */
 	private readonly layout = new KnownLayout();
 	/** The bound the answer grew past (docs/api.md#memory-bounds). */
@@ -114,7 +120,9 @@ export class StreamAnswer {
 
 	/** Of the text passed on, how much an answer read elsewhere may go on from (assembly.ts). */
 	get openMessageLength(): number | undefined {
-		return this.assembler.openMessageLength;
+		return this.passedOnBefore
+			? this.passedOnBefore.openMessageLength
+			: this.assembler.openMessageLength;
 	}
 
 	/** The steps so far (docs/api.md#steps); undefined when they are not collected. */
@@ -129,6 +137,7 @@ export class StreamAnswer {
 
 	/** The text given to `onText` so far (none for a structured ask). */
 	passedOn(): string {
+		if (this.passedOnBefore) return this.passedOnBefore.text;
 		return this.options.onText && !this.options.structured ? this.assembler.text() : '';
 	}
 
@@ -189,6 +198,7 @@ export class StreamAnswer {
 					// Read on to the end: a run that failed says so, and only then is the answer
 					// read from the conversation (result()).
 					noteName(this.unreadable, event.name);
+					this.stopPassingOn();
 					if (!event.ends) break;
 					this.done = true;
 					return false;
@@ -217,6 +227,13 @@ export class StreamAnswer {
 			}
 		}
 		return this.withinBound();
+	}
+
+	private stopPassingOn(): void {
+		if (this.passedOnBefore) return;
+		const openMessageLength = this.assembler.openMessageLength;
+		this.passedOnBefore = { text: this.passedOn(), openMessageLength };
+		this.assembler.stopPassingOn();
 	}
 
 	/**

@@ -123,7 +123,12 @@ export class AnswerAssembler {
 	 */
 	snapshotGrewLast = false;
 
-	constructor(private readonly onText?: (delta: string) => void) {}
+	constructor(private onText?: (delta: string) => void) {}
+
+	/** No later piece goes to `onText` (stream/answer.ts: after an event it could not read). */
+	stopPassingOn(): void {
+		this.onText = undefined;
+	}
 
 	/**
 	 * The bound's measure: the longest text held, the answer (as text() gives it, separators

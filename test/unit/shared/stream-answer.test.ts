@@ -2,7 +2,7 @@
  * The stream's meaning (docs/api.md#streams): every shape of both dialects, alone and mixed, as
  * readAnswerFromChunks reads them.
  */
-import { readAnswerFromChunks } from '../../../nodes/shared/stream/answer';
+import { readAnswerFromChunks, StreamAnswer } from '../../../nodes/shared/stream/answer';
 import { NO_ANSWER_MESSAGE, StreamAnswerError } from '../../../nodes/shared/stream/answerFailure';
 import type { OutputFormatSchema } from '../../../nodes/shared/api';
 
@@ -481,6 +481,25 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		expect(cut.message).toBe(
 			'The stream ended before the answer was complete; it carried events this node could not read: PartDeltaEvent, PartStartEvent; it carried events this node does not know: Heartbeat2027',
 		);
+	});
+
+	test('no piece is passed on after one: what follows may go on from text that is missing', () => {
+		const deltas: string[] = [];
+		const answer = new StreamAnswer({ structured: false, onText: (piece) => deltas.push(piece) });
+		const events = [
+			start(0, text('The meeting')),
+			sse('PartDeltaEvent', '{"index": 0, "delta": {"content_delta": " moved to'),
+			delta(0, ' Friday.', 'text'),
+			sse('completed', COMPLETED),
+		];
+		for (const event of events) {
+			const [, name, data] = /^event: (.*)\ndata: (.*)\n\n$/.exec(event) ?? [];
+			answer.accept({ event: name, data });
+		}
+		expect(deltas).toEqual(['The meeting']);
+		expect(answer.passedOn()).toBe('The meeting');
+		expect(answer.openMessageLength).toBe('The meeting'.length);
+		expect(() => answer.result()).toThrow('could not read: PartDeltaEvent');
 	});
 
 	test('a run that failed after one says its own failure', () => {
