@@ -83,6 +83,7 @@ export async function attemptAsk(
 			onText: live.forward,
 			steps: call.steps,
 			onUnknownEvent: (name) => warnUnknownEvent(attempt, call.notices, name),
+			onUnreadableEvent: (name) => warnUnreadableEvent(attempt, call.notices, name),
 			answerLimitChars: call.answerLimitChars,
 		});
 		live.reads(answer);
@@ -310,6 +311,22 @@ function warnUnknownEvent(attempt: Attempt, notices: RunNotices | undefined, nam
 		tell === 'name'
 			? `Assistant: the service's stream carried an event this node does not know: "${name}". The answer is read without it; if answers fail or look wrong, update the package or report the event name.`
 			: `Assistant: the service's streams in this run carried more events this node does not know; they are not listed (${MAX_UNKNOWN_EVENT_WARNINGS} were). If answers fail or look wrong, update the package or report the event names.`;
+	attempt.ctx.logger.warn(redacted(message, attempt.scope.redaction), {
+		itemIndex: attempt.scope.request.itemIndex,
+	});
+}
+
+/**
+ * An event of the answer the stream carried whose data this node could not read: its name, never
+ * its data, once a run (the names are those of the events that carry the answer, a few).
+ */
+function warnUnreadableEvent(
+	attempt: Attempt,
+	notices: RunNotices | undefined,
+	name: string,
+): void {
+	if (notices && !notices.first(`unreadable event ${name}`)) return;
+	const message = `Assistant: the service's stream carried a "${name}" event whose data this node could not read, so the answer is not taken from the stream: it is read from the conversation instead. If this happens again, update the package or report the event name.`;
 	attempt.ctx.logger.warn(redacted(message, attempt.scope.redaction), {
 		itemIndex: attempt.scope.request.itemIndex,
 	});

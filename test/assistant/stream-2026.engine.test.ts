@@ -579,6 +579,14 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
 				expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
 				if (stream) expect(String(pieces[0].content)).toBe('The meeting');
+				// n8n's log says what was seen, the event's name, never its data.
+				const told = run.logs.filter((line) => line.includes('could not read'));
+				expect(told).toEqual([
+					expect.stringContaining(
+						'the service\'s stream carried a "PartDeltaEvent" event whose data this node could not read',
+					),
+				]);
+				expect(told[0]).not.toContain('moved to');
 				expect(run.asks).toBe(1);
 			});
 

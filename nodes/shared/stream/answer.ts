@@ -42,6 +42,11 @@ export interface StreamAnswerOptions {
 	steps?: { thinking: boolean };
 	/** Each event name this node does not know, the first time this stream carries it. */
 	onUnknownEvent?: (name: string) => void;
+	/**
+	 * Each name of an event of the answer whose data this node could not read, the first time
+	 * this stream carries one.
+	 */
+	onUnreadableEvent?: (name: string) => void;
 	/** The most text the answer and its steps may hold, in characters (docs/api.md#memory-bounds). */
 	answerLimitChars?: number;
 }
@@ -197,7 +202,7 @@ export class StreamAnswer {
 				case 'unreadable':
 					// Read on to the end: a run that failed says so, and only then is the answer
 					// read from the conversation (result()).
-					noteName(this.unreadable, event.name);
+					noteName(this.unreadable, event.name, this.options.onUnreadableEvent);
 					this.stopPassingOn();
 					if (!event.ends) break;
 					this.done = true;
