@@ -224,9 +224,12 @@ export function toStreamEvents(
 		case 'failed':
 			return [runEndEvent(named.event, named.data)];
 		default:
-			return SILENT_EVENTS.has(named.event)
-				? []
-				: [{ type: 'unknown', name: printableEventName(named.event) }];
+			if (!SILENT_EVENTS.has(named.event)) {
+				return [{ type: 'unknown', name: printableEventName(named.event) }];
+			}
+			// A bare `data:` line whose JSON is cut short may be a flat event of the answer: SSE
+			// names an event without a name `message` (docs/api.md#flat-stream-form).
+			return named.event === 'message' && isCutObject(named.data) ? [unreadable('message')] : [];
 	}
 }
 
@@ -443,6 +446,11 @@ function errorMessage(dataText: string): string {
 	if (shown) return shown;
 	if (data) return 'The assistant reported an error without a message';
 	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';
+}
+
+/** Text that opens as a JSON object and is none (cut short, or past the bound on values). */
+function isCutObject(text: string): boolean {
+	return /^\s*\{/.test(text) && parseJsonObject(text) === undefined;
 }
 
 function unreadable(name: string, ends = false): StreamEvent {

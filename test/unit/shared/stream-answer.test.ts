@@ -468,6 +468,19 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		}
 	});
 
+	test('a bare `data:` line whose JSON is cut short (a flat event) is named `message`; `[DONE]` and untyped JSON carry nothing', () => {
+		const flat = (line: string) => `data: ${line}\n\n`;
+		const cut = failure([
+			flat('{"type": "FrontendModelResponse", "content": "Hel'),
+			flat('{"type": "End", "data": {}}'),
+		]);
+		expect(cut.failure).toBe('unreadable');
+		expect(cut.message).toBe('The stream carried events this node could not read: message');
+		const events = [flat('{"type": "FrontendModelResponse", "content": "Hello"}'), flat('[DONE]')];
+		events.push(flat('{"note": "no type"}'), flat('{"type": "End", "data": {}}'));
+		expect(read(events).output).toBe('Hello');
+	});
+
 	test('each name once, with those the node does not know, whether the stream ended or not', () => {
 		const bad = sse('PartDeltaEvent', 'x');
 		const events = [bad, sse('Heartbeat2027', {}), bad, sse('PartStartEvent', 'y')];
