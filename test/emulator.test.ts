@@ -802,8 +802,34 @@ describe.each(['documented', 'live'] as const)(
 			expect(emu().stats.completedAsks.size).toBe(1);
 		});
 
+		it('unreadable-event: one event of the answer cut short on the wire, the stream ends as usual, the conversation holds the answer', async () => {
+			const input = 'a b c d e f #fault=unreadable-event';
+			const res = await ask({ input, stream: true }, emu());
+			const { text } = await readAll(res);
+			const blocks = text.split('\n\n').filter((block) => block.includes('data:'));
+			const cut = blocks.filter((block) => {
+				const data = block.slice(block.indexOf('data:') + 5).trim();
+				try {
+					JSON.parse(data);
+					return false;
+				} catch {
+					return data !== '[DONE]';
+				}
+			});
+			expect(cut).toHaveLength(1);
+			expect(text).toContain('event: End');
+			expect(emu().stats.completedAsks.get(input)).toBe(1);
+		});
+
 		it('stream faults leave JSON asks alone', async () => {
-			for (const name of ['crlf', 'unknown-events', 'no-end', 'error-event', 'end-extra']) {
+			for (const name of [
+				'crlf',
+				'unknown-events',
+				'no-end',
+				'error-event',
+				'end-extra',
+				'unreadable-event',
+			]) {
 				const input = `plain #fault=${name}`;
 				expect(await askJson({ input }, emu())).toMatchObject({
 					status: 200,

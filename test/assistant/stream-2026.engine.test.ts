@@ -64,6 +64,20 @@ describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
 		if (stream) expect(run.chunks.length).toBeGreaterThan(3);
 	});
 
+	test('an event of the answer cut short on the wire: the whole answer from its conversation, sent once, no echo', async () => {
+		const input = `Plan my week (${String(stream)}) #fault=unreadable-event`;
+		const run = await assistant.run({ input, options }, { streaming: stream });
+		expect(run.failure).toBeUndefined();
+		expect(run.json).toMatchObject({ output: expect.stringContaining(input), recovered: true });
+		if (stream) {
+			const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+			expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(run.json.output);
+		}
+		expect(assistant.emulator.stats.startedAsks.get(input)).toBe(1);
+		expect(assistant.askRequests()).toHaveLength(1);
+		expectNoEcho(run);
+	});
+
 	test('a tool round: the call, its result with outcome, the answer after it', async () => {
 		const input = `What is new in my mail? (${String(stream)})`;
 		const run = await assistant.run({ input, options }, { streaming: stream });

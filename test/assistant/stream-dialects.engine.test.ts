@@ -147,6 +147,20 @@ describe.each(['live', 'documented'] as const)('streams that fail in the %s dial
 		});
 	});
 
+	test.each(['parts', 'snapshots', 'content+parts', 'flat', 'documented'])(
+		'shape %s, an event of the answer cut short on the wire: the whole answer from its conversation, each piece once, asked once',
+		async (shape) => {
+			// docs/api.md#how-a-stream-ends: what the event carried is not known.
+			const input = `Say something useful #shape=${shape} #fault=unreadable-event`;
+			const run = await assistant.run({ input, options: STREAM }, { streaming: true });
+			expect(run.error()).toBeUndefined();
+			const item = run.outputs('Ask')[0].json;
+			expect(item).toMatchObject({ output: expect.stringMatching(/You said/), recovered: true });
+			expect(liveText(run).join('')).toBe(item.output);
+			expect(assistant.askRequests()).toHaveLength(1);
+		},
+	);
+
 	test.each(['pool-busy', 'pool-evict', 'pool-busy-200', 'pool-busy-event'])(
 		'a full session pool (%s) is waited out and then answered',
 		async (fault) => {

@@ -33,6 +33,8 @@ const http = require('node:http');
  * @property {boolean} errorBeforeText  the error event comes before any answer text
  * @property {string | null} retryAfter  Retry-After on the stream's headers (a pool-busy-event asked for it)
  * @property {boolean} noEnd
+ * @property {boolean} unreadableEvent  the middle piece of text comes in an event whose JSON is
+ *   cut short; the conversation holds the whole answer
  * @property {string | null} completedFailure  2026: the stream ends with `completed` whose status
  *   is `failed`, with this error
  * @property {boolean} crlf
@@ -121,6 +123,7 @@ const FAULT_NAMES = Object.freeze([
 	'unknown-events',
 	'split-bytes',
 	'no-end',
+	'unreadable-event',
 	'error-event',
 	'all-variants',
 	'pool-busy',
@@ -220,6 +223,7 @@ function planFaults(faults) {
 		errorBeforeText: false,
 		retryAfter: null,
 		noEnd: false,
+		unreadableEvent: false,
 		completedFailure: null,
 		crlf: false,
 		endForm: null,
@@ -299,6 +303,7 @@ function addToPlan(plan, fault) {
 /** @type {Record<string, keyof FaultPlan>} */
 const FLAG_BY_NAME = {
 	'no-end': 'noEnd',
+	'unreadable-event': 'unreadableEvent',
 	crlf: 'crlf',
 	'no-header-id': 'noHeaderId',
 	'unknown-events': 'unknownEvents',

@@ -94,6 +94,8 @@ async function streamFrames(ctx, writer, plan, frames, answer) {
 	const chunkDelayMs = plan.chunkDelayMs ?? ctx.state.config.chunkDelayMs;
 	const pieces = frames.filter((frame) => frame.kind === 'event' && frame.startsPiece).length;
 	const cut = cutIndex(plan, pieces);
+	// unreadable-event: the middle piece's event cut short on the wire.
+	const unreadable = plan.unreadableEvent ? Math.floor(pieces / 2) : -1;
 	let sent = 0;
 	for (const frame of frames) {
 		// A full pool refuses the ask before a model is asked: no part, no echo of the request.
@@ -111,7 +113,12 @@ async function streamFrames(ctx, writer, plan, frames, answer) {
 		if (frame.startsPiece) {
 			if (sent === cut && !(await interrupt(ctx, writer, plan, answer))) return false;
 			if (sent > 0) await wait(chunkDelayMs, ctx.signal);
+			const cutShort = sent === unreadable;
 			sent += 1;
+			if (cutShort) {
+				await writer.cutEvent(frame.type, frame.data);
+				continue;
+			}
 		}
 		await writer.event(frame.type, frame.data);
 	}

@@ -41,13 +41,34 @@ class ResponseWriter {
 	 * @param {unknown} data
 	 */
 	async event(type, data) {
+		await this.writeEvent(type, data, false);
+	}
+
+	/**
+	 * The event with its data's JSON cut in half (the `unreadable-event` fault): what it carried
+	 * is lost on the wire, as a service's broken event would lose it.
+	 * @param {string} type
+	 * @param {unknown} data
+	 */
+	async cutEvent(type, data) {
+		await this.writeEvent(type, data, true);
+	}
+
+	/**
+	 * @param {string} type
+	 * @param {unknown} data
+	 * @param {boolean} cut  its JSON cut in half
+	 */
+	async writeEvent(type, data, cut) {
+		const fields = typeof data === 'object' && data !== null ? data : { data };
+		const json = this.flat ? JSON.stringify({ type, ...fields }) : JSON.stringify(data);
+		const text = cut ? json.slice(0, Math.ceil(json.length / 2)) : json;
 		if (this.flat) {
-			const fields = typeof data === 'object' && data !== null ? data : { data };
-			await this.write(`data: ${JSON.stringify({ type, ...fields })}\n\n`);
+			await this.write(`data: ${text}\n\n`);
 			return;
 		}
 		const id = this.nextId ? `id: ${this.nextId()}\n` : '';
-		await this.write(`${id}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+		await this.write(`${id}event: ${type}\ndata: ${text}\n\n`);
 	}
 
 	/** @param {string} text  a keep-alive comment line */
