@@ -212,8 +212,8 @@ export function toStreamEvents(
 			return [TOOL_ROUND];
 		case 'End': {
 			const data = parseObject<EndEventData>(named.data);
-			// Blank data names nothing, as `{}`; other data that is no object may have named the answer.
-			return [data || isBlank(named.data) ? endEvent(data) : unreadable(named.event, true)];
+			// Other data than an object, or nothing (namesNothing), may have named the answer.
+			return [data || namesNothing(named.data) ? endEvent(data) : unreadable(named.event, true)];
 		}
 		case 'Error':
 		case 'SSEErrorEvent':
@@ -356,9 +356,9 @@ function endEvent(data: Unchecked<EndEventData> | undefined): StreamEvent {
  */
 function runEndEvent(name: 'completed' | 'failed', dataText: string): StreamEvent {
 	const data = parseObject<RunEndEventData & { data: unknown; message: unknown }>(dataText);
-	// A `completed` whose data cannot be read may have named a failure: it ends no answer. Blank
-	// data names nothing, as `{}`; a `failed` is the run's failure whatever its data.
-	if (name === 'completed' && !data && !isBlank(dataText)) return unreadable(name, true);
+	// A `completed` whose data cannot be read may have named a failure: it ends no answer (but
+	// when it names nothing at all: namesNothing). A `failed` is the run's failure whatever its data.
+	if (name === 'completed' && !data && !namesNothing(dataText)) return unreadable(name, true);
 	const fields: Unchecked<RunEndEventData & { message: unknown; detail: unknown }> = {
 		...(data && isObject(data.data) ? data.data : {}),
 		...data,
@@ -446,6 +446,11 @@ function errorMessage(dataText: string): string {
 	if (shown) return shown;
 	if (data) return 'The assistant reported an error without a message';
 	return clippedMessage(dataText.trim()) || 'The assistant reported an error without a message';
+}
+
+/** An end's data that says nothing, as `{}` does: none (blank), or JSON's `null`. */
+function namesNothing(dataText: string): boolean {
+	return isBlank(dataText) || dataText.trim() === 'null';
 }
 
 /** Text that opens as a JSON object and is none (cut short, or past the bound on values). */

@@ -522,19 +522,23 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		expect(error.serverMessage).toBe('Unknown model: x');
 	});
 
-	test('an end whose data is no object ends the stream unread; blank data names nothing', () => {
+	test('an end whose data is no object ends the stream unread; blank data or `null` names nothing', () => {
 		for (const [name, data] of [
 			['completed', 'Unknown model: x'],
 			['completed', '{"status": "fail'],
 			['End', '{"output": "the ans'],
 			['End', '"done"'],
+			['End', '[]'],
 		] as const) {
 			const error = failure([start(0, text('Hello')), sse(name, data), content(' later')]);
 			expect(error.failure).toBe('unreadable');
 			expect(error.message).toBe(`The stream carried events this node could not read: ${name}`);
 		}
 		for (const name of ['completed', 'End']) {
-			expect(read([start(0, text('Hello')), `event: ${name}\ndata: \n\n`]).output).toBe('Hello');
+			for (const data of ['', ' null ']) {
+				const events = [start(0, text('Hello')), `event: ${name}\ndata: ${data}\n\n`];
+				expect(read(events).output).toBe('Hello');
+			}
 		}
 	});
 
