@@ -22,6 +22,7 @@ import { conversationIdOf, headerValue, type ResponseHeaders } from './transport
 import { takenFailure, type Attempt } from './transport/send';
 import { openStream } from './transport/streamCall';
 import { redacted } from './transport/redaction';
+import { printableEventName } from './transport/serverMessage';
 import { isObject } from './json';
 
 /** What one attempt of an ask came to: its answer, or its failure and what it heard before. */
@@ -70,10 +71,9 @@ export async function attemptAsk(
 		headers = opened.headers;
 		named = conversationIdOf(headers);
 		if (opened.kind === 'json') {
-			const body = (isObject(opened.body) ? opened.body : {}) as Partial<AskResponse>;
 			// A JSON answer's own id first, as resultOfJson reads it.
-			named = nonEmpty(body.conversation_id) ?? named;
-			const result = resultOfJson(attempt.scope, call, body, opened.headers, seeOtherId);
+			if (isObject(opened.body)) named = nonEmpty(opened.body.conversation_id) ?? named;
+			const result = resultOfJson(attempt.scope, call, opened.body, opened.headers, seeOtherId);
 			return { answered: true, result };
 		}
 		answer = new StreamAnswer({
@@ -150,17 +150,19 @@ function streamResult(
 function resultOfJson(
 	scope: FailureScope,
 	call: AskCall,
-	body: Partial<AskResponse>,
+	answer: unknown,
 	headers: ResponseHeaders,
 	seeOtherId: string | undefined,
 ): AskResult {
+	const body = (isObject(answer) ? answer : {}) as Partial<AskResponse>;
 	if (
 		body.output === undefined ||
 		body.output === null ||
 		(typeof body.output === 'string' && isBlank(body.output))
 	) {
 		// A 200 with an empty answer: the conversation may hold it a moment later.
-		throw new AttemptFailure({ shown: noAnswerError(scope), accepted: 'yes', lost: 'empty' });
+		const shown = noAnswerError(scope, withoutOutput(answer));
+		throw new AttemptFailure({ shown, accepted: 'yes', lost: 'empty' });
 	}
 	checkWholeAnswer(scope, body.output, headers);
 	const result: AskResult = {
@@ -211,12 +213,40 @@ function checkedOutput(scope: FailureScope, call: AskCall, output: unknown): Ask
 	throw new AttemptFailure({ shown, accepted: 'yes' });
 }
 
-function noAnswerError(scope: FailureScope): NodeApiError {
+/** `note`: what the answer held instead (withoutOutput), after the headline. */
+function noAnswerError(scope: FailureScope, note = ''): NodeApiError {
 	return apiError(
 		scope.node,
-		{ message: NO_ANSWER_MESSAGE, description: RUN_AGAIN },
+		{ message: NO_ANSWER_MESSAGE + note, description: RUN_AGAIN },
 		scope.request.itemIndex,
 	);
+}
+
+/** At most this many of a JSON answer's field names are shown. */
+const MAX_FIELD_NAMES = 10;
+
+/**
+ * What a JSON answer without `output` held instead, by its fields' names, never their values
+ * (docs/api.md#ask-answer): a service that changed its answer's shape is reported in one line.
+ * Nothing when it has `output`, empty or null: the service's own answer of nothing (2026).
+ */
+function withoutOutput(answer: unknown): string {
+	if (!isObject(answer)) {
+		const what = Array.isArray(answer)
+			? 'a list'
+			: typeof answer === 'string'
+				? 'text'
+				: answer === null
+					? 'null'
+					: `a ${typeof answer}`;
+		return `: its JSON answer is ${what}, not an object`;
+	}
+	if (Object.prototype.hasOwnProperty.call(answer, 'output')) return '';
+	const names = Object.keys(answer);
+	if (names.length === 0) return ': its JSON answer is an empty object';
+	// Shown as an event's name is: printable, cut when long.
+	const shown = names.slice(0, MAX_FIELD_NAMES).map(printableEventName).join(', ');
+	return `: its JSON answer has no "output" (its fields: ${shown}${names.length > MAX_FIELD_NAMES ? ', …' : ''})`;
 }
 
 /**

@@ -204,6 +204,24 @@ describe('an accepted ask without an answer, whose conversation does not show it
 			},
 			message: `The assistant finished without an answer, and conversation ${CONVERSATION} does not show the ask`,
 		},
+		// A JSON answer in another shape: what it held is named, by its fields, never their values.
+		'JSON without output': {
+			answer: (response: ServerResponse) => {
+				response.writeHead(200, { 'content-type': 'application/json' });
+				response.end(JSON.stringify({ answer: 'Hi there', conversation_id: CONVERSATION }));
+			},
+			message: `The assistant finished without an answer: its JSON answer has no "output" (its fields: answer, conversation_id), and conversation ${CONVERSATION} does not show the ask`,
+		},
+		'JSON that is no object': {
+			answer: (response: ServerResponse) => {
+				response.writeHead(200, {
+					'content-type': 'application/json',
+					'x-conversation-id': CONVERSATION,
+				});
+				response.end(JSON.stringify(['Hi there']));
+			},
+			message: `The assistant finished without an answer: its JSON answer is a list, not an object, and conversation ${CONVERSATION} does not show the ask`,
+		},
 		// The turn's opening, then the server closes the stream cleanly, without an end.
 		'stream closed without an end': {
 			answer: (response: ServerResponse) => {
@@ -280,6 +298,18 @@ describe('an accepted ask without an answer, whose conversation does not show it
 			expect(String(agent.steps[0].error).split('\n')[0]).toBe(message);
 			expect(asks).toBe(1);
 		});
+	});
+
+	test('JSON without output, the conversation showing the ask without an answer: its fields named once', async () => {
+		const { result: run } = await against(
+			responses['JSON without output'].answer,
+			'the ask',
+			async (credential) => assistant.run({ input: 'Hello' }, { credentials: [credential] }),
+		);
+		expect(run.failure?.message).toBe(
+			`The assistant finished without an answer (conversation ${CONVERSATION}): its JSON answer has no "output" (its fields: answer, conversation_id)`,
+		);
+		expect(run.failure?.message).not.toContain('Hi there');
 	});
 
 	test('empty JSON, the conversation showing the ask without an answer: the message says so once', async () => {

@@ -56,8 +56,11 @@ export function noAnswerInConversation(
 	conversationId: string,
 	failure: NodeApiError,
 ): NodeApiError {
-	// A response that was itself no answer says nothing more than the headline.
-	const said = failure.message === NO_ANSWER_MESSAGE ? '' : `: ${failure.message}`;
+	// A response that was itself no answer says no more than what follows the headline (what a
+	// JSON answer held instead of `output`).
+	const said = failure.message.startsWith(NO_ANSWER_MESSAGE)
+		? failure.message.slice(NO_ANSWER_MESSAGE.length)
+		: `: ${failure.message}`;
 	return error(
 		scope,
 		`${NO_ANSWER_MESSAGE} (conversation ${conversationId})${said}`,
@@ -90,8 +93,12 @@ export function repeatedTurn(
  * failure begins: a whole answer without text, a stream closed without an end, or one with events
  * that could not be read; undefined when it broke off (a connection lost or cut, a stream stopped).
  */
-function endedUnbroken(lost: LostHow | undefined): string | undefined {
-	if (lost === 'empty') return NO_ANSWER_MESSAGE;
+function endedUnbroken(lost: LostHow | undefined, shown?: NodeApiError): string | undefined {
+	if (lost === 'empty') {
+		// With what a JSON answer held instead of `output`, when its message says it (a 303's
+		// failure says another thing).
+		return shown?.message.startsWith(NO_ANSWER_MESSAGE) ? shown.message : NO_ANSWER_MESSAGE;
+	}
 	if (lost === 'incomplete') return INCOMPLETE_MESSAGE;
 	if (lost === 'unreadable') return UNREADABLE_MESSAGE;
 	return undefined;
@@ -101,9 +108,13 @@ function endedUnbroken(lost: LostHow | undefined): string | undefined {
 export function acceptedNotShown(
 	scope: FailureScope,
 	conversationId: string,
-	{ lost, unknownEvents }: { lost?: LostHow; unknownEvents?: readonly string[] },
+	{
+		lost,
+		unknownEvents,
+		shown,
+	}: { lost?: LostHow; unknownEvents?: readonly string[]; shown?: NodeApiError },
 ): NodeApiError {
-	const ended = endedUnbroken(lost);
+	const ended = endedUnbroken(lost, shown);
 	const message = ended
 		? `${ended}, and conversation ${conversationId} does not show the ask`
 		: `The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`;
@@ -177,11 +188,15 @@ export function unreadInTime(scope: FailureScope, conversationId: string): NodeA
 export function notTakenAfterText(
 	scope: FailureScope,
 	conversationId: string,
-	{ lost, unknownEvents }: { lost?: LostHow; unknownEvents?: readonly string[] },
+	{
+		lost,
+		unknownEvents,
+		shown,
+	}: { lost?: LostHow; unknownEvents?: readonly string[]; shown?: NodeApiError },
 ): NodeApiError {
 	return error(
 		scope,
-		`${endedUnbroken(lost) ?? 'The stream broke off'}, and conversation ${conversationId} does not show this ask`,
+		`${endedUnbroken(lost, shown) ?? 'The stream broke off'}, and conversation ${conversationId} does not show this ask`,
 		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice, and the assistant would do the work twice): look at the conversation in the assistant app before you run the item again.',
 		undefined,
 		unknownEvents,
