@@ -262,8 +262,13 @@ export function streamFailure(
 ): AttemptFailure {
 	const { node, request } = scope;
 	const said = failure.serverMessage ?? '';
+	// The service took the ask. The names of the events the stream carried that this node does not
+	// know travel with the failure: whatever error it becomes names them.
 	const afterAccepted = (shown: NodeApiError, lost?: LostHow) =>
-		new AttemptFailure({ shown, accepted: 'yes', lost });
+		new AttemptFailure({ shown, accepted: 'yes', lost, unknownEvents: failure.unknownEvents });
+	/** The stream's own sentence, with what to do about it. */
+	const told = (description: string) =>
+		apiError(node, { message: failure.message, description }, request.itemIndex);
 	switch (failure.failure) {
 		case 'error-event':
 			return serviceFailure(scope, said, {
@@ -279,54 +284,31 @@ export function streamFailure(
 				run: failure.run,
 			});
 		case 'incomplete':
-			// The names travel with the failure: whatever error it becomes names them.
-			return new AttemptFailure({
-				shown: apiError(
-					node,
-					{
-						message: failure.message,
-						description: failure.unknownEvents.length
-							? `The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`
-							: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
-					},
-					request.itemIndex,
+			return afterAccepted(
+				told(
+					failure.unknownEvents.length
+						? `The service closed the stream without an end this node knows, and sent events it does not know: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`
+						: 'The service closed the stream without its end event, so the answer may be cut short. No partial answer was returned; run the item again.',
 				),
-				accepted: 'yes',
-				lost: 'incomplete',
-				unknownEvents: failure.unknownEvents,
-			});
+				'incomplete',
+			);
 		case 'unreadable':
-			return new AttemptFailure({
-				shown: apiError(
-					node,
-					{
-						message: failure.message,
-						description: `The service sent events whose data this node could not read, so the answer may lack what they said: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`,
-					},
-					request.itemIndex,
+			return afterAccepted(
+				told(
+					`The service sent events whose data this node could not read, so the answer may lack what they said: the service may have changed how it streams answers. No partial answer was returned. ${UNKNOWN_EVENTS_ADVICE}`,
 				),
-				accepted: 'yes',
-				lost: 'unreadable',
-				unknownEvents: failure.unknownEvents,
-			});
+				'unreadable',
+			);
 		case 'no-answer':
 			return afterAccepted(noAnswerError(scope), 'empty');
 		case 'too-large':
 			return afterAccepted(
-				apiError(
-					node,
-					{
-						message: failure.message,
-						description:
-							"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
-					},
-					request.itemIndex,
+				told(
+					"No partial answer was returned. If the assistant really writes answers this long, raise Ask's Options > Max Answer Length; otherwise check the credential's Base URL.",
 				),
 			);
 		default:
-			return afterAccepted(
-				apiError(node, { message: failure.message, description: RUN_AGAIN }, request.itemIndex),
-			);
+			return afterAccepted(told(RUN_AGAIN));
 	}
 }
 
