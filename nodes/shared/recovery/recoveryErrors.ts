@@ -89,6 +89,12 @@ export function repeatedTurn(
 }
 
 /**
+ * Of a failed response the service took (an AttemptFailure): how it was lost, its events this node
+ * does not know, and what it showed.
+ */
+type AcceptedFailure = { lost?: LostHow; unknownEvents?: readonly string[]; shown?: NodeApiError };
+
+/**
  * How a response the service took ended without breaking off, as an error that replaces its
  * failure begins: a whole answer without text, a stream closed without an end, or one with events
  * that could not be read; undefined when it broke off (a connection lost or cut, a stream stopped).
@@ -108,11 +114,7 @@ function endedUnbroken(lost: LostHow | undefined, shown?: NodeApiError): string 
 export function acceptedNotShown(
 	scope: FailureScope,
 	conversationId: string,
-	{
-		lost,
-		unknownEvents,
-		shown,
-	}: { lost?: LostHow; unknownEvents?: readonly string[]; shown?: NodeApiError },
+	{ lost, unknownEvents, shown }: AcceptedFailure,
 ): NodeApiError {
 	const ended = endedUnbroken(lost, shown);
 	const message = ended
@@ -188,11 +190,7 @@ export function unreadInTime(scope: FailureScope, conversationId: string): NodeA
 export function notTakenAfterText(
 	scope: FailureScope,
 	conversationId: string,
-	{
-		lost,
-		unknownEvents,
-		shown,
-	}: { lost?: LostHow; unknownEvents?: readonly string[]; shown?: NodeApiError },
+	{ lost, unknownEvents, shown }: AcceptedFailure,
 ): NodeApiError {
 	return error(
 		scope,
