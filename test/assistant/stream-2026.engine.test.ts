@@ -353,6 +353,66 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		test('text parts a built-in tool separates within one response: two paragraphs, each piece once', async () => {
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Let me search' }, 'z1') +
+				partDelta(0, 'text', ' the web.') +
+				partStart(
+					1,
+					{ part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' },
+					'z1',
+				) +
+				partStart(
+					2,
+					{ part_kind: 'builtin-tool-return', tool_name: 'web_search', content: 'a page' },
+					'z1',
+				) +
+				partStart(3, { part_kind: 'text', content: 'Found' }, 'z1') +
+				partDelta(3, 'text', ' it.') +
+				completed;
+			const run = await runAgainst(body, { input: 'Search?', options: { stream } });
+			expect(run.failure).toBeUndefined();
+			const answer = 'Let me search the web.\n\nFound it.';
+			expect(run.json.output).toBe(answer);
+			const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+			expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
+			expect(run.asks).toBe(1);
+		});
+
+		test('cut off in the paragraph after a built-in tool: the answer from the conversation goes on from what went out', async () => {
+			const input = `Search and tell (${String(stream)})`;
+			const search = { part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' };
+			const found = {
+				part_kind: 'builtin-tool-return',
+				tool_name: 'web_search',
+				content: 'a page',
+			};
+			const body =
+				partStart(0, { part_kind: 'text', content: 'Let me search.' }, 'z1') +
+				partStart(1, search, 'z1') +
+				partStart(2, found, 'z1') +
+				partStart(3, { part_kind: 'text', content: 'Found' }, 'z1');
+			const response = {
+				kind: 'response',
+				parts: [
+					{ part_kind: 'text', content: 'Let me search.' },
+					search,
+					found,
+					{ part_kind: 'text', content: 'Found it.' },
+				],
+			};
+			const run = await runAgainst(body, { input, options: { stream } }, [
+				...turn(input),
+				response,
+			]);
+			expect(run.failure).toBeUndefined();
+			const answer = 'Let me search.\n\nFound it.';
+			expect(run.json).toMatchObject({ output: answer, recovered: true });
+			const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+			expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
+			expect(run.asks).toBe(1);
+		});
+
 		test('a builtin tool call started again (same index, same zmid) naming no tool, its name grown again through tool_name_delta: one step, its name once', async () => {
 			const toolDelta = (name: string, args: string) =>
 				sse('PartDeltaEvent', {

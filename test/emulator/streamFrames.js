@@ -98,15 +98,18 @@ function toolResultContent(toolName) {
 }
 
 /**
- * Splits the message's text part at a word in its middle and puts a `file` part (an image the
- * model made) between the halves: the text parts still join to the whole text.
+ * Splits the message's text part after the answer's model tag (`[model=…]`; else at a word in its
+ * middle) and puts a `file` part (an image the model made) between the halves. The text parts run
+ * on to the whole text, as pydantic-ai's text output (End's `output`) reads them; a client that
+ * reads a response's text as pydantic-ai's ModelResponse.text does sees two paragraphs.
  * @param {Part[]} message  changed in place
  */
 function withFile(message) {
 	const index = message.findIndex((part) => part.part_kind === 'text');
 	const textPart = message[index];
 	const content = String(textPart?.content ?? '');
-	const cut = content.indexOf(' ', Math.floor(content.length / 2));
+	const tagEnd = content.startsWith('[') ? content.indexOf('] ') : -1;
+	const cut = tagEnd > 0 ? tagEnd + 1 : content.indexOf(' ', Math.floor(content.length / 2));
 	const file = {
 		part_kind: 'file',
 		content: { kind: 'binary', media_type: 'image/png', data: PNG },

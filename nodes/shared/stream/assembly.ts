@@ -24,17 +24,56 @@ export function mayEndMessage(kind: string): boolean {
 export const MESSAGE_SEPARATOR = '\n\n';
 
 /**
- * A model message's answer text: its `text` parts' contents, in order, joined as they are
- * (docs/api.md#assembling-the-answer, 1 and 2); thinking, tool and file parts are never text.
+ * A model message's text parts, run on as the views compare them (docs/api.md#assembling-the-answer,
+ * 1, 2 and 4), and where in that text a blank line goes: before a text part that another part
+ * (thinking, a built-in tool's call or return, a file) separates from the text before it.
+ * pydantic-ai reads a response's text so (ModelResponse.text): adjacent text parts run on,
+ * separated ones are paragraphs. Thinking, tool and file parts are never text.
  */
+export function messageTextParts(
+	parts: ReadonlyArray<{ part_kind?: unknown; content?: unknown }>,
+): { text: string; breaks: number[] } {
+	let text = '';
+	const breaks: number[] = [];
+	let separated = false;
+	for (const { part_kind: kind, content } of parts) {
+		if (kind !== 'text') {
+			separated ||= separatesText(kind);
+			continue;
+		}
+		if (typeof content !== 'string' || !content) continue;
+		if (separated && text) breaks.push(text.length);
+		separated = false;
+		text += content;
+	}
+	return { text, breaks };
+}
+
+/** A model message's answer text: its text parts, a blank line where messageTextParts puts one. */
 export function messageText(
 	parts: ReadonlyArray<{ part_kind?: unknown; content?: unknown }>,
 ): string {
-	let text = '';
-	for (const { part_kind: kind, content } of parts) {
-		if (kind === 'text' && typeof content === 'string') text += content;
+	const { text, breaks } = messageTextParts(parts);
+	return withBreaks(text, breaks);
+}
+
+/**
+ * A part of this kind between two text parts makes them two paragraphs. A part of no kind (or
+ * `unknown`) does not: no capture shows one, and running the text on is what was read before.
+ */
+function separatesText(kind: unknown): boolean {
+	return typeof kind === 'string' && kind !== 'text' && kind !== 'unknown';
+}
+
+/** `text` with a blank line at each of `breaks` (ascending positions in it). */
+function withBreaks(text: string, breaks: readonly number[]): string {
+	let joined = '';
+	let at = 0;
+	for (const position of breaks) {
+		joined += text.slice(at, position) + MESSAGE_SEPARATOR;
+		at = position;
 	}
-	return text;
+	return joined + text.slice(at);
 }
 
 /**
@@ -72,6 +111,17 @@ export class AnswerAssembler {
 	private messageStart = 0;
 	/** Where in `turn` a separator goes: each message after the first that added text. */
 	private readonly separators: number[] = [];
+	/**
+	 * Where in `turn` a blank line goes within a message: a text part that another part separated
+	 * from the text before it (messageTextParts). Ascending, none at a separator's position.
+	 */
+	private readonly breaks: number[] = [];
+	/**
+	 * Such places the Part events or a snapshot told in the current message, past the text taken
+	 * (offsets in the message's text): each goes into `breaks` when the text there is taken. One
+	 * told where the text is taken already is left out: what went out is not changed.
+	 */
+	private pendingBreaks: number[] = [];
 	private parts = new Map<number, Part>();
 	/**
 	 * Characters held in `parts`, their texts and their kinds, and in `snapshotKinds` (for the
@@ -137,7 +187,7 @@ export class AnswerAssembler {
 	 */
 	get heldLength(): number {
 		return Math.max(
-			this.turn.length + this.separators.length * MESSAGE_SEPARATOR.length,
+			this.turn.length + (this.separators.length + this.breaks.length) * MESSAGE_SEPARATOR.length,
 			this.partsLength + this.parts.size * HELD_ENTRY_CHARS,
 			this.contentAhead.length,
 			this.ranCalls.heldLength,
@@ -153,7 +203,7 @@ export class AnswerAssembler {
 		return !this.turn.isBlank();
 	}
 
-	/** Every piece taken, separators included, in order. */
+	/** Every piece taken, separators (and blank lines within messages) included, in order. */
 	text(): string {
 		return turnText(this.messageTexts());
 	}
@@ -161,11 +211,33 @@ export class AnswerAssembler {
 	/** The text of each message that wrote some, in order (separators mark where each begins). */
 	private *messageTexts(): Generator<string> {
 		let from = 0;
+		let next = 0;
 		for (const at of this.separators) {
-			yield this.turn.slice(from, at);
+			yield this.textWithBreaks(from, at, next);
+			while (next < this.breaks.length && this.breaks[next] < at) next++;
 			from = at;
 		}
-		yield this.turn.slice(from);
+		yield this.textWithBreaks(from, this.turn.length, next);
+	}
+
+	/**
+	 * The turn's text from `from` to `to` (within one message), a blank line at each place of
+	 * `breaks` below `to` from its index `next` on. Each place is visited once for the whole turn.
+	 */
+	private textWithBreaks(from: number, to: number, next: number): string {
+		let text = '';
+		for (let i = next; i < this.breaks.length && this.breaks[i] < to; i++) {
+			text += this.turn.slice(from, this.breaks[i]) + MESSAGE_SEPARATOR;
+			from = this.breaks[i];
+		}
+		return text + this.turn.slice(from, to);
+	}
+
+	/** The index in `breaks` of the first blank line of the current message. */
+	private get messageBreaksFrom(): number {
+		let first = this.breaks.length;
+		while (first > 0 && this.breaks[first - 1] > this.messageStart) first--;
+		return first;
 	}
 
 	/**
@@ -174,7 +246,7 @@ export class AnswerAssembler {
 	 * message wrote none (text beside a tool call is no answer, docs/api.md#how-a-stream-ends).
 	 */
 	lastMessageText(): string {
-		return this.turn.slice(this.messageStart);
+		return this.textWithBreaks(this.messageStart, this.turn.length, this.messageBreaksFrom);
 	}
 
 	/**
@@ -184,9 +256,9 @@ export class AnswerAssembler {
 	 * (docs/api.md#recovery-after-a-failure).
 	 */
 	get openMessageLength(): number | undefined {
-		return this.toolRoundSince || this.afterToolCall
-			? undefined
-			: this.turn.length - this.messageStart;
+		if (this.toolRoundSince || this.afterToolCall) return undefined;
+		const blankLines = this.breaks.length - this.messageBreaksFrom;
+		return this.turn.length - this.messageStart + blankLines * MESSAGE_SEPARATOR.length;
 	}
 
 	/**
@@ -204,7 +276,7 @@ export class AnswerAssembler {
 				this.contentDelta(event.text);
 				break;
 			case 'snapshot':
-				this.snapshot(event.text, event.kinds, event.parts);
+				this.snapshot(event.text, event.kinds, event.parts, event.breaks);
 				break;
 			case 'partStart':
 				// An index again begins a new message only where no response id says which message
@@ -279,10 +351,16 @@ export class AnswerAssembler {
 		this.pumpContent(true);
 	}
 
-	private snapshot(text: string, kinds: string[], parts: unknown[] | undefined): void {
+	private snapshot(
+		text: string,
+		kinds: string[],
+		parts: unknown[] | undefined,
+		breaks: readonly number[] | undefined,
+	): void {
 		if (this.toolRoundSince && this.retellsMessage(text, kinds, parts)) {
 			// The message before the round, told again whole: it is still over (content that
 			// follows is the next message's), and only text it had not told yet is taken.
+			this.snapshotBreaks(text, breaks);
 			this.replace(this.snapshotView, text);
 			return;
 		}
@@ -311,7 +389,41 @@ export class AnswerAssembler {
 			this.lastPartKind = kinds[kinds.length - 1];
 			if (kinds.some(mayEndMessage)) this.toolPartTold = true;
 		}
+		this.snapshotBreaks(text, breaks);
 		this.replace(this.snapshotView, text);
+	}
+
+	/** The blank lines a snapshot tells within the message, when its text is the message's. */
+	private snapshotBreaks(text: string, breaks: readonly number[] | undefined): void {
+		if (!breaks || !this.continuesMessage(text)) return;
+		for (const offset of breaks) this.noteBreak(offset);
+	}
+
+	/**
+	 * A text part begins at `offset` of the message's text, separated from the text before it: a
+	 * blank line goes there, unless the text there is taken already (then it stays as it went out).
+	 */
+	private noteBreak(offset: number): void {
+		if (offset <= 0 || offset < this.messageLength) return;
+		const pending = this.pendingBreaks;
+		let at = pending.length;
+		while (at > 0 && pending[at - 1] > offset) at--;
+		if (pending[at - 1] !== offset) pending.splice(at, 0, offset);
+	}
+
+	/**
+	 * Text part `index` gets its first text: a blank line goes before it when a part of another kind
+	 * lies between it and the text part before it (messageTextParts), where the Part events'
+	 * view, still agreeing, ends. `lastText`: the last text part with text before it.
+	 */
+	private partTextBegins(index: number, lastText: number): void {
+		if (lastText < 0 || lastText >= index || !this.partsView.agrees) return;
+		for (let between = lastText + 1; between < index; between++) {
+			if (separatesText(this.parts.get(between)?.kind)) {
+				this.noteBreak(this.partsView.length);
+				return;
+			}
+		}
 	}
 
 	/**
@@ -394,6 +506,7 @@ export class AnswerAssembler {
 			return;
 		}
 		// The common case, one growing part: only the new piece is compared, never the whole text.
+		if (text && part.text.length === 0) this.partTextBegins(index, this.lastTextIndex);
 		part.text.append(text);
 		this.partsLength += text.length;
 		if (text && index > this.lastTextIndex) this.lastTextIndex = index;
@@ -424,6 +537,7 @@ export class AnswerAssembler {
 		this.notePartKind(index, old?.kind, kind);
 		this.parts.set(index, { kind, text: segmented(after) });
 		this.partsLength += after.length + kind.length - (old ? old.text.length + old.kind.length : 0);
+		if (after && before.length === 0) this.partTextBegins(index, this.lastTextIndex);
 		if (after && index > this.lastTextIndex) this.lastTextIndex = index;
 		else if (!after && index === this.lastTextIndex) this.lastTextIndex = this.scanLastTextIndex();
 		const grows = after.length >= before.length && before.holdsAt(0, after.slice(0, before.length));
@@ -669,11 +783,36 @@ export class AnswerAssembler {
 			this.separators.push(this.turn.length);
 			this.onText?.(MESSAGE_SEPARATOR);
 		}
-		this.turn.append(piece);
-		this.onText?.(piece);
+		if (this.pendingBreaks.length > 0) this.takeAcrossBreaks(piece);
+		else {
+			this.turn.append(piece);
+			this.onText?.(piece);
+		}
 		// Text after a tool round (content deltas, which begin no message of their own): the last
 		// message goes on past the round.
 		this.toolRoundSince = false;
+	}
+
+	/** `piece` taken with a blank line at each place told within it (noteBreak), or at its start. */
+	private takeAcrossBreaks(piece: string): void {
+		const pending = this.pendingBreaks;
+		let rest = piece;
+		while (pending.length > 0) {
+			const at = pending[0] - this.messageLength;
+			if (at >= rest.length) break;
+			pending.shift();
+			// Passed: the text there was taken already.
+			if (at < 0) continue;
+			if (at > 0) {
+				this.turn.append(rest.slice(0, at));
+				this.onText?.(rest.slice(0, at));
+				rest = rest.slice(at);
+			}
+			this.breaks.push(this.turn.length);
+			this.onText?.(MESSAGE_SEPARATOR);
+		}
+		this.turn.append(rest);
+		this.onText?.(rest);
 	}
 
 	/** Another source took `piece`: the content deltas that were ahead must begin with it. */
@@ -698,6 +837,7 @@ export class AnswerAssembler {
 		this.toolRoundSince = false;
 		this.ranCalls.clear();
 		this.messageStart = this.turn.length;
+		this.pendingBreaks = [];
 		this.parts = new Map();
 		this.partsLength = 0;
 		this.highestIndex = -1;

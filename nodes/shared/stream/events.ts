@@ -8,7 +8,7 @@ import type {
 	RunEndEventData,
 	Unchecked,
 } from '../api';
-import { messageText } from './assembly';
+import { messageTextParts } from './assembly';
 import { EventNames, type SseMessage } from './decode';
 import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
@@ -40,7 +40,15 @@ export type StreamEvent =
 	 * steps, or when it holds a tool call, the parts themselves; with steps, the `model_name`
 	 * beside them.
 	 */
-	| { type: 'snapshot'; text: string; kinds: string[]; parts?: unknown[]; model?: string }
+	| {
+			type: 'snapshot';
+			text: string;
+			kinds: string[];
+			parts?: unknown[];
+			model?: string;
+			/** Where a blank line goes in `text` (assembly.ts messageTextParts); absent for none. */
+			breaks?: number[];
+	  }
 	/**
 	 * With steps, and for every tool call, `part` is the part itself. `response` is the model
 	 * response the Part event names (2026: `metadata.zmid`), when it names one.
@@ -244,19 +252,27 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 		const told: Array<Unchecked<MessagePart>> = (data.parts as unknown[]).filter(isObject);
 		const kinds = told.map(({ part_kind: kind }) => (typeof kind === 'string' ? kind : 'unknown'));
 		// The message whole so far: its text as a message's text is read everywhere.
-		const text = messageText(told);
+		const { text, breaks } = messageTextParts(told);
+		let snapshot: Extract<StreamEvent, { type: 'snapshot' }>;
 		if (!steps) {
 			// A tool call's parts are always read, as a Part event's: the output tool's may carry
 			// the structured answer.
 			const parts = kinds.includes('tool-call') ? (data.parts as unknown[]) : undefined;
-			events.push(
-				parts ? { type: 'snapshot', text, kinds, parts } : { type: 'snapshot', text, kinds },
-			);
+			snapshot = parts
+				? { type: 'snapshot', text, kinds, parts }
+				: { type: 'snapshot', text, kinds };
 		} else {
 			// pydantic-ai's model message names the model that wrote it.
 			const model =
 				typeof data.model_name === 'string' && data.model_name ? data.model_name : undefined;
-			events.push({ type: 'snapshot', text, kinds, parts: data.parts as unknown[], model });
+			snapshot = { type: 'snapshot', text, kinds, parts: data.parts as unknown[], model };
+		}
+		if (breaks.length === 0) events.push(snapshot);
+		else {
+			// Read before the event's content delta: the snapshot tells where its paragraphs are,
+			// the content cannot, and the text the content carries is taken with them.
+			snapshot.breaks = breaks;
+			events.unshift(snapshot);
 		}
 	}
 	return events;

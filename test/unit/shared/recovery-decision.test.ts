@@ -645,6 +645,21 @@ describe('a text answer around tool rounds: the stream and the conversation read
 			'Let me check.\n\nFound one. Checking its sender.\n\nIt is from Ada.',
 		],
 		[
+			'text parts a built-in tool or thinking separates within one response: paragraphs',
+			[
+				[text('Let me check.'), call('c1')],
+				[
+					text('Searching.'),
+					{ part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' },
+					{ part_kind: 'builtin-tool-return', tool_name: 'web_search', content: 'a page' },
+					text('Found it.'),
+					thinking('So:'),
+					text('It is from Ada.'),
+				],
+			],
+			'Let me check.\n\nSearching.\n\nFound it.\n\nIt is from Ada.',
+		],
+		[
 			'the last response without text: the text written before the round',
 			[[text('Let me check.'), call('c1')], [thinking('Nothing to add.')]],
 			'Let me check.',

@@ -316,7 +316,7 @@ describe("pydantic-ai's file parts and next_part_kind (docs/api.md#live-stream-d
 		content: { kind: 'binary', media_type: 'image/png', data: 'iVBO' },
 	};
 
-	test('a file part is never answer text, and the text around it is one message', () => {
+	test('a file part is never answer text; the text around it is one message, a paragraph each side', () => {
 		const { output, deltas } = read([
 			start(0, text('Here is the chart:')),
 			sse('PartEndEvent', { index: 0, part: text('Here is the chart:'), next_part_kind: 'file' }),
@@ -326,7 +326,8 @@ describe("pydantic-ai's file parts and next_part_kind (docs/api.md#live-stream-d
 			snapshot(text('Here is the chart:'), file, text(' it rises.')),
 			sse('End', {}),
 		]);
-		expect(output).toBe('Here is the chart: it rises.');
+		// pydantic-ai's ModelResponse.text: text parts another part separates are paragraphs.
+		expect(output).toBe('Here is the chart:\n\n it rises.');
 		expect(deltas.join('')).toBe(output);
 	});
 
@@ -339,6 +340,79 @@ describe("pydantic-ai's file parts and next_part_kind (docs/api.md#live-stream-d
 			sse('End', {}),
 		]);
 		expect(output).toBe('Here is the chart: it rises.');
+	});
+});
+
+describe("text parts another part separates are paragraphs (pydantic-ai's ModelResponse.text)", () => {
+	const search = { part_kind: 'builtin-tool-call', tool_name: 'web_search', args: { q: 'x' } };
+	const found = { part_kind: 'builtin-tool-return', tool_name: 'web_search', content: 'x' };
+	const zmid = (event: string, data: object) => sse(event, { ...data, metadata: { zmid: 'r1' } });
+
+	test('Part events: a blank line where a built-in tool or thinking lies between, none between adjacent parts', () => {
+		const { output, deltas } = read([
+			zmid('PartStartEvent', { index: 0, part: text('Let me ') }),
+			zmid('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'text', content_delta: 'search.' },
+			}),
+			zmid('PartStartEvent', { index: 1, part: search }),
+			zmid('PartStartEvent', { index: 2, part: found }),
+			zmid('PartStartEvent', { index: 3, part: text('') }),
+			zmid('PartDeltaEvent', {
+				index: 3,
+				delta: { part_delta_kind: 'text', content_delta: 'Found it.' },
+			}),
+			zmid('PartStartEvent', { index: 4, part: text(' Twice.') }),
+			zmid('PartStartEvent', { index: 5, part: thinking('and so') }),
+			zmid('PartStartEvent', { index: 6, part: text('Done.') }),
+			sse('completed', COMPLETED),
+		]);
+		expect(output).toBe('Let me search.\n\nFound it. Twice.\n\nDone.');
+		expect(deltas).toEqual(['Let me ', 'search.', '\n\n', 'Found it.', ' Twice.', '\n\n', 'Done.']);
+	});
+
+	test('snapshots with content deltas, and Part events beside them: each paragraph once', () => {
+		const events = [
+			sse('FrontendModelResponse', { content: 'Let me search.', parts: [text('Let me search.')] }),
+			sse('FrontendModelResponse', {
+				content: 'Found it.',
+				parts: [text('Let me search.'), search, found, text('Found it.')],
+			}),
+			sse('End', {}),
+		];
+		for (const stream of [
+			events,
+			[
+				start(0, text('Let me search.')),
+				...events.slice(0, 1),
+				start(1, search),
+				start(2, found),
+				start(3, text('Found')),
+				...events.slice(1),
+			],
+		]) {
+			const { output, deltas } = read(stream);
+			expect(output).toBe('Let me search.\n\nFound it.');
+			expect(deltas.join('')).toBe(output);
+		}
+	});
+
+	test('text that went out run on stays so: content deltas ahead of the parts cannot tell the paragraphs', () => {
+		const { output, deltas } = read([
+			content('Let me search.Found it.'),
+			snapshot(text('Let me search.'), search, text('Found it.')),
+			sse('End', {}),
+		]);
+		expect(output).toBe('Let me search.Found it.');
+		expect(deltas.join('')).toBe(output);
+	});
+
+	test('the blank lines are in the answer a structured ask reads its object from', () => {
+		const { output } = read(
+			[start(0, text('{"a":')), start(1, thinking('hm')), start(2, text('1}')), sse('End', {})],
+			true,
+		);
+		expect(output).toEqual({ a: 1 });
 	});
 });
 
