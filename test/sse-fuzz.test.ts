@@ -16,16 +16,18 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(report.byOutcome.unreadable).toBeGreaterThan(5);
 	});
 
-	test('the generator really produces hard cases (multi-byte splits, CRLF, several messages)', () => {
+	test('the generator really produces hard cases (multi-byte splits, CRLF, several messages, paragraphs)', () => {
 		let splitInsideCharacter = 0;
 		let crlf = 0;
 		let severalMessages = 0;
+		let paragraphs = 0;
 		let failures = 0;
 		for (let seed = 1; seed <= 300; seed++) {
 			const fuzzCase = makeCase(seed);
 			const bytes = Buffer.concat(fuzzCase.chunks);
 			if (bytes.includes('\r\n')) crlf++;
 			if (fuzzCase.streamedText.includes('\n\n')) severalMessages++;
+			if (fuzzCase.paragraphs > 0) paragraphs++;
 			if ('failure' in fuzzCase.expected) failures++;
 			let offset = 0;
 			for (const chunk of fuzzCase.chunks) {
@@ -37,6 +39,8 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(splitInsideCharacter).toBeGreaterThan(100);
 		expect(crlf).toBeGreaterThan(100);
 		expect(severalMessages).toBeGreaterThan(30);
+		// Text parts thinking separates within a message (docs/api.md#assembling-the-answer, 4).
+		expect(paragraphs).toBeGreaterThan(10);
 		expect(failures).toBeGreaterThan(20);
 	});
 

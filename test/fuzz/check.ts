@@ -9,7 +9,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { readAnswerFromChunks } from '../../nodes/shared/stream/answer';
 import { StreamAnswerError } from '../../nodes/shared/stream/answerFailure';
 import { draw, type Draw } from './prng';
-import { expectedSteps, expectedText, generateTurn, type GeneratedTurn } from './turn';
+import {
+	expectedSteps,
+	expectedText,
+	generateTurn,
+	paragraphCount,
+	type GeneratedTurn,
+} from './turn';
 import { frame, noise, serialize, turnEvents, type Source, type WireEvent } from './wire';
 import {
 	completed,
@@ -34,6 +40,8 @@ export interface FuzzCase {
 	chunks: Uint8Array[];
 	/** The streamed text the live deltas must add up to (a prefix of it for an error). */
 	streamedText: string;
+	/** Blank lines within its messages: text parts thinking separates (generateTurn). */
+	paragraphs: number;
 	/** Include Thinking: thinking texts are steps too (docs/api.md#steps). */
 	thinking: boolean;
 	/** The steps an answered stream must give, each exactly once, in order. */
@@ -147,7 +155,12 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 			? jsonTurn(d, object)
 			: objectWhere === 'tool'
 				? { messages: [d.chance(0.5) ? [{ kind: 'thinking' as const, pieces: ['hmm'] }] : []] }
-				: generateTurn(d, messageCountFor(d, sources), outcome !== 'no-answer');
+				: generateTurn(
+						d,
+						messageCountFor(d, sources),
+						outcome !== 'no-answer',
+						!sources.includes('content'),
+					);
 	const turn = is2026 ? as2026(d, generated) : generated;
 	const streamedText = expectedText(turn);
 	const thinking = d.chance(0.5);
@@ -232,6 +245,7 @@ export function makeCase(seed: number, options: CaseOptions = {}): FuzzCase {
 		structured,
 		chunks,
 		streamedText,
+		paragraphs: paragraphCount(turn),
 		thinking,
 		steps,
 		expected,

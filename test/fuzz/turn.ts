@@ -108,8 +108,17 @@ function part(d: Draw, kind: GeneratedPart['kind'], message = 0): GeneratedPart 
 	return { kind, pieces: cut(d, words(d, d.int(1, 6))) };
 }
 
-/** `messageCount` messages; texts of consecutive messages start differently (else ambiguous). */
-export function generateTurn(d: Draw, messageCount: number, withText = true): GeneratedTurn {
+/**
+ * `messageCount` messages; texts of consecutive messages start differently (else ambiguous).
+ * `paragraphs`: a message's two text parts may have thinking between them (two paragraphs), where
+ * the stream shows its parts; `content` deltas alone cannot tell them (docs/api.md#assembling-the-answer, 4).
+ */
+export function generateTurn(
+	d: Draw,
+	messageCount: number,
+	withText = true,
+	paragraphs = false,
+): GeneratedTurn {
 	const messages: GeneratedPart[][] = [];
 	let previousFirst = '';
 	let previousThought = '';
@@ -117,7 +126,10 @@ export function generateTurn(d: Draw, messageCount: number, withText = true): Ge
 		const parts: GeneratedPart[] = [];
 		if (d.chance(0.4)) parts.push(part(d, 'thinking'));
 		const textParts = withText ? (m === messageCount - 1 ? d.int(1, 2) : d.int(0, 2)) : 0;
-		for (let t = 0; t < textParts; t++) parts.push(part(d, 'text'));
+		for (let t = 0; t < textParts; t++) {
+			if (t > 0 && paragraphs && d.chance(0.4)) parts.push(part(d, 'thinking'));
+			parts.push(part(d, 'text'));
+		}
 		// A turn's messages are split by tool calls: each but the last ends with one.
 		if (m < messageCount - 1) parts.push(part(d, 'builtin-tool-call', m));
 		else if (d.chance(0.15)) parts.push(part(d, 'thinking'));
@@ -139,11 +151,19 @@ export function generateTurn(d: Draw, messageCount: number, withText = true): Ge
 	return { messages };
 }
 
+/** Text parts run on; a blank line where another part lies between two that have text. */
 export function messageText(parts: GeneratedPart[]): string {
-	return parts
-		.filter((p) => p.kind === 'text')
-		.map((p) => p.pieces.join(''))
-		.join('');
+	let text = '';
+	let separated = false;
+	for (const p of parts) {
+		const content = p.pieces.join('');
+		if (p.kind !== 'text') separated = true;
+		else if (content) {
+			text += separated && text ? `\n\n${content}` : content;
+			separated = false;
+		}
+	}
+	return text;
 }
 
 /**
@@ -179,6 +199,13 @@ export function expectedSteps(turn: GeneratedTurn, thinking: boolean, partsShown
 		}
 	}
 	return steps;
+}
+
+/** The blank lines within the turn's messages (messageText), for the fuzz's own check. */
+export function paragraphCount(turn: GeneratedTurn): number {
+	let count = 0;
+	for (const parts of turn.messages) count += messageText(parts).split('\n\n').length - 1;
+	return count;
 }
 
 /** The assembled text the rule gives: message texts, the empty left out, joined by a blank line. */
