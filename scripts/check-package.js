@@ -5,7 +5,7 @@
 //   - no runtime dependencies (n8n installs none for a community node; ours are bundled); peers
 //     only n8n-workflow and, with `n8n.aiNodeSdkVersion`, @n8n/ai-node-sdk (both provided by n8n);
 //   - no source maps that carry the sources, no tests;
-//   - under 200 KB;
+//   - under 256 KB;
 //   - n8n metadata: every node and credential in package.json's `n8n` is in dist/ and loads; each
 //     node has its codex (categories n8n knows), light and dark icons, a documentationUrl and, when
 //     it has a main output, `usableAsTool`; each credential has icons and a documentationUrl.
@@ -17,7 +17,10 @@ const path = require('node:path');
 const { packInto } = require('./pack');
 
 const root = path.resolve(__dirname, '..');
-const MAX_TARBALL_BYTES = 200 * 1024;
+// What the bound is for: a dependency bundled by mistake (LangChain, through the AI node SDK, is
+// megabytes). Each node's bundle holds the shared code (about 85 KB packed), and the package's
+// own code grows by a few KB with a change: 200 KB, the first bound, was met at 201.5 KB.
+const MAX_TARBALL_BYTES = 256 * 1024;
 const ALLOWED = [/^dist\//, /^README\.md$/, /^LICENSE$/, /^CHANGELOG\.md$/, /^package\.json$/];
 const TEST_FILE = /(^|\/)(__tests__|__mocks__|tests?|spec)\/|\.(test|spec)\.[cm]?[jt]s$/;
 // The codex categories n8n's node panel groups nodes by.
