@@ -222,6 +222,9 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			metadata: metadata(zmid),
 		});
 	const completed = sse('completed', COMPLETED_SUCCEEDED);
+	/** A built-in tool's call and return, parts of the response that ran it. */
+	const webSearch = { part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' };
+	const webPage = { part_kind: 'builtin-tool-return', tool_name: 'web_search', content: 'a page' };
 
 	/**
 	 * The ask run (streaming workflow) against a server that streams `body` and whose conversation
@@ -357,16 +360,8 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			const body =
 				partStart(0, { part_kind: 'text', content: 'Let me search' }, 'z1') +
 				partDelta(0, 'text', ' the web.') +
-				partStart(
-					1,
-					{ part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' },
-					'z1',
-				) +
-				partStart(
-					2,
-					{ part_kind: 'builtin-tool-return', tool_name: 'web_search', content: 'a page' },
-					'z1',
-				) +
+				partStart(1, webSearch, 'z1') +
+				partStart(2, webPage, 'z1') +
 				partStart(3, { part_kind: 'text', content: 'Found' }, 'z1') +
 				partDelta(3, 'text', ' it.') +
 				completed;
@@ -381,23 +376,17 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 
 		test('cut off in the paragraph after a built-in tool: the answer from the conversation goes on from what went out', async () => {
 			const input = `Search and tell (${String(stream)})`;
-			const search = { part_kind: 'builtin-tool-call', tool_name: 'web_search', args: '{}' };
-			const found = {
-				part_kind: 'builtin-tool-return',
-				tool_name: 'web_search',
-				content: 'a page',
-			};
 			const body =
 				partStart(0, { part_kind: 'text', content: 'Let me search.' }, 'z1') +
-				partStart(1, search, 'z1') +
-				partStart(2, found, 'z1') +
+				partStart(1, webSearch, 'z1') +
+				partStart(2, webPage, 'z1') +
 				partStart(3, { part_kind: 'text', content: 'Found' }, 'z1');
 			const response = {
 				kind: 'response',
 				parts: [
 					{ part_kind: 'text', content: 'Let me search.' },
-					search,
-					found,
+					webSearch,
+					webPage,
 					{ part_kind: 'text', content: 'Found it.' },
 				],
 			};
