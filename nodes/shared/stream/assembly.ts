@@ -54,7 +54,7 @@ export function messageText(
 	parts: ReadonlyArray<{ part_kind?: unknown; content?: unknown }>,
 ): string {
 	const { text, breaks } = messageTextParts(parts);
-	return withBreaks(text, breaks);
+	return withBreaks((from, to) => text.slice(from, to), 0, text.length, breaks);
 }
 
 /**
@@ -65,15 +65,23 @@ function separatesText(kind: unknown): boolean {
 	return typeof kind === 'string' && kind !== 'text' && kind !== 'unknown';
 }
 
-/** `text` with a blank line at each of `breaks` (ascending positions in it). */
-function withBreaks(text: string, breaks: readonly number[]): string {
-	let joined = '';
-	let at = 0;
-	for (const position of breaks) {
-		joined += text.slice(at, position) + MESSAGE_SEPARATOR;
-		at = position;
+/**
+ * A text from `from` to `to` (`slice` gives it), with a blank line at each place of `breaks`
+ * (ascending) below `to`, from its index `next` on.
+ */
+function withBreaks(
+	slice: (from: number, to: number) => string,
+	from: number,
+	to: number,
+	breaks: readonly number[],
+	next = 0,
+): string {
+	let text = '';
+	for (let i = next; i < breaks.length && breaks[i] < to; i++) {
+		text += slice(from, breaks[i]) + MESSAGE_SEPARATOR;
+		from = breaks[i];
 	}
-	return joined + text.slice(at);
+	return text + slice(from, to);
 }
 
 /**
@@ -221,16 +229,11 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * The turn's text from `from` to `to` (within one message), a blank line at each place of
-	 * `breaks` below `to` from its index `next` on. Each place is visited once for the whole turn.
+	 * The turn's text from `from` to `to` (within one message), its blank lines from `breaks`'
+	 * index `next` on put in. Each place is visited once for the whole turn.
 	 */
 	private textWithBreaks(from: number, to: number, next: number): string {
-		let text = '';
-		for (let i = next; i < this.breaks.length && this.breaks[i] < to; i++) {
-			text += this.turn.slice(from, this.breaks[i]) + MESSAGE_SEPARATOR;
-			from = this.breaks[i];
-		}
-		return text + this.turn.slice(from, to);
+		return withBreaks((start, end) => this.turn.slice(start, end), from, to, this.breaks, next);
 	}
 
 	/** The index in `breaks` of the first blank line of the current message. */
