@@ -300,7 +300,14 @@ export function streamFailure(
 				'unreadable',
 			);
 		case 'no-answer':
-			return afterAccepted(noAnswerError(scope), 'empty');
+			return afterAccepted(
+				failure.unknownEvents.length
+					? told(
+							`The service ended the stream without answer text this node knows, and sent events it does not know: the service may have changed how it streams answers. ${UNKNOWN_EVENTS_ADVICE}`,
+						)
+					: noAnswerError(scope),
+				'empty',
+			);
 		case 'too-large':
 			return afterAccepted(
 				told(

@@ -621,6 +621,36 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			expect(run.asks).toBe(1);
 		});
 
+		test('events this node does not know, then `completed` without an answer: the error names them, never their data; an answer in the conversation is taken; the ask is sent once', async () => {
+			// A service that renamed the events of its text, and still ends its stream.
+			const body = sse('TextChunk', { text: 'Hello', secret: ECHO_PRIVATE_MARKER }) + completed;
+			const input = `Hi (${String(stream)}, renamed)`;
+			const none = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+				...turn(input),
+			]);
+			expect(none.json?.output).toBeUndefined();
+			expect(none.failure?.message).toBe(
+				'The assistant finished without an answer (conversation con_Scripted2026Str01); it carried events this node does not know: TextChunk',
+			);
+			expect(none.failure?.description).toMatch(/report these event names/);
+			const unshown = await runAgainst(body, { input, options: { stream, retries: 2 } }, []);
+			expect(unshown.failure?.message).toBe(
+				'The assistant finished without an answer, and conversation con_Scripted2026Str01 does not show the ask; the stream carried events this node does not know: TextChunk',
+			);
+			const found = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+				...turn(input, 'Hello'),
+			]);
+			expect(found.failure).toBeUndefined();
+			expect(found.json).toMatchObject({ output: 'Hello', recovered: true });
+			for (const run of [none, unshown, found]) {
+				expect(run.logs).toContainEqual(expect.stringContaining('does not know: "TextChunk"'));
+				expect(JSON.stringify([run.failure, run.json, run.chunks, run.logs])).not.toContain(
+					ECHO_PRIVATE_MARKER,
+				);
+				expect(run.asks).toBe(1);
+			}
+		});
+
 		describe('a text delta whose data cannot be read (docs/api.md#how-a-stream-ends)', () => {
 			const body =
 				partStart(0, { part_kind: 'text', content: 'The meeting' }, 'z1') +

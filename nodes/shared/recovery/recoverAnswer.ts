@@ -123,8 +123,7 @@ function answerOf(
 		case 'not-taken':
 			return reading;
 		case 'no-answer':
-			// The failure's own message, which names them already.
-			throw noAnswerInConversation(scope, ask.conversationId, ask.failure);
+			throw noAnswerInConversation(scope, ask.conversationId, ask.failure, ask.unknownEvents);
 		default:
 			throw objectNotWhole(scope, ask.conversationId, ask.unknownEvents);
 	}

@@ -49,12 +49,15 @@ function error(
 
 /**
  * The conversation's turn for this ask ended without an answer. The response's own failure (a
- * provider's rate limit behind a 502, say) stays in the message, with its HTTP status.
+ * provider's rate limit behind a 502, say) stays in the message, with its HTTP status, and with
+ * the events its stream carried that this node does not know (`unknownEvents`, which that message
+ * names already): the description says what to do about them.
  */
 export function noAnswerInConversation(
 	scope: FailureScope,
 	conversationId: string,
 	failure: NodeApiError,
+	unknownEvents?: readonly string[],
 ): NodeApiError {
 	// A response that was itself no answer says no more than what follows the headline (what a
 	// JSON answer held instead of `output`).
@@ -66,6 +69,9 @@ export function noAnswerInConversation(
 		`${NO_ANSWER_MESSAGE} (conversation ${conversationId})${said}`,
 		`The response failed after the assistant had accepted the ask, and the conversation holds no answer to it. ${NOT_SENT_AGAIN}`,
 		failure,
+		// The failure's message names them already.
+		unknownEvents,
+		true,
 	);
 }
 
@@ -99,11 +105,14 @@ type AcceptedFailure = { lost?: LostHow; unknownEvents?: readonly string[]; show
  * failure begins: a whole answer without text, a stream closed without an end, or one with events
  * that could not be read; undefined when it broke off (a connection lost or cut, a stream stopped).
  */
-function endedUnbroken(lost: LostHow | undefined, shown?: NodeApiError): string | undefined {
+function endedUnbroken({ lost, shown, unknownEvents = [] }: AcceptedFailure): string | undefined {
 	if (lost === 'empty') {
 		// With what a JSON answer held instead of `output`, when its message says it (a 303's
-		// failure says another thing).
-		return shown?.message.startsWith(NO_ANSWER_MESSAGE) ? shown.message : NO_ANSWER_MESSAGE;
+		// failure says another thing). A stream's events this node does not know are named once,
+		// at the error's end (error()).
+		return unknownEvents.length === 0 && shown?.message.startsWith(NO_ANSWER_MESSAGE)
+			? shown.message
+			: NO_ANSWER_MESSAGE;
 	}
 	if (lost === 'incomplete') return INCOMPLETE_MESSAGE;
 	if (lost === 'unreadable') return UNREADABLE_MESSAGE;
@@ -114,13 +123,13 @@ function endedUnbroken(lost: LostHow | undefined, shown?: NodeApiError): string 
 export function acceptedNotShown(
 	scope: FailureScope,
 	conversationId: string,
-	{ lost, unknownEvents, shown }: AcceptedFailure,
+	failure: AcceptedFailure,
 ): NodeApiError {
-	const ended = endedUnbroken(lost, shown);
+	const ended = endedUnbroken(failure);
 	const message = ended
 		? `${ended}, and conversation ${conversationId} does not show the ask`
 		: `The response broke off after the assistant had accepted the ask, and conversation ${conversationId} does not show it`;
-	return error(scope, message, NOT_SENT_AGAIN, undefined, unknownEvents);
+	return error(scope, message, NOT_SENT_AGAIN, undefined, failure.unknownEvents);
 }
 
 /** A structured ask whose object the conversation does not hold whole. */
@@ -190,14 +199,14 @@ export function unreadInTime(scope: FailureScope, conversationId: string): NodeA
 export function notTakenAfterText(
 	scope: FailureScope,
 	conversationId: string,
-	{ lost, unknownEvents, shown }: AcceptedFailure,
+	failure: AcceptedFailure,
 ): NodeApiError {
 	return error(
 		scope,
-		`${endedUnbroken(lost, shown) ?? 'The stream broke off'}, and conversation ${conversationId} does not show this ask`,
+		`${endedUnbroken(failure) ?? 'The stream broke off'}, and conversation ${conversationId} does not show this ask`,
 		'Part of the answer had already been passed on to the workflow, so the ask was not sent again (the workflow would receive it twice, and the assistant would do the work twice): look at the conversation in the assistant app before you run the item again.',
 		undefined,
-		unknownEvents,
+		failure.unknownEvents,
 	);
 }
 

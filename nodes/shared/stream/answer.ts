@@ -394,7 +394,16 @@ export class StreamAnswer {
 				? this.outputTool?.arguments(this.assembler.messageNumber)
 				: undefined;
 			if (told?.trim()) throw notAnObject(told, this.turnBegan);
-			throw new StreamAnswerError('no-answer', NO_ANSWER_MESSAGE);
+			// A service that renamed the events of its text still ends its stream: what it sent
+			// instead is named, as for a stream without an end.
+			throw new StreamAnswerError(
+				'no-answer',
+				`${NO_ANSWER_MESSAGE}${unknownEventsNote(this.unknown)}`,
+				undefined,
+				this.turnBegan,
+				undefined,
+				this.unknown,
+			);
 		}
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;

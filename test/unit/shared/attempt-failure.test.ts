@@ -6,6 +6,7 @@
 import { streamFailure } from '../../../nodes/shared/askAttempt';
 import {
 	acceptedNotShown,
+	noAnswerInConversation,
 	notTakenAfterText,
 	repeatedTurn,
 } from '../../../nodes/shared/recovery/recoveryErrors';
@@ -302,6 +303,44 @@ describe("the node's side of the wire", () => {
 		const repeated = repeatedTurn(scope, 'con_1', failure);
 		expect(repeated.message.match(/does not know/g)).toHaveLength(1);
 		expect(repeated.description).toMatch(/does not know.*report these event names/);
+	});
+
+	test('a stream that ended without an answer after events this node does not know: each error names them once, with what to do', () => {
+		const unknown = ['TextChunk'];
+		const noAnswer = new StreamAnswerError(
+			'no-answer',
+			'The assistant finished without an answer; it carried events this node does not know: TextChunk',
+			undefined,
+			true,
+			undefined,
+			unknown,
+		);
+		const failure = streamFailure(scope, noAnswer, {});
+		expect(facts(failure)).toMatchObject({
+			accepted: 'yes',
+			lost: 'empty',
+			shown: noAnswer.message,
+		});
+		expect(failure.shown.description).toMatch(/report these event names/);
+		expect(failure.unknownEvents).toEqual(unknown);
+		const names = 'this node does not know: TextChunk';
+		const replaced = [
+			acceptedNotShown(scope, 'con_1', failure),
+			notTakenAfterText(scope, 'con_1', failure),
+			noAnswerInConversation(scope, 'con_1', failure.shown, failure.unknownEvents),
+		];
+		expect(replaced.map((error) => error.message)).toEqual([
+			`The assistant finished without an answer, and conversation con_1 does not show the ask; the stream carried events ${names}`,
+			`The assistant finished without an answer, and conversation con_1 does not show this ask; the stream carried events ${names}`,
+			`The assistant finished without an answer (conversation con_1); it carried events ${names}`,
+		]);
+		for (const error of replaced) {
+			expect(error.description).toMatch(/does not know.*report these event names/);
+		}
+		// Without such events, the plain sentence and advice.
+		const plain = streamFailure(scope, new StreamAnswerError('no-answer', 'none'), {});
+		expect(plain.shown.message).toBe('The assistant finished without an answer');
+		expect(plain.shown.description).not.toMatch(/event names/);
 	});
 
 	test("an error that replaces a taken ask's failure says how its response ended: broke off only where it did", () => {

@@ -519,6 +519,22 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 		expect(error.failure).toBe('incomplete');
 		expect(error.message).toBe('The stream ended before the answer was complete');
 	});
+
+	test('an end after no answer but events this node does not know names them: a service that renamed the events of its text', () => {
+		for (const end of [sse('completed', COMPLETED), sse('End', {})]) {
+			const events = [sse('TextChunk', { text: 'Hello' }), sse('TextChunk', { text: ' world' })];
+			const error = failure([...events, sse('RunNote', {}), end]);
+			expect(error.failure).toBe('no-answer');
+			expect(error.message).toBe(
+				`${NO_ANSWER_MESSAGE}; it carried events this node does not know: TextChunk, RunNote`,
+			);
+			expect(error.unknownEvents).toEqual(['TextChunk', 'RunNote']);
+			// Names only, never what they carried.
+			expect(error.message).not.toContain('Hello');
+		}
+		// With an answer, they are no failure (n8n's log tells them: askAttempt.ts).
+		expect(read([sse('TextChunk', {}), content('Hi'), sse('End', {})]).output).toBe('Hi');
+	});
 });
 
 describe('events that carry the answer and cannot be read (docs/api.md#how-a-stream-ends)', () => {
