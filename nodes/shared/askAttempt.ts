@@ -292,6 +292,11 @@ export function streamFailure(
 				),
 				'incomplete',
 			);
+		case 'no-events':
+			return afterAccepted(
+				apiError(node, noEventsError(failure.message, headers), request.itemIndex),
+				'incomplete',
+			);
 		case 'unreadable':
 			return afterAccepted(
 				told(
@@ -317,6 +322,31 @@ export function streamFailure(
 		default:
 			return afterAccepted(told(RUN_AGAIN));
 	}
+}
+
+/**
+ * A 2xx response read as an event stream that closed before any event. Declared as one, the
+ * service closed it early; declared as something else (or not at all), it may be no response of
+ * the assistant's API at all: a Base URL that points at a website (a `200` web page), or a proxy
+ * that answered in its place. The type is named so that the user can tell.
+ */
+function noEventsError(
+	message: string,
+	headers: ResponseHeaders,
+): { message: string; description: string } {
+	const type = headerValue(headers, 'content-type')?.trim();
+	if (type && /text\/event-stream/i.test(type)) {
+		return {
+			message,
+			description:
+				'The service closed the stream before sending anything of the answer; run the item again.',
+		};
+	}
+	return {
+		message: `${message} (${type ? `Content-Type ${printableEventName(type)}` : 'no Content-Type'})`,
+		description:
+			"The response was neither the assistant's event stream nor a JSON answer: check that the credential's Base URL points at the Assistant API (a website answers with a web page, text/html), or whether a proxy between n8n and the service answered in its place. No answer was returned.",
+	};
 }
 
 /**

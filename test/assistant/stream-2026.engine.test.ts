@@ -187,6 +187,52 @@ describe('a stream sent under an error status or as another type: its events nam
 	});
 });
 
+describe('a 2xx response that carried no event (docs/api.md#how-a-stream-ends): said so, by its Content-Type when it is no event stream, sent once', () => {
+	test.each([
+		[
+			'a web page (a Base URL that points at a website)',
+			{ 'content-type': 'text/html; charset=utf-8' },
+			'<!doctype html><html><body><div id="app"></div></body></html>',
+			'The stream ended before the answer was complete; it carried no event (Content-Type text/html; charset=utf-8)',
+			/check that the credential's Base URL points at the Assistant API/,
+		],
+		[
+			'a body without a Content-Type',
+			{},
+			'Hello there\n',
+			'The stream ended before the answer was complete; it carried no event (no Content-Type)',
+			/check that the credential's Base URL points at the Assistant API/,
+		],
+		[
+			'an event stream of keep-alive comments alone',
+			{ 'content-type': 'text/event-stream' },
+			': keep-alive\n\n: keep-alive\n\n',
+			'The stream ended before the answer was complete; it carried no event',
+			/closed the stream before sending anything of the answer/,
+		],
+	])('%s', async (_, headers, body, message, description) => {
+		const server = await serveScript(
+			(response) => {
+				response.writeHead(200, headers);
+				response.end(body);
+			},
+			(response) => conversationJson(response, 'idle', []),
+		);
+		try {
+			const run = await assistant.run(
+				{ input: 'Hi', options: { retries: 2 } },
+				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+			);
+			expect(run.failure?.message).toBe(message);
+			expect(run.failure?.description).toMatch(description);
+			// A 2xx: the ask may have been taken, and no conversation is known to read it from.
+			expect(server.paths).toEqual(['POST /assistant/ask']);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
 test('an error status whose event stream holds a long echo before its error event: the error’s words, no echo', async () => {
 	// Far past the 64 KiB an error body keeps: the echo's data is dropped as it streams.
 	const echo = `event: FrontendModelRequest\ndata: {"workspace_file": "${ECHO_PRIVATE_MARKER} ${'x'.repeat(300 * 1024)}"}\n\n`;

@@ -6,6 +6,7 @@ import {
 	answerTooLarge,
 	INCOMPLETE_MESSAGE,
 	NO_ANSWER_MESSAGE,
+	NO_EVENTS_MESSAGE,
 	StreamAnswerError,
 	unknownEventsNote,
 	unreadableEventsMessage,
@@ -107,6 +108,8 @@ export class StreamAnswer {
 	 * tool event, the request's echo, an unknown one): the turn had begun (text is hasText's).
 	 */
 	private began = false;
+	/** Any event has come, of any kind. */
+	private heard = false;
 
 	/** The most text the answer and its steps may hold (docs/api.md#memory-bounds). */
 	private readonly limit: number;
@@ -172,6 +175,7 @@ export class StreamAnswer {
 	/** Returns false once the stream is finished. */
 	accept(message: SseMessage): boolean {
 		if (this.done) return false;
+		this.heard = true;
 		// The flat form names its event inside its data: it is read as that event
 		// (docs/api.md#flat-stream-form), for the turn's beginning too.
 		const named = message.event === 'message' ? flatEvent(message.data) : message;
@@ -347,6 +351,7 @@ export class StreamAnswer {
 			);
 		}
 		if (!this.end) {
+			if (!this.heard) throw new StreamAnswerError('no-events', NO_EVENTS_MESSAGE);
 			throw new StreamAnswerError(
 				'incomplete',
 				`${INCOMPLETE_MESSAGE}${unknownEventsNote(this.unknown)}`,

@@ -10,6 +10,8 @@ export type StreamFailure =
 	| 'run-failed'
 	/** The stream closed without an end this node knows or an error event. */
 	| 'incomplete'
+	/** The stream closed before any event: not even the run's status came. */
+	| 'no-events'
 	/**
 	 * An event that carries the answer or its end could not be read (docs/api.md#how-a-stream-ends):
 	 * the answer may lack what it said.
@@ -68,6 +70,9 @@ export const NO_ANSWER_MESSAGE = 'The assistant finished without an answer';
 
 /** A stream that closed without an end this node knows (`incomplete`). */
 export const INCOMPLETE_MESSAGE = 'The stream ended before the answer was complete';
+
+/** A stream that closed before any event (`no-events`). */
+export const NO_EVENTS_MESSAGE = `${INCOMPLETE_MESSAGE}; it carried no event`;
 
 /** A stream that carried an event of the answer this node could not read (`unreadable`). */
 export const UNREADABLE_MESSAGE = 'The stream carried events this node could not read';

@@ -305,6 +305,39 @@ describe("the node's side of the wire", () => {
 		expect(repeated.description).toMatch(/does not know.*report these event names/);
 	});
 
+	test('a stream that carried no event: lost as an incomplete one; named by its Content-Type when it is no event stream', () => {
+		const silent = new StreamAnswerError(
+			'no-events',
+			'The stream ended before the answer was complete; it carried no event',
+		);
+		const cases: Array<[Record<string, string>, string, RegExp]> = [
+			[{ 'content-type': 'text/event-stream' }, '', /closed the stream before sending anything/],
+			[
+				{ 'content-type': 'text/html; charset=utf-8' },
+				' (Content-Type text/html; charset=utf-8)',
+				/check that the credential's Base URL points at the Assistant API/,
+			],
+			[
+				{},
+				' (no Content-Type)',
+				/check that the credential's Base URL points at the Assistant API/,
+			],
+			// Shown as an event's name is: printable, cut when long.
+			[
+				{ 'content-type': `text/plain\u2028${'x'.repeat(100)}` },
+				' (Content-Type text/plain?',
+				/Base URL/,
+			],
+		];
+		for (const [headers, named, description] of cases) {
+			const failure = streamFailure(scope, silent, headers);
+			expect(facts(failure)).toMatchObject({ accepted: 'yes', lost: 'incomplete' });
+			expect(failure.shown.message.startsWith(`${silent.message}${named}`)).toBe(true);
+			expect(failure.shown.message.length).toBeLessThan(silent.message.length + 120);
+			expect(failure.shown.description).toMatch(description);
+		}
+	});
+
 	test('a stream that ended without an answer after events this node does not know: each error names them once, with what to do', () => {
 		const unknown = ['TextChunk'];
 		const noAnswer = new StreamAnswerError(

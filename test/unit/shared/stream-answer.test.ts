@@ -520,6 +520,25 @@ describe('the final answer (docs/api.md#how-a-stream-ends)', () => {
 		expect(error.message).toBe('The stream ended before the answer was complete');
 	});
 
+	test('a stream that closes before any event says so: comments and lines that are no field are none', () => {
+		for (const body of [
+			'',
+			': keep-alive\n\n',
+			'{"error": "Model is disabled"}\n',
+			'<html></html>',
+		]) {
+			const error = failure([body]);
+			expect(error.failure).toBe('no-events');
+			expect(error.message).toBe(
+				'The stream ended before the answer was complete; it carried no event',
+			);
+		}
+		// Any event is one, `[DONE]` and the run's status too: then the stream was cut short.
+		for (const body of ['data: [DONE]\n\n', sse('AgentRuntimeStreamChunk', { type: 'status' })]) {
+			expect(failure([body]).failure).toBe('incomplete');
+		}
+	});
+
 	test('an end after no answer but events this node does not know names them: a service that renamed the events of its text', () => {
 		for (const end of [sse('completed', COMPLETED), sse('End', {})]) {
 			const events = [sse('TextChunk', { text: 'Hello' }), sse('TextChunk', { text: ' world' })];
