@@ -340,26 +340,15 @@ export class StreamAnswer {
 		if (this.unreadable.length > 0) {
 			// What the answer lacks is not known: its conversation is read for it, as after a
 			// stream without an end (docs/api.md#how-a-stream-ends).
-			throw new StreamAnswerError(
+			throw this.namingUnknownEvents(
 				'unreadable',
 				// Done here, with no failure before: an end came, read or not.
-				`${unreadableEventsMessage(this.unreadable, this.done)}${unknownEventsNote(this.unknown)}`,
-				undefined,
-				this.turnBegan,
-				undefined,
-				this.unknown,
+				unreadableEventsMessage(this.unreadable, this.done),
 			);
 		}
 		if (!this.end) {
 			if (!this.heard) throw new StreamAnswerError('no-events', NO_EVENTS_MESSAGE);
-			throw new StreamAnswerError(
-				'incomplete',
-				`${INCOMPLETE_MESSAGE}${unknownEventsNote(this.unknown)}`,
-				undefined,
-				this.turnBegan,
-				undefined,
-				this.unknown,
-			);
+			throw this.namingUnknownEvents('incomplete', INCOMPLETE_MESSAGE);
 		}
 		const output = this.output(this.end.output);
 		const result: StreamAnswerResult = { output };
@@ -369,6 +358,24 @@ export class StreamAnswer {
 			if (this.collector.model) result.model = this.collector.model;
 		}
 		return result;
+	}
+
+	/**
+	 * A stream that gave no answer, its `headline` followed by the events it carried that this node
+	 * does not know (docs/api.md#how-a-stream-ends), which the failure carries on.
+	 */
+	private namingUnknownEvents(
+		failure: 'unreadable' | 'incomplete' | 'no-answer',
+		headline: string,
+	): StreamAnswerError {
+		return new StreamAnswerError(
+			failure,
+			`${headline}${unknownEventsNote(this.unknown)}`,
+			undefined,
+			this.turnBegan,
+			undefined,
+			this.unknown,
+		);
 	}
 
 	/**
@@ -401,14 +408,7 @@ export class StreamAnswer {
 			if (told?.trim()) throw notAnObject(told, this.turnBegan);
 			// A service that renamed the events of its text still ends its stream: what it sent
 			// instead is named, as for a stream without an end.
-			throw new StreamAnswerError(
-				'no-answer',
-				`${NO_ANSWER_MESSAGE}${unknownEventsNote(this.unknown)}`,
-				undefined,
-				this.turnBegan,
-				undefined,
-				this.unknown,
-			);
+			throw this.namingUnknownEvents('no-answer', NO_ANSWER_MESSAGE);
 		}
 		if (!this.options.structured) return endOutput ?? text;
 		if (typeof endOutput === 'object') return endOutput;
