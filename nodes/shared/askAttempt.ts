@@ -20,7 +20,7 @@ import { apiError } from './transport/errors';
 import { RUN_AGAIN, serviceFailure, type FailureScope } from './transport/failures';
 import { conversationIdOf, headerValue, type ResponseHeaders } from './transport/request';
 import { takenFailure, type Attempt } from './transport/send';
-import { openStream } from './transport/streamCall';
+import { isEventStreamType, openStream } from './transport/streamCall';
 import { redacted } from './transport/redaction';
 import { printableEventName } from './transport/serverMessage';
 import { isObject } from './json';
@@ -335,7 +335,7 @@ function noEventsError(
 	headers: ResponseHeaders,
 ): { message: string; description: string } {
 	const type = headerValue(headers, 'content-type')?.trim();
-	if (type && /text\/event-stream/i.test(type)) {
+	if (isEventStreamType(type)) {
 		return {
 			message,
 			description:

@@ -171,12 +171,17 @@ async function readErrorEvents(body: unknown): Promise<string> {
 	return text;
 }
 
+/** Whether the content type says the body is an event stream. */
+export function isEventStreamType(contentType: string | undefined): boolean {
+	return contentType !== undefined && /text\/event-stream/i.test(contentType);
+}
+
 /**
  * What the content type says the body is: JSON (true), an event stream (false), or not said
  * (undefined: no content type, or another one).
  */
 function isJsonType(contentType: string | undefined): boolean | undefined {
-	if (contentType && /text\/event-stream/i.test(contentType)) return false;
+	if (isEventStreamType(contentType)) return false;
 	if (contentType && /json/i.test(contentType)) return true;
 	return undefined;
 }
