@@ -47,6 +47,35 @@ function expectNoEcho(run: AssistantRun): void {
 	expect(everything).not.toContain('workspace_file');
 }
 
+/**
+ * The ask of "Hi" with `retries`, against a server that answers it with `status`, `headers` and
+ * `body`, and whose conversation reads answer idle and empty; closed after: the run, and the
+ * requests the server got.
+ */
+async function runAgainstResponse(
+	status: number,
+	headers: Record<string, string>,
+	body: string,
+	retries: number,
+): Promise<AssistantRun & { paths: string[] }> {
+	const server = await serveScript(
+		(response) => {
+			response.writeHead(status, headers);
+			response.end(body);
+		},
+		(response) => conversationJson(response, 'idle', []),
+	);
+	try {
+		const run = await assistant.run(
+			{ input: 'Hi', options: { retries } },
+			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+		);
+		return Object.assign(run, { paths: server.paths });
+	} finally {
+		await server.close();
+	}
+}
+
 describe.each([false, true])('Stream %s, Include Steps on', (stream) => {
 	const options = { stream, includeSteps: true, includeThinking: true };
 
@@ -165,25 +194,11 @@ describe('a stream sent under an error status or as another type: its events nam
 		[200, 'application/json'],
 		[400, 'text/plain'],
 	])('HTTP %s as %s', async (status, type) => {
-		const server = await serveScript(
-			(response) => {
-				response.writeHead(status, { 'content-type': type });
-				response.end(body);
-			},
-			(response) => conversationJson(response, 'idle', []),
+		const run = await runAgainstResponse(status, { 'content-type': type }, body, 0);
+		expect(run.failure?.message).toContain(
+			'an event stream (its events: PartStartEvent, completed; their data is not shown)',
 		);
-		try {
-			const run = await assistant.run(
-				{ input: 'Hi', options: { retries: 0 } },
-				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-			);
-			expect(run.failure?.message).toContain(
-				'an event stream (its events: PartStartEvent, completed; their data is not shown)',
-			);
-			expectNoEcho(run);
-		} finally {
-			await server.close();
-		}
+		expectNoEcho(run);
 	});
 });
 
@@ -210,52 +225,27 @@ describe('a 2xx response that carried no event (docs/api.md#how-a-stream-ends): 
 			'The stream ended before the answer was complete; it carried no event',
 			/closed the stream before sending anything of the answer/,
 		],
-	])('%s', async (_, headers, body, message, description) => {
-		const server = await serveScript(
-			(response) => {
-				response.writeHead(200, headers);
-				response.end(body);
-			},
-			(response) => conversationJson(response, 'idle', []),
-		);
-		try {
-			const run = await assistant.run(
-				{ input: 'Hi', options: { retries: 2 } },
-				{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-			);
-			expect(run.failure?.message).toBe(message);
-			expect(run.failure?.description).toMatch(description);
-			// A 2xx: the ask may have been taken, and no conversation is known to read it from.
-			expect(server.paths).toEqual(['POST /assistant/ask']);
-		} finally {
-			await server.close();
-		}
+	])('%s', async (_, headers: Record<string, string>, body, message, description) => {
+		const run = await runAgainstResponse(200, headers, body, 2);
+		expect(run.failure?.message).toBe(message);
+		expect(run.failure?.description).toMatch(description);
+		// A 2xx: the ask may have been taken, and no conversation is known to read it from.
+		expect(run.paths).toEqual(['POST /assistant/ask']);
 	});
 });
 
 test('an error status whose event stream holds a long echo before its error event: the error’s words, no echo', async () => {
 	// Far past the 64 KiB an error body keeps: the echo's data is dropped as it streams.
 	const echo = `event: FrontendModelRequest\ndata: {"workspace_file": "${ECHO_PRIVATE_MARKER} ${'x'.repeat(300 * 1024)}"}\n\n`;
-	const server = await serveScript(
-		(response) => {
-			response.writeHead(500, { 'content-type': 'text/event-stream' });
-			response.end(
-				`${echo}event: failed\ndata: {"status": "failed", "error": "Unknown model: acme:large", "error_type": "UserError"}\n\n`,
-			);
-		},
-		(response) => conversationJson(response, 'idle', []),
+	const run = await runAgainstResponse(
+		500,
+		{ 'content-type': 'text/event-stream' },
+		`${echo}event: failed\ndata: {"status": "failed", "error": "Unknown model: acme:large", "error_type": "UserError"}\n\n`,
+		0,
 	);
-	try {
-		const run = await assistant.run(
-			{ input: 'Hi', options: { retries: 0 } },
-			{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
-		);
-		expect(run.failure?.message).toMatch(/HTTP 500/);
-		expect(run.failure?.message).toContain('Unknown model: acme:large');
-		expectNoEcho(run);
-	} finally {
-		await server.close();
-	}
+	expect(run.failure?.message).toMatch(/HTTP 500/);
+	expect(run.failure?.message).toContain('Unknown model: acme:large');
+	expectNoEcho(run);
 });
 
 describe('2026 streams a scripted server sends, Stream off and on', () => {
