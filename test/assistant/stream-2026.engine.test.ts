@@ -731,5 +731,28 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 				expect(run.asks).toBe(1);
 			});
 		});
+
+		test('text in a delta of a kind this node does not know: the answer is read from the conversation, the kind named', async () => {
+			const input = `When is the meeting? (${String(stream)}, renamed kind)`;
+			const answer = 'The meeting moved to Friday.';
+			const body =
+				partStart(0, { part_kind: 'text', content: 'The meeting' }, 'z1') +
+				partDelta(0, 'output_text', ' moved to') +
+				partDelta(0, 'text', ' Friday.') +
+				completed;
+			const run = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+				...turn(input, answer),
+			]);
+			expect(run.failure).toBeUndefined();
+			expect(run.json).toMatchObject({ output: answer, recovered: true });
+			const pieces = run.chunks.filter((chunk) => chunk.type === 'item');
+			expect(pieces.map((chunk) => String(chunk.content)).join('')).toBe(answer);
+			expect(run.logs).toContainEqual(
+				expect.stringContaining(
+					'carried a "PartDeltaEvent (part_delta_kind output_text)" event whose data this node could not read',
+				),
+			);
+			expect(run.asks).toBe(1);
+		});
 	});
 });

@@ -76,7 +76,10 @@ function noteName(names: string[], name: string, onAdded?: (name: string) => voi
 /** The events read into the answer, its steps and the output tool's calls. */
 type PartOrToolEvent = Exclude<
 	StreamEvent,
-	{ type: 'end' | 'error' | 'runFailed' | 'unknown' | 'unreadable' | 'toolRound' }
+	{
+		type:
+			'end' | 'error' | 'runFailed' | 'unknown' | 'unknownTextDelta' | 'unreadable' | 'toolRound';
+	}
 >;
 
 /** Folds the SSE messages of one stream into its answer. */
@@ -211,6 +214,15 @@ export class StreamAnswer {
 					if (!event.ends) break;
 					this.done = true;
 					return false;
+				case 'unknownTextDelta':
+					this.began = true;
+					// Text of a kind this node does not know, in a part of the answer's text (or one
+					// never seen): the answer may lack it, so it is not read whole from the stream.
+					if (this.assembler.mayBeAnswerText(event.index, event.response)) {
+						noteName(this.unreadable, event.name, this.options.onUnreadableEvent);
+						this.stopPassingOn();
+					} else noteName(this.unknown, event.name, this.options.onUnknownEvent);
+					break;
 				case 'toolRound':
 					this.began = true;
 					this.assembler.responseOver(event.ran);

@@ -323,6 +323,19 @@ export class AnswerAssembler {
 	}
 
 	/**
+	 * Whether a delta for part `index` of model response `response` may be of the answer's text:
+	 * that part is a text part, or it is not known (the delta would open another message: a tool
+	 * ran since the last Part event, or it names another response).
+	 */
+	mayBeAnswerText(index: number, response: string | undefined): boolean {
+		const another =
+			this.toolRoundSince ||
+			(response !== undefined && this.responseId !== undefined && this.responseId !== response);
+		const kind = another ? undefined : this.parts.get(index)?.kind;
+		return kind === undefined || kind === 'text';
+	}
+
+	/**
 	 * The first Part event to name a response, in a message that named none (live Part events, or
 	 * a snapshot): it goes on in that message, as the Part events of the response a snapshot just
 	 * told do (from index 0, text that continues the snapshot's), unless it cannot be that

@@ -81,8 +81,17 @@ export type StreamEvent =
 	 * ask and its run failed there.
 	 */
 	| { type: 'runFailed'; message: string; status: string; errorType?: string; failureKind?: string }
-	/** An event this node does not know: its name only, never its data. */
+	/**
+	 * An event this node does not know: its name only, never its data. A part or a delta of a kind
+	 * it does not know is named so too (`PartStartEvent (part_kind citation)`): the event is read
+	 * as before, the kind named.
+	 */
 	| { type: 'unknown'; name: string }
+	/**
+	 * A delta of a kind this node does not know that carries text (`content_delta`): where its part
+	 * is a text part, or was never seen, that text may be the answer's (answer.ts decides).
+	 */
+	| { type: 'unknownTextDelta'; index: number; name: string; response?: string }
 	/**
 	 * An event that carries the answer or ends the stream, whose data this node cannot read (not
 	 * JSON, past the bound on values, without the index or part it must name): what it said of the
@@ -116,6 +125,22 @@ export const KNOWN_STREAM_EVENTS: readonly string[] = [
 	'completed',
 	'failed',
 ];
+
+/**
+ * The kinds of part of a model response, pydantic-ai's (docs/api.md#live-stream-dialect): a part
+ * of another kind is never answer text, and its kind is named as an unknown event's name is.
+ */
+const KNOWN_PART_KINDS: ReadonlySet<string> = new Set([
+	'text',
+	'thinking',
+	'tool-call',
+	'builtin-tool-call',
+	'builtin-tool-return',
+	'file',
+]);
+
+/** The kinds of a part's delta, pydantic-ai's. */
+const KNOWN_DELTA_KINDS: ReadonlySet<string> = new Set(['text', 'thinking', 'tool_call']);
 
 /**
  * Events whose data nothing here reads, whatever the dialect: the decoder skips it as it arrives
@@ -251,6 +276,11 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 	if (Array.isArray(data.parts)) {
 		const told: Array<Unchecked<MessagePart>> = (data.parts as unknown[]).filter(isObject);
 		const kinds = told.map(({ part_kind: kind }) => (typeof kind === 'string' ? kind : 'unknown'));
+		for (const kind of kinds) {
+			if (isUnknownKind(kind, KNOWN_PART_KINDS)) {
+				events.push(unknownKind('FrontendModelResponse', 'part_kind', kind));
+			}
+		}
 		// The message whole so far: its text as a message's text is read everywhere.
 		const { text, breaks } = messageTextParts(told);
 		let snapshot: Extract<StreamEvent, { type: 'snapshot' }>;
@@ -290,9 +320,13 @@ function partEvent(
 	const text = typeof part.content === 'string' ? part.content : '';
 	const which = type === 'PartStartEvent' ? 'partStart' : 'partEnd';
 	const response = responseOf(data);
-	return steps || kind === 'tool-call'
-		? [{ type: which, index: data.index, kind, text, part: data.part, response }]
-		: [{ type: which, index: data.index, kind, text, response }];
+	const event: StreamEvent =
+		steps || kind === 'tool-call'
+			? { type: which, index: data.index, kind, text, part: data.part, response }
+			: { type: which, index: data.index, kind, text, response };
+	return isUnknownKind(kind, KNOWN_PART_KINDS)
+		? [event, unknownKind(type, 'part_kind', kind)]
+		: [event];
 }
 
 /**
@@ -314,6 +348,13 @@ function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): Stream
 	const response = responseOf(data);
 	if (kind === 'tool_call') {
 		return [{ type: 'toolDelta', index: data.index, delta: data.delta, response }];
+	}
+	if (typeof kind === 'string' && isUnknownKind(kind, KNOWN_DELTA_KINDS)) {
+		const { name } = unknownKind('PartDeltaEvent', 'part_delta_kind', kind);
+		// Without text it carries nothing for the answer (a citation's link, say): named alone.
+		return typeof text === 'string' && text
+			? [{ type: 'unknownTextDelta', index: data.index, name, response }]
+			: [{ type: 'unknown', name }];
 	}
 	if (typeof text !== 'string' || !text) return [];
 	return [
@@ -472,6 +513,20 @@ function namesNothing(dataText: string): boolean {
 /** Text that opens as a JSON object and is none (cut short, or past the bound on values). */
 function isCutObject(text: string): boolean {
 	return /^\s*\{/.test(text) && parseJsonObject(text) === undefined;
+}
+
+/** A kind the stream named (not `unknown`: none named) that is not one of `known`. */
+function isUnknownKind(kind: string, known: ReadonlySet<string>): boolean {
+	return kind !== 'unknown' && !known.has(kind);
+}
+
+/** An event named with a kind it told that this node does not know: `PartStartEvent (part_kind x)`. */
+function unknownKind(
+	event: string,
+	field: 'part_kind' | 'part_delta_kind',
+	kind: string,
+): Extract<StreamEvent, { type: 'unknown' }> {
+	return { type: 'unknown', name: `${event} (${field} ${printableEventName(kind)})` };
 }
 
 function unreadable(name: string, ends = false): StreamEvent {

@@ -668,6 +668,151 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		];
 		expect(read(events).output).toBe('Hello world');
 	});
+
+	/** The stream read as the node reads it, the names it noted told; its answer or failure. */
+	function noted(events: string[]) {
+		const unknown: string[] = [];
+		const unreadable: string[] = [];
+		const deltas: string[] = [];
+		let output: unknown;
+		let caught: StreamAnswerError | undefined;
+		try {
+			output = readAnswerFromChunks([events.join('')], {
+				structured: false,
+				onText: (piece) => deltas.push(piece),
+				onUnknownEvent: (name) => unknown.push(name),
+				onUnreadableEvent: (name) => unreadable.push(name),
+			}).output;
+		} catch (error) {
+			caught = error as StreamAnswerError;
+		}
+		return { output, caught, unknown, unreadable, deltas };
+	}
+
+	test('text in a delta of a kind the node does not know, in a text part: the answer is not read whole from the stream, and the kind is named', () => {
+		for (const zmid of [undefined, 'r1']) {
+			const metadata = zmid ? { metadata: { zmid } } : {};
+			const { caught, unknown, unreadable, deltas } = noted([
+				sse('PartStartEvent', { index: 0, part: text('The '), ...metadata }),
+				sse('PartDeltaEvent', {
+					index: 0,
+					delta: { part_delta_kind: 'output_text', content_delta: 'answer is 42.' },
+					...metadata,
+				}),
+				delta(0, ' More.', 'text'),
+				sse('completed', COMPLETED),
+			]);
+			expect(caught?.failure).toBe('unreadable');
+			expect(caught?.message).toBe(
+				'The stream carried events this node could not read: PartDeltaEvent (part_delta_kind output_text)',
+			);
+			expect(unreadable).toEqual(['PartDeltaEvent (part_delta_kind output_text)']);
+			expect(unknown).toEqual([]);
+			// Nothing more went out once a piece could be missing: the conversation goes on from it.
+			expect(deltas).toEqual(['The ']);
+		}
+	});
+
+	test('text in a delta of an unknown kind for a part never seen may be the answer too: not read whole', () => {
+		const { caught } = noted([
+			sse('PartStartEvent', { index: 0, part: thinking('Hmm.') }),
+			sse('PartDeltaEvent', {
+				index: 1,
+				delta: { part_delta_kind: 'output_text', content_delta: 'Forty-two.' },
+			}),
+			sse('completed', COMPLETED),
+		]);
+		expect(caught?.failure).toBe('unreadable');
+	});
+
+	test('the same in the part of another response (a tool ran, or another zmid): not known to be no text', () => {
+		const tool = sse('FunctionToolCallEvent', {
+			part: { part_kind: 'tool-call', tool_name: 'bash', args: '{}', tool_call_id: 'c1' },
+		});
+		const unknownDelta = (zmid: string) =>
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'output_text', content_delta: 'Done.' },
+				metadata: { zmid },
+			});
+		const thinkingStart = sse('PartStartEvent', {
+			index: 0,
+			part: thinking('Plan.'),
+			metadata: { zmid: 'r1' },
+		});
+		for (const events of [
+			[thinkingStart, tool, unknownDelta('r1')],
+			[thinkingStart, unknownDelta('r2')],
+		]) {
+			expect(noted([...events, sse('completed', COMPLETED)]).caught?.failure).toBe('unreadable');
+		}
+	});
+
+	test('text in a delta of an unknown kind in a thinking or tool part: named, and the answer read without it', () => {
+		const { output, unknown, unreadable } = noted([
+			sse('PartStartEvent', { index: 0, part: thinking('Let me see.') }),
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'reasoning', content_delta: ' Hmm.' },
+			}),
+			sse('PartStartEvent', { index: 1, part: text('Forty-two.') }),
+			sse('PartDeltaEvent', { index: 1, delta: { part_delta_kind: 'citation', url: 'x' } }),
+			sse('completed', COMPLETED),
+		]);
+		expect(output).toBe('Forty-two.');
+		expect(unknown).toEqual([
+			'PartDeltaEvent (part_delta_kind reasoning)',
+			'PartDeltaEvent (part_delta_kind citation)',
+		]);
+		expect(unreadable).toEqual([]);
+	});
+
+	test('a part of a kind the node does not know is no answer text and is named; a service that renamed its text parts says so', () => {
+		const known = noted([
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'citation', content: 'a source' } }),
+			sse('PartStartEvent', { index: 1, part: text('Forty-two.') }),
+			snapshot({ part_kind: 'citation', content: 'a source' }, text('Forty-two.')),
+			sse('PartEndEvent', { index: 2, part: { part_kind: 'annotation', content: 'x' } }),
+			sse('completed', COMPLETED),
+		]);
+		expect(known.output).toBe('Forty-two.');
+		expect(known.unknown).toEqual([
+			'PartStartEvent (part_kind citation)',
+			'FrontendModelResponse (part_kind citation)',
+			'PartEndEvent (part_kind annotation)',
+		]);
+		// pydantic-ai's kinds, and a part that names none, are known.
+		const kinds = ['thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file'];
+		const quiet = noted([
+			...kinds.map((kind, index) => sse('PartStartEvent', { index, part: { part_kind: kind } })),
+			sse('PartEndEvent', { index: 5, part: { content: 'Forty-two.' } }),
+			sse('completed', COMPLETED),
+		]);
+		expect(quiet.unknown).toEqual([]);
+		const renamed = noted([
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'output', content: 'The ' } }),
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'output', content_delta: 'answer.' },
+			}),
+			sse('completed', COMPLETED),
+		]);
+		expect(renamed.caught?.message).toBe(
+			`${NO_ANSWER_MESSAGE}; it carried events this node does not know: PartStartEvent (part_kind output), PartDeltaEvent (part_delta_kind output)`,
+		);
+	});
+
+	test('a kind is shown as an event name is: printable, cut', () => {
+		const kind = `bad\u202ekind${'x'.repeat(200)}`;
+		const { unknown } = noted([
+			sse('PartStartEvent', { index: 0, part: { part_kind: kind } }),
+			sse('PartStartEvent', { index: 1, part: text('Hi.') }),
+			sse('completed', COMPLETED),
+		]);
+		expect(unknown).toHaveLength(1);
+		expect(unknown[0]).toMatch(/^PartStartEvent \(part_kind bad\?kindx+…\)$/);
+		expect(unknown[0].length).toBeLessThan(120);
+	});
 });
 
 describe('bytes split anywhere (docs/api.md#streams)', () => {
