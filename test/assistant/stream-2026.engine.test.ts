@@ -687,6 +687,32 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			}
 		});
 
+		test('parts and runtime chunks of kinds this node does not know, then `completed` without an answer: the error names the kinds, never the data; sent once', async () => {
+			// A service that renamed the kind of its text parts and told the text in runtime chunks.
+			const body =
+				sse('AgentRuntimeStreamChunk', {
+					type: 'delta',
+					delta: ECHO_PRIVATE_MARKER,
+					error: null,
+				}) +
+				partStart(0, { part_kind: 'output', content: ECHO_PRIVATE_MARKER }, 'z1') +
+				completed;
+			const input = `Hi (${String(stream)}, renamed kinds)`;
+			const run = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+				...turn(input),
+			]);
+			expect(run.failure?.message).toBe(
+				'The assistant finished without an answer (conversation con_Scripted2026Str01); it carried events this node does not know: AgentRuntimeStreamChunk (type delta), PartStartEvent (part_kind output)',
+			);
+			expect(run.logs).toContainEqual(
+				expect.stringContaining('does not know: "AgentRuntimeStreamChunk (type delta)"'),
+			);
+			expect(JSON.stringify([run.failure, run.json, run.chunks, run.logs])).not.toContain(
+				ECHO_PRIVATE_MARKER,
+			);
+			expect(run.asks).toBe(1);
+		});
+
 		describe('a text delta whose data cannot be read (docs/api.md#how-a-stream-ends)', () => {
 			const body =
 				partStart(0, { part_kind: 'text', content: 'The meeting' }, 'z1') +

@@ -204,6 +204,8 @@ export class StreamAnswer {
 					this.done = true;
 					return false;
 				case 'unknown':
+					// Whatever the node does not know may be the assistant at work: the turn has begun.
+					this.began = true;
 					noteName(this.unknown, event.name, this.options.onUnknownEvent);
 					break;
 				case 'unreadable':

@@ -56,12 +56,16 @@ export class EventNames {
 	 * `known`: passed on as these very strings, a name compared as bytes, not decoded anew.
 	 * `unread`: their data is skipped as it arrives, never held; with `tellUnread`, each such event
 	 * (the request echo's too) is passed on by the name it was first given and no data, so that the
-	 * reader knows it came; otherwise it is not passed on.
+	 * reader knows it came; otherwise it is not passed on. `peeked`: of those told, the ones passed
+	 * on with the opening of their first `data:` line (OPENING_BYTES at most, as it came in the
+	 * line's first piece) instead of no data: enough for a leading key's value, never more. Never
+	 * the echo's, nor that of an event also named the echo.
 	 */
 	constructor(
 		known: readonly string[],
 		readonly unread: ReadonlySet<string>,
 		readonly tellUnread = false,
+		readonly peeked: ReadonlySet<string> = new Set(),
 	) {
 		for (const name of known) {
 			const bytes = Buffer.from(name, 'utf8');
@@ -88,6 +92,9 @@ interface KnownName {
 }
 
 const NO_NAMES = new EventNames([], new Set());
+
+/** How much of a peeked event's first data line is passed on (EventNames' `peeked`). */
+export const OPENING_BYTES = 64;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -147,6 +154,11 @@ class EventStreamDecoder implements SseDecoder {
 	private unread = false;
 	/** The name that made the event unread: the one it is told by (EventNames' tellUnread). */
 	private unreadName = '';
+	/**
+	 * Of an unread event that is peeked (EventNames' `peeked`), the opening of its first data line;
+	 * null once the event was named the echo too: nothing of it goes on then.
+	 */
+	private opening: string | null = '';
 	/** The known name found last: a stream's events mostly repeat it. */
 	private lastName: KnownName | undefined;
 	/**
@@ -202,6 +214,10 @@ class EventStreamDecoder implements SseDecoder {
 		if (this.skipping) return;
 		if (this.unread && this.opensDataField(bytes, from, to)) {
 			// Unread data (the echo's above all): skipped to its end, never held.
+			if (this.peeks()) {
+				const line = Buffer.concat([this.held.bytes(), bytes.subarray(from, to)]);
+				this.peek(line, 0, line.length);
+			}
 			this.skipping = true;
 			this.held.clear();
 			return;
@@ -315,6 +331,7 @@ class EventStreamDecoder implements SseDecoder {
 		const isData = first === DATA_FIELD[0] && isField(line, start, end, 'data');
 		// Unread data is skipped unmeasured: nothing of it is held, only counted.
 		if (isData && this.unread) {
+			if (this.peeks()) this.peek(line, start, end);
 			this.dataLines += 1;
 			return;
 		}
@@ -333,8 +350,30 @@ class EventStreamDecoder implements SseDecoder {
 				this.unread = true;
 				this.unreadName = this.name;
 			}
+			// Named the echo as well: what was peeked of its data may be the echo's.
+			if (this.name === DISCARDED_EVENT) this.opening = null;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
+	}
+
+	/**
+	 * Whether the data line being read opens an unread event that is peeked: its first, of an
+	 * event named with an `event:` line (the flat form's data is the event's own name and fields).
+	 */
+	private peeks(): boolean {
+		return (
+			this.dataLines === 0 &&
+			this.opening === '' &&
+			this.names.peeked.has(this.unreadName) &&
+			this.name === this.unreadName
+		);
+	}
+
+	/** The opening of the data line `line` holds from `from` (its `data` field) to `to`. */
+	private peek(line: Buffer, from: number, to: number): void {
+		const value = valueStart(line, from + 4, to);
+		// Cut at a byte count: a character cut in two decodes as U+FFFD, which names no key's value.
+		this.opening = line.toString('utf8', value, Math.min(to, value + OPENING_BYTES));
 	}
 
 	/** An `event:` line's name: a known one (the last found first), or decoded. */
@@ -357,15 +396,16 @@ class EventStreamDecoder implements SseDecoder {
 
 	/** A blank line (or the body's end): the event is passed on if it has data. */
 	private dispatch(): void {
-		const { name, data, dataLines, unread, unreadName } = this;
+		const { name, data, dataLines, unread, unreadName, opening } = this;
 		this.name = '';
 		this.data = '';
 		this.dataLines = 0;
 		this.eventBytes = 0;
 		this.unread = false;
+		this.opening = '';
 		if (dataLines === 0) return;
 		if (unread) {
-			if (this.names.tellUnread) this.onMessage({ event: unreadName, data: '' });
+			if (this.names.tellUnread) this.onMessage({ event: unreadName, data: opening ?? '' });
 			return;
 		}
 		if (this.ended && !isWholeJson(data)) return;

@@ -158,10 +158,28 @@ export const UNREAD_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The `type`s of the 2026 stream's runtime chunks the node knows: the run's life
+ * (docs/api.md#2026-stream-dialect). Their data is not read, but for this leading key.
+ */
+const KNOWN_RUNTIME_TYPES: ReadonlySet<string> = new Set(['status', 'persisted']);
+
+/**
+ * A runtime chunk's `type`, as its data opens in the service's layout (a name, not text that could
+ * be anyone's): `{"type": "status", …`.
+ */
+const RUNTIME_TYPE = /^\{\s*"type"\s*:\s*"([A-Za-z0-9_.:-]{1,40})"/;
+
+/**
  * What the decoder is told of the names: the events known, those not read (decode.ts), which it
  * tells by name alone: whether the turn had begun when a run failed depends on them (answer.ts).
+ * A runtime chunk is told with the opening of its data, for its `type`.
  */
-export const STREAM_EVENT_NAMES = new EventNames(KNOWN_STREAM_EVENTS, UNREAD_EVENTS, true);
+export const STREAM_EVENT_NAMES = new EventNames(
+	KNOWN_STREAM_EVENTS,
+	UNREAD_EVENTS,
+	true,
+	new Set(['AgentRuntimeStreamChunk']),
+);
 
 /**
  * The events that say nothing of the assistant's turn: the run's own status, and the ends and
@@ -256,6 +274,8 @@ export function toStreamEvents(
 			return [runEndEvent(named.event, named.data)];
 		case 'failed':
 			return [runEndEvent(named.event, named.data)];
+		case 'AgentRuntimeStreamChunk':
+			return runtimeChunkEvents(named.data);
 		default:
 			if (!SILENT_EVENTS.has(named.event)) {
 				return [{ type: 'unknown', name: printableEventName(named.event) }];
@@ -264,6 +284,18 @@ export function toStreamEvents(
 			// names an event without a name `message` (docs/api.md#flat-stream-form).
 			return named.event === 'message' && isCutObject(named.data) ? [unreadable('message')] : [];
 	}
+}
+
+/**
+ * A runtime chunk carries no answer; one of a `type` the node does not know is named (the service
+ * may have begun to tell something new there). `opening`: what the decoder passed on of its data,
+ * its opening (decode.ts), or nothing.
+ */
+function runtimeChunkEvents(opening: string): StreamEvent[] {
+	const type = RUNTIME_TYPE.exec(opening)?.[1];
+	return type !== undefined && !KNOWN_RUNTIME_TYPES.has(type)
+		? [unknownKind('AgentRuntimeStreamChunk', 'type', type)]
+		: [];
 }
 
 function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
@@ -523,7 +555,7 @@ function isUnknownKind(kind: string, known: ReadonlySet<string>): boolean {
 /** An event named with a kind it told that this node does not know: `PartStartEvent (part_kind x)`. */
 function unknownKind(
 	event: string,
-	field: 'part_kind' | 'part_delta_kind',
+	field: 'part_kind' | 'part_delta_kind' | 'type',
 	kind: string,
 ): Extract<StreamEvent, { type: 'unknown' }> {
 	return { type: 'unknown', name: `${event} (${field} ${printableEventName(kind)})` };

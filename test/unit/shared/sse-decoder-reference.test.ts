@@ -8,7 +8,12 @@
  */
 import { createParser } from 'eventsource-parser';
 
-import { createSseDecoder, EventNames, type SseMessage } from '../../../nodes/shared/stream/decode';
+import {
+	createSseDecoder,
+	EventNames,
+	OPENING_BYTES,
+	type SseMessage,
+} from '../../../nodes/shared/stream/decode';
 import { draw, type Draw } from '../../fuzz/prng';
 
 const DATA_TEXTS = [
@@ -178,4 +183,63 @@ test('events the reader does not read are skipped, never passed on, whatever fol
 			{ event: 'End', data: '{}' },
 		]);
 	}
+});
+
+describe('a peeked unread event: the opening of its first data line, never more', () => {
+	const names = new EventNames(
+		['PartDeltaEvent'],
+		new Set(['AgentRuntimeStreamChunk']),
+		true,
+		new Set(['AgentRuntimeStreamChunk']),
+	);
+	const decodeIn = (bytes: Buffer, size: number): SseMessage[] => {
+		const messages: SseMessage[] = [];
+		const decoder = createSseDecoder((message) => messages.push(message), 1024, names);
+		for (let from = 0; from < bytes.length; from += size) {
+			decoder.push(bytes.subarray(from, from + size));
+		}
+		decoder.finish();
+		return messages;
+	};
+
+	test(`its first ${OPENING_BYTES} bytes, the line itself skipped as before (past the bound too)`, () => {
+		const opening = '{"type":"delta","delta":"Hello","tool_name":null,"status":null,"';
+		expect(Buffer.byteLength(opening)).toBe(OPENING_BYTES);
+		const bytes = Buffer.from(
+			`event: AgentRuntimeStreamChunk\ndata: ${opening}${'x'.repeat(5000)}"}\ndata: second line\n\n` +
+				'event: AgentRuntimeStreamChunk\ndata:{"type":"status"}\n\nevent: End\ndata: {}\n\n',
+		);
+		expect(decodeIn(bytes, bytes.length)).toEqual([
+			{ event: 'AgentRuntimeStreamChunk', data: opening },
+			{ event: 'AgentRuntimeStreamChunk', data: '{"type":"status"}' },
+			{ event: 'End', data: '{}' },
+		]);
+		// Split anywhere: at most what the line's first piece showed, never another line's bytes.
+		for (const size of [1, 3, 7, 40, 64, 100]) {
+			const [first, second] = decodeIn(bytes, size);
+			expect(opening.startsWith(first.data)).toBe(true);
+			expect('{"type":"status"}'.startsWith(second.data)).toBe(true);
+		}
+	});
+
+	test('nothing of an event also named the echo, before or after its data; nothing in the flat form', () => {
+		const text = [
+			'event: AgentRuntimeStreamChunk\ndata: {"type":"secret"}\nevent: FrontendModelRequest\n\n',
+			'event: FrontendModelRequest\nevent: AgentRuntimeStreamChunk\ndata: {"type":"secret"}\n\n',
+			'event: AgentRuntimeStreamChunk\nevent: PartDeltaEvent\ndata: {"type":"secret"}\n\n',
+			'data: {"type": "AgentRuntimeStreamChunk", "secret": 1}\n\n',
+			'event: End\ndata: {}\n\n',
+		].join('');
+		const bytes = Buffer.from(text, 'utf8');
+		for (const size of [1, 5, 64, bytes.length]) {
+			const read = decodeIn(bytes, size);
+			expect(read.filter(({ event }) => event !== 'End').map(({ data }) => data)).toEqual([
+				'',
+				'',
+				'',
+				'',
+			]);
+			expect(JSON.stringify(read)).not.toContain('secret');
+		}
+	});
 });

@@ -802,6 +802,30 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		);
 	});
 
+	test('a runtime chunk of a type the node does not know is named by its type, its data never read', () => {
+		const runtime = (fields: object) => sse('AgentRuntimeStreamChunk', fields);
+		const known = noted([
+			runtime({ type: 'status', status: 'dispatching', error: null }),
+			runtime({ type: 'persisted', data: { message_id: 'm1' } }),
+			sse('PartStartEvent', { index: 0, part: text('Forty-two.') }),
+			sse('completed', COMPLETED),
+		]);
+		expect(known).toMatchObject({ output: 'Forty-two.', unknown: [] });
+		const renamed = noted([
+			runtime({ type: 'status', status: 'dispatching' }),
+			// Python-spaced, as json.dumps writes it; its other fields are never looked at.
+			sse('AgentRuntimeStreamChunk', '{"type": "delta", "delta": "PRIVATE words", "error": null}'),
+			runtime({ type: 'delta', delta: 'more' }),
+			runtime({ type: '<b>not a name</b>' }),
+			sse('completed', COMPLETED),
+		]);
+		expect(renamed.caught?.message).toBe(
+			`${NO_ANSWER_MESSAGE}; it carried events this node does not know: AgentRuntimeStreamChunk (type delta)`,
+		);
+		expect(renamed.unknown).toEqual(['AgentRuntimeStreamChunk (type delta)']);
+		expect(JSON.stringify(renamed)).not.toContain('PRIVATE');
+	});
+
 	test('a kind is shown as an event name is: printable, cut', () => {
 		const kind = `bad\u202ekind${'x'.repeat(200)}`;
 		const { unknown } = noted([

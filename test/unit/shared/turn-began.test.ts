@@ -90,6 +90,11 @@ test('an event this node does not know, then `failed` with pool words: never sen
 	expect(failureOf(stream, false)).toEqual({ accepted: 'yes', retry: undefined });
 });
 
+test('a runtime chunk of a type this node does not know, then `failed` with pool words: never sent again', () => {
+	const stream = ev('AgentRuntimeStreamChunk', { type: 'tool_call', tool_name: 'gmail' }) + FAILED;
+	expect(failureOf(stream, false)).toEqual({ accepted: 'yes', retry: undefined });
+});
+
 test('the request echo (the model was given the ask: a session ran it), then `failed` with pool words: never sent again', () => {
 	const stream =
 		ev('AgentRuntimeStreamChunk', { type: 'status', status: 'dispatching' }) +
