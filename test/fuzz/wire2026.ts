@@ -3,7 +3,7 @@
  * runtime chunks, the request echo (which holds a private marker that must never come out),
  * pydantic-ai's Part events with their fields, part indexes restarting with each model response,
  * tool rounds with `outcome`, and sometimes a whole part in its start or a part whose start never
- * came. Written from the API reference and the captures, not from the node's code.
+ * came, or a runtime chunk of a type no capture shows. Written from the API reference and the captures, not from the node's code.
  */
 import { ECHO_PRIVATE_MARKER, runtimeChunk as emulatorRuntimeChunk } from '../emulator/frames2026';
 import type { Draw } from './prng';
@@ -17,6 +17,25 @@ const event = (name: string, data: unknown): WireEvent => [name, JSON.stringify(
 /** An `AgentRuntimeStreamChunk` with all nine keys, as the emulator sends it (and the captures show). */
 export function runtimeChunk(type: 'status' | 'persisted', fields: Record<string, unknown>) {
 	return event('AgentRuntimeStreamChunk', emulatorRuntimeChunk(type, fields).data);
+}
+
+/**
+ * A runtime chunk of a type no capture shows, carrying private text where a reader of its data
+ * would take it (a tool's output, say): named by its type, its data never read, the answer as it
+ * was.
+ */
+function otherRuntimeChunk(d: Draw): WireEvent {
+	return event('AgentRuntimeStreamChunk', {
+		type: d.pick(['delta', 'tool_result', 'usage']),
+		delta: ECHO_MARKER,
+		tool_name: 'gmail',
+		status: null,
+		error: d.pick([null, ECHO_MARKER]),
+		result: { stdout: ECHO_MARKER },
+		data: null,
+		message_id: null,
+		runner_id: 'r-1',
+	});
 }
 
 /**
@@ -194,6 +213,7 @@ export function turnEvents2026(
 		// message is complete", field notes): nothing of it counts twice.
 		if (m < turn.messages.length - 1 && d.chance(0.2)) events.push(wholeSnapshot(d, parts));
 		events.push(runtimeChunk('persisted', { message_id: zmid, runner_id: 'r-1' }));
+		if (d.chance(0.15)) events.push(otherRuntimeChunk(d));
 		if (m < turn.messages.length - 1) {
 			events.push(runtimeChunk('persisted', { message_id: `tool${m}`, runner_id: 'r-1' }), echo(d));
 		}
