@@ -658,7 +658,7 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		expect(error.failure).toBe('unreadable');
 	});
 
-	test('a delta of a kind the node does not know, or without text, is read as carrying none', () => {
+	test("a delta without text, of a kind the node knows or not (a citation's link), carries none", () => {
 		const events = [
 			start(0, text('Hello')),
 			sse('PartDeltaEvent', { index: 0, delta: { part_delta_kind: 'citation', url: 'x' } }),
@@ -768,15 +768,15 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 	});
 
 	test('a part of a kind the node does not know is no answer text and is named; a service that renamed its text parts says so', () => {
-		const known = noted([
+		const cited = noted([
 			sse('PartStartEvent', { index: 0, part: { part_kind: 'citation', content: 'a source' } }),
 			sse('PartStartEvent', { index: 1, part: text('Forty-two.') }),
 			snapshot({ part_kind: 'citation', content: 'a source' }, text('Forty-two.')),
 			sse('PartEndEvent', { index: 2, part: { part_kind: 'annotation', content: 'x' } }),
 			sse('completed', COMPLETED),
 		]);
-		expect(known.output).toBe('Forty-two.');
-		expect(known.unknown).toEqual([
+		expect(cited.output).toBe('Forty-two.');
+		expect(cited.unknown).toEqual([
 			'PartStartEvent (part_kind citation)',
 			'FrontendModelResponse (part_kind citation)',
 			'PartEndEvent (part_kind annotation)',
