@@ -307,31 +307,36 @@ export class AnswerAssembler {
 	}
 
 	/**
-	 * A Part event comes, naming the model response it belongs to or not. After a tool round, or
-	 * of another response than the current message's, it begins a new message, whatever its part
-	 * index (docs/api.md#2026-stream-dialect); so does the first to name one after a message of
-	 * none that it cannot go on (firstNamedIsNext).
+	 * A Part event comes, naming the model response it belongs to or not: it opens another message
+	 * or goes on in this one (opensMessage).
 	 */
 	enterPartEvent(event: PartEvent): void {
-		const response = event.response;
-		const another =
-			response !== undefined &&
-			(this.responseId === undefined ? this.firstNamedIsNext(event) : this.responseId !== response);
 		// A new message also ends the tool round's mark (beginMessage).
-		if (this.toolRoundSince || another) this.beginMessage();
-		if (response !== undefined) this.responseId = response;
+		if (this.opensMessage(event)) this.beginMessage();
+		if (event.response !== undefined) this.responseId = event.response;
 	}
 
 	/**
-	 * Whether a delta for part `index` of model response `response` may be of the answer's text:
-	 * that part is a text part, or it is not known (the delta would open another message: a tool
-	 * ran since the last Part event, or it names another response).
+	 * Whether a Part event begins a new message: after a tool round, or of another response than
+	 * the current message's, whatever its part index (docs/api.md#2026-stream-dialect); so does the
+	 * first to name one after a message of none that it cannot go on (firstNamedIsNext).
+	 */
+	private opensMessage(event: PartEvent): boolean {
+		const response = event.response;
+		if (this.toolRoundSince || response === undefined) return this.toolRoundSince;
+		return this.responseId === undefined
+			? this.firstNamedIsNext(event)
+			: this.responseId !== response;
+	}
+
+	/**
+	 * Whether a delta with text for part `index` of model response `response` may be of the
+	 * answer's text: that part of the message it goes on in is a text part, or it is not known (the
+	 * delta would open another message, opensMessage's rule, or the part was never seen).
 	 */
 	mayBeAnswerText(index: number, response: string | undefined): boolean {
-		const another =
-			this.toolRoundSince ||
-			(response !== undefined && this.responseId !== undefined && this.responseId !== response);
-		const kind = another ? undefined : this.parts.get(index)?.kind;
+		const delta: PartEvent = { type: 'partDelta', index, text: '', response };
+		const kind = this.opensMessage(delta) ? undefined : this.parts.get(index)?.kind;
 		return kind === undefined || kind === 'text';
 	}
 

@@ -740,9 +740,13 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 			part: thinking('Plan.'),
 			metadata: { zmid: 'r1' },
 		});
+		// Parts that named no response, then a delta that names one at an index they used: the
+		// first of another message, as a Part event of a known kind would be.
+		const unnamedThinking = sse('PartStartEvent', { index: 0, part: thinking('Plan.') });
 		for (const events of [
 			[thinkingStart, tool, unknownDelta('r1')],
 			[thinkingStart, unknownDelta('r2')],
+			[unnamedThinking, unknownDelta('r1')],
 		]) {
 			expect(noted([...events, sse('completed', COMPLETED)]).caught?.failure).toBe('unreadable');
 		}
