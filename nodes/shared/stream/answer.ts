@@ -211,8 +211,7 @@ export class StreamAnswer {
 				case 'unreadable':
 					// Read on to the end: a run that failed says so, and only then is the answer
 					// read from the conversation (result()).
-					noteName(this.unreadable, event.name, this.options.onUnreadableEvent);
-					this.stopPassingOn();
+					this.cannotRead(event.name);
 					if (!event.ends) break;
 					this.done = true;
 					return false;
@@ -221,8 +220,7 @@ export class StreamAnswer {
 					// Text of a kind this node does not know, in a part of the answer's text (or one
 					// never seen): the answer may lack it, so it is not read whole from the stream.
 					if (this.assembler.mayBeAnswerText(event.index, event.response)) {
-						noteName(this.unreadable, event.name, this.options.onUnreadableEvent);
-						this.stopPassingOn();
+						this.cannotRead(event.name);
 					} else noteName(this.unknown, event.name, this.options.onUnknownEvent);
 					break;
 				case 'toolRound':
@@ -250,6 +248,15 @@ export class StreamAnswer {
 			}
 		}
 		return this.withinBound();
+	}
+
+	/**
+	 * An event of the answer whose data this node cannot read, by name: what it said is not known,
+	 * so nothing more is passed on, and the answer is not taken from the stream (result()).
+	 */
+	private cannotRead(name: string): void {
+		noteName(this.unreadable, name, this.options.onUnreadableEvent);
+		this.stopPassingOn();
 	}
 
 	private stopPassingOn(): void {
