@@ -141,14 +141,8 @@ async function sendHop<TBody>(
 		if (!request.authenticated) {
 			return (await ctx.helpers.httpRequest(options)) as RawResponse<TBody>;
 		}
-		// n8n sets the request's abort signal to the execution's cancel signal; this context hands
-		// it ours instead, which also fires on cancellation and adds the deadline.
-		const scoped = Object.create(ctx) as AssistantContext & {
-			getExecutionCancelSignal(): AbortSignal;
-		};
-		scoped.getExecutionCancelSignal = () => signal;
 		return (await ctx.helpers.httpRequestWithAuthentication.call(
-			scoped,
+			withCancelSignal(ctx, signal),
 			CREDENTIAL_TYPE,
 			options,
 		)) as RawResponse<TBody>;
@@ -161,6 +155,26 @@ async function sendHop<TBody>(
 		throw networkFailure(scope, url, error);
 	}
 }
+
+/**
+ * The context as n8n's authenticated helper sees it: n8n sets the request's abort signal to the
+ * execution's cancel signal, and this view hands it ours instead, which also fires on
+ * cancellation and adds the deadline. Every other member is the context's own, a method bound to
+ * it, so n8n's code runs on its context as ever: an object derived from the context
+ * (`Object.create`) made each item of a run some 30 µs slower in n8n's engine (bench row 1).
+ */
+function withCancelSignal(ctx: AssistantContext, signal: AbortSignal): AssistantContext {
+	return new Proxy(ctx, {
+		get(target, key) {
+			if (key === CANCEL_SIGNAL) return () => signal;
+			const value: unknown = Reflect.get(target, key);
+			return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+		},
+		has: (target, key) => key === CANCEL_SIGNAL || Reflect.has(target, key),
+	});
+}
+
+const CANCEL_SIGNAL = 'getExecutionCancelSignal';
 
 /** Drops a body that will not be read, so its connection is freed. */
 export function discard(body: unknown): void {
