@@ -31,14 +31,44 @@ export class AskedTurns {
 	 * cost tens of microseconds an ask once it held hundreds, so they are listed once per run.
 	 */
 	private readonly order: Map<string, true>;
+	/** Answered asks not recorded yet, while the record is held (hold()), in their order. */
+	private unrecorded: Array<{ conversationId: string; input: string }> = [];
+	/** The characters of their messages, which they keep from being collected. */
+	private unrecordedChars = 0;
+	private holds = 0;
 
 	constructor(private readonly lastMessages: Record<string, string> = {}) {
 		this.order = new Map(Object.keys(lastMessages).map((key) => [key, true]));
 	}
 
+	/**
+	 * Holds the record of answered asks from now until the returned release, which records them
+	 * (as does any read of the record before it, and MAX_UNRECORDED_CHARS of their messages).
+	 * Recorded one at a time, between two asks, where n8n's engine leaves the caches cold, each
+	 * cost some 20 µs (bench row 1); recorded together, a fraction of it. The Assistant node's
+	 * router holds it for its run; the chat model's calls, which no run's end follows, record each
+	 * answer at once.
+	 */
+	hold(): () => void {
+		this.holds += 1;
+		let released = false;
+		return () => {
+			if (released) return;
+			released = true;
+			this.holds -= 1;
+			if (this.holds === 0) this.recordHeld();
+		};
+	}
+
 	/** The conversation's last ask, with this message, was answered: the one message it keeps. */
 	answered(conversationId: string, input: string): void {
-		this.keep(conversationId, [fingerprint(normalized(input))]);
+		if (this.holds === 0) {
+			this.keep(conversationId, [fingerprint(normalized(input))]);
+			return;
+		}
+		this.unrecorded.push({ conversationId, input });
+		this.unrecordedChars += input.length;
+		if (this.unrecordedChars > MAX_UNRECORDED_CHARS) this.recordHeld();
 	}
 
 	/**
@@ -46,6 +76,7 @@ export class AskedTurns {
 	 * conversation's last turn may be its, or still the one before (whose message is kept too).
 	 */
 	mayHaveTaken(conversationId: string, input: string): void {
+		this.recordHeld();
 		const message = fingerprint(normalized(input));
 		const earlier = messagesOf(this.lastMessages[fingerprint(conversationId)]);
 		const messages = [...earlier.filter((kept) => kept !== message), message];
@@ -54,8 +85,20 @@ export class AskedTurns {
 
 	/** Whether the conversation's last ask, answered or failed after it may have been taken, had this very message. */
 	repeats(conversationId: string, input: string): boolean {
+		this.recordHeld();
 		const kept = messagesOf(this.lastMessages[fingerprint(conversationId)]);
 		return kept.includes(fingerprint(normalized(input)));
+	}
+
+	/** Records the answered asks held back, in the order they were answered. */
+	private recordHeld(): void {
+		const unrecorded = this.unrecorded;
+		if (unrecorded.length === 0) return;
+		this.unrecorded = [];
+		this.unrecordedChars = 0;
+		for (const { conversationId, input } of unrecorded) {
+			this.keep(conversationId, [fingerprint(normalized(input))]);
+		}
 	}
 
 	private keep(conversationId: string, messages: string[]): void {
@@ -89,6 +132,9 @@ const MAX_MESSAGES_KEPT = 16;
 
 /** How many conversations' last messages a node keeps in an execution. */
 const MAX_TURNS_KEPT = 1000;
+
+/** Characters of answered messages held before they are recorded: an image's few. */
+const MAX_UNRECORDED_CHARS = 1_000_000;
 
 /** Where the node's runs in this execution keep them: its context there, when n8n gives one. */
 function turnsKept(ctx: RunStart): Record<string, string> | undefined {

@@ -46,8 +46,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const run: ExecuteRun = new RunContext(this);
-	// The run's items listen to the execution's cancellation once, not once per ask.
+	// The run's items listen to the execution's cancellation once, not once per ask, and record
+	// the asks they answered together, at the run's end.
 	const releaseWatch = run.watch.hold();
+	const releaseTurns = run.turns.hold();
 	const runItem = async (
 		itemIndex: number,
 		pace: AttemptPace | undefined,
@@ -87,6 +89,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 		return [perItem.flat()];
 	} finally {
+		releaseTurns();
 		releaseWatch();
 	}
 }

@@ -137,4 +137,43 @@ describe("each conversation's last answered message, and the failed asks after i
 		expect(turns.repeats('con_PrivateConversation', 'Send the private report to Bob')).toBe(false);
 		expect(turns.repeats('c1001', 'ok')).toBe(true);
 	});
+
+	test('held for a run (the router holds it), the answered asks are recorded at its end in the order answered, and before any read of the record', () => {
+		const kept: Record<string, string> = {};
+		const turns = new AskedTurns(kept);
+		const release = turns.hold();
+		turns.answered('c1', 'Status?');
+		turns.answered('c2', 'Status?');
+		expect(Object.keys(kept)).toHaveLength(0);
+		// A read records them first.
+		expect(turns.repeats('c1', 'Status?')).toBe(true);
+		expect(Object.keys(kept)).toHaveLength(2);
+		turns.answered('c1', 'Done?');
+		// A failure after an answer held back: the answer first, as if recorded at once.
+		turns.mayHaveTaken('c1', 'Send the report');
+		expect(turns.repeats('c1', 'Status?')).toBe(false);
+		expect(turns.repeats('c1', 'Done?')).toBe(true);
+		expect(turns.repeats('c1', 'Send the report')).toBe(true);
+		for (let i = 3; i <= 1001; i++) turns.answered(`c${i}`, 'ok');
+		release();
+		release();
+		// In the order recorded: c2, the oldest (c1 was recorded again after it), gave way.
+		const later = new AskedTurns(kept);
+		expect(Object.keys(kept)).toHaveLength(1000);
+		expect(later.repeats('c2', 'Status?')).toBe(false);
+		expect(later.repeats('c1', 'Done?')).toBe(true);
+		expect(later.repeats('c3', 'ok')).toBe(true);
+		expect(later.repeats('c1001', 'ok')).toBe(true);
+	});
+
+	test('held back, the messages are recorded once they pass a million characters: the record holds no run’s every message', () => {
+		const kept: Record<string, string> = {};
+		const turns = new AskedTurns(kept);
+		turns.hold();
+		const long = 'x'.repeat(600_000);
+		turns.answered('c1', long);
+		expect(Object.keys(kept)).toHaveLength(0);
+		turns.answered('c2', long);
+		expect(Object.keys(kept)).toHaveLength(2);
+	});
 });
