@@ -133,7 +133,10 @@ const MAX_MESSAGES_KEPT = 16;
 /** How many conversations' last messages a node keeps in an execution. */
 const MAX_TURNS_KEPT = 1000;
 
-/** Characters of answered messages held before they are recorded: an image's few. */
+/**
+ * Characters of answered messages held back at most: past them the held ones are recorded, so
+ * that holding them keeps little alive that the run would let go (messages with images, say).
+ */
 const MAX_UNRECORDED_CHARS = 1_000_000;
 
 /** Where the node's runs in this execution keep them: its context there, when n8n gives one. */
