@@ -63,7 +63,7 @@ export class AskedTurns {
 	/** The conversation's last ask, with this message, was answered: the one message it keeps. */
 	answered(conversationId: string, input: string): void {
 		if (this.holds === 0) {
-			this.keep(conversationId, [fingerprint(normalized(input))]);
+			this.keepAnswered(conversationId, input);
 			return;
 		}
 		this.unrecorded.push({ conversationId, input });
@@ -96,9 +96,12 @@ export class AskedTurns {
 		if (unrecorded.length === 0) return;
 		this.unrecorded = [];
 		this.unrecordedChars = 0;
-		for (const { conversationId, input } of unrecorded) {
-			this.keep(conversationId, [fingerprint(normalized(input))]);
-		}
+		for (const { conversationId, input } of unrecorded) this.keepAnswered(conversationId, input);
+	}
+
+	/** An answer is the conversation's last turn: its message alone is kept. */
+	private keepAnswered(conversationId: string, input: string): void {
+		this.keep(conversationId, [fingerprint(normalized(input))]);
 	}
 
 	private keep(conversationId: string, messages: string[]): void {
