@@ -308,7 +308,7 @@ function modelResponseEvents(dataText: string, steps: boolean): StreamEvent[] {
 	if (Array.isArray(data.parts)) {
 		const told: Array<Unchecked<MessagePart>> = (data.parts as unknown[]).filter(isObject);
 		const kinds = told.map(({ part_kind: kind }) => (typeof kind === 'string' ? kind : 'unknown'));
-		for (const kind of kinds) {
+		for (const { part_kind: kind } of told) {
 			if (isUnknownKind(kind, KNOWN_PART_KINDS)) {
 				events.push(unknownKind('FrontendModelResponse', 'part_kind', kind));
 			}
@@ -356,8 +356,8 @@ function partEvent(
 		steps || kind === 'tool-call'
 			? { type: which, index: data.index, kind, text, part: data.part, response }
 			: { type: which, index: data.index, kind, text, response };
-	return isUnknownKind(kind, KNOWN_PART_KINDS)
-		? [event, unknownKind(type, 'part_kind', kind)]
+	return isUnknownKind(part.part_kind, KNOWN_PART_KINDS)
+		? [event, unknownKind(type, 'part_kind', part.part_kind)]
 		: [event];
 }
 
@@ -381,7 +381,7 @@ function partDeltaEvent(data: Unchecked<PartDeltaEventData> | undefined): Stream
 	if (kind === 'tool_call') {
 		return [{ type: 'toolDelta', index: data.index, delta: data.delta, response }];
 	}
-	if (typeof kind === 'string' && isUnknownKind(kind, KNOWN_DELTA_KINDS)) {
+	if (isUnknownKind(kind, KNOWN_DELTA_KINDS)) {
 		const { name } = unknownKind('PartDeltaEvent', 'part_delta_kind', kind);
 		// Without text it carries nothing for the answer (a citation's link, say): named alone.
 		return typeof text === 'string' && text
@@ -547,9 +547,13 @@ function isCutObject(text: string): boolean {
 	return /^\s*\{/.test(text) && parseJsonObject(text) === undefined;
 }
 
-/** A kind the stream named (not `unknown`: none named) that is not one of `known`. */
-function isUnknownKind(kind: string, known: ReadonlySet<string>): boolean {
-	return kind !== 'unknown' && !known.has(kind);
+/**
+ * A kind the stream named that is not one of `known`: read from the event as told, since the
+ * events' own `unknown` stands for a part that named none, and a service that names a kind
+ * `unknown` is still naming one.
+ */
+function isUnknownKind(told: unknown, known: ReadonlySet<string>): told is string {
+	return typeof told === 'string' && !known.has(told);
 }
 
 /** An event named with a kind it told that this node does not know: `PartStartEvent (part_kind x)`. */

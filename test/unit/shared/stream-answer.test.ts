@@ -806,6 +806,33 @@ describe('events that carry the answer and cannot be read (docs/api.md#how-a-str
 		);
 	});
 
+	test('a kind the service names `unknown` is a kind it named: named too, as any other it does not know', () => {
+		const { output, unknown } = noted([
+			sse('PartStartEvent', { index: 0, part: { part_kind: 'unknown', content: 'a source' } }),
+			sse('PartStartEvent', { index: 1, part: text('Forty-two.') }),
+			snapshot({ part_kind: 'unknown', content: 'a source' }, text('Forty-two.')),
+			sse('PartDeltaEvent', { index: 0, delta: { part_delta_kind: 'unknown' } }),
+			sse('completed', COMPLETED),
+		]);
+		expect(output).toBe('Forty-two.');
+		expect(unknown).toEqual([
+			'PartStartEvent (part_kind unknown)',
+			'FrontendModelResponse (part_kind unknown)',
+			'PartDeltaEvent (part_delta_kind unknown)',
+		]);
+		// Text told as a delta of that kind in the answer's part: the answer may lack it.
+		const inText = noted([
+			sse('PartStartEvent', { index: 0, part: text('Forty') }),
+			sse('PartDeltaEvent', {
+				index: 0,
+				delta: { part_delta_kind: 'unknown', content_delta: '-two.' },
+			}),
+			sse('completed', COMPLETED),
+		]);
+		expect(inText.caught?.failure).toBe('unreadable');
+		expect(inText.caught?.message).toContain('PartDeltaEvent (part_delta_kind unknown)');
+	});
+
 	test('a runtime chunk of a type the node does not know is named by its type, its data never read', () => {
 		const runtime = (fields: object) => sse('AgentRuntimeStreamChunk', fields);
 		const known = noted([
