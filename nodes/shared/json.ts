@@ -59,6 +59,14 @@ const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 
+/**
+ * Whether a text that did not parse as JSON opens as JSON's object, list or string does: then it
+ * is JSON cut short (or past the bound on values), not words, and none of it is shown.
+ */
+export function opensAsJson(text: string): boolean {
+	return /^\s*[[{"]/.test(text);
+}
+
 /** The JSON object a text holds; undefined when it is not JSON, or not an object (or too big). */
 export function parseJsonObject(text: string): JsonObject | undefined {
 	try {

@@ -14,7 +14,7 @@ import { isBlank } from './answerFailure';
 import { flatEvent } from './flatEvent';
 import { isKnownSucceeded, knownContentEvents, KnownLayout, knownPartEvents } from './knownLayout';
 import { holdsRequestEcho } from './requestEcho';
-import { isObject, parseJsonObject, type JsonObject as Json } from '../json';
+import { isObject, opensAsJson, parseJsonObject, type JsonObject as Json } from '../json';
 import {
 	clippedMessage,
 	echoWithheld,
@@ -492,7 +492,7 @@ function isSucceeded(status: string): boolean {
  * request echo's.
  */
 function plainWords(dataText: string): string | undefined {
-	return /^\s*[[{"]/.test(dataText) || holdsRequestEcho(dataText) ? undefined : nonBlank(dataText);
+	return opensAsJson(dataText) || holdsRequestEcho(dataText) ? undefined : nonBlank(dataText);
 }
 
 /** Text that is not blank, cut as a message shows it. */

@@ -1,5 +1,5 @@
 import type { InBandErrorResponse, Unchecked } from '../api';
-import { isObject, parseJson } from '../json';
+import { isObject, opensAsJson, parseJson } from '../json';
 import { createSseDecoder } from '../stream/decode';
 import { holdsRequestEcho, isRequestEcho, REQUEST_ECHO } from '../stream/requestEcho';
 import { CHARACTER_REFERENCE, decodedReference } from './escapes';
@@ -92,7 +92,7 @@ const ERROR_EVENTS: ReadonlySet<string> = new Set(['error', 'Error', 'SSEErrorEv
  */
 function errorWords(event: string, data: string): string | undefined {
 	const parsed = parseOrUndefined(data);
-	if (parsed === undefined && /^\s*[[{]/.test(data)) return undefined;
+	if (parsed === undefined && opensAsJson(data)) return undefined;
 	if (holdsRequestEcho(parsed ?? data)) return undefined;
 	const type = isObject(parsed) ? parsed.type : undefined;
 	const named = event === 'message' ? type : event;

@@ -74,4 +74,15 @@ describe('an error body that is an event stream, read by the format’s rules (d
 			expect(eventStreamMessage(body.slice(0, 1000))).not.toContain('PRIVATE-FILE');
 		}
 	});
+
+	test('error data that opens as JSON and does not parse is cut JSON, not words, whether it opens an object, a list or a string; the stream reader reads it so too', () => {
+		for (const data of ['{"message": "PRIVATE-FILE', '["PRIVATE-FILE', '"PRIVATE-FILE cut']) {
+			const body = sse('error', data);
+			expect(eventStreamMessage(body)).not.toContain('PRIVATE-FILE');
+			expect(streamError(sse('failed', data))).not.toContain('PRIVATE-FILE');
+		}
+		// Text that is not JSON is the server's words, in both.
+		expect(eventStreamMessage(sse('error', 'Model is disabled'))).toContain('Model is disabled');
+		expect(streamError(sse('failed', 'Model is disabled'))).toContain('Model is disabled');
+	});
 });
