@@ -70,12 +70,13 @@ export async function attemptAsk(
 		const seeOtherId = seeOther && conversationIdOf(seeOther);
 		headers = opened.headers;
 		named = conversationIdOf(headers);
-		if (opened.kind === 'json') {
+		const jsonAnswer = (body: unknown): AttemptOutcome => {
 			// A JSON answer's own id first, as resultOfJson reads it.
-			if (isObject(opened.body)) named = nonEmpty(opened.body.conversation_id) ?? named;
-			const result = resultOfJson(attempt.scope, call, opened.body, opened.headers, seeOtherId);
+			if (isObject(body)) named = nonEmpty(body.conversation_id) ?? named;
+			const result = resultOfJson(attempt.scope, call, body, opened.headers, seeOtherId);
 			return { answered: true, result };
-		}
+		};
+		if (opened.kind === 'json') return jsonAnswer(opened.body);
 		answer = new StreamAnswer({
 			structured: call.request.output_format !== undefined,
 			textObject: call.textObject,
@@ -88,7 +89,9 @@ export async function attemptAsk(
 		});
 		live.reads(answer);
 		const reading = answer;
-		await opened.read((message) => reading.accept(message), STREAM_EVENT_NAMES);
+		const instead = await opened.read((message) => reading.accept(message), STREAM_EVENT_NAMES);
+		// Declared an event stream, it held a whole JSON answer: read as one.
+		if (instead) return jsonAnswer(instead.body);
 		const result = streamResult(attempt.scope, answer, opened.headers, seeOtherId);
 		return { answered: true, result };
 	} catch (error) {

@@ -204,6 +204,15 @@ describe('an accepted ask without an answer, whose conversation does not show it
 			},
 			message: `The assistant finished without an answer, and conversation ${CONVERSATION} does not show the ask`,
 		},
+		// The same, declared an event stream: read as JSON by its first character, not as a stream
+		// that carried no event.
+		'empty JSON declared an event stream': {
+			answer: (response: ServerResponse) => {
+				response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+				response.end(`\n${JSON.stringify({ output: '', conversation_id: CONVERSATION })}`);
+			},
+			message: `The assistant finished without an answer, and conversation ${CONVERSATION} does not show the ask`,
+		},
 		// A JSON answer in another shape: what it held is named, by its fields, never their values.
 		'JSON without output': {
 			answer: (response: ServerResponse) => {

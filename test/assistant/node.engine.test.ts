@@ -995,6 +995,25 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 		},
 	);
 
+	test.each([true, false])(
+		'a JSON answer declared an event stream is read as JSON, by its first character, not as a stream without events (Stream %s)',
+		async (stream) => {
+			const body = JSON.stringify({ output: 'JSON in a stream', conversation_id: 'con_declared' });
+			const run = await askAnswered(
+				'text/event-stream; charset=utf-8',
+				['\n', body.slice(0, 9), body.slice(9)],
+				{ stream },
+			);
+			expect(run.outputs('Ask')[0].json).toEqual({
+				output: 'JSON in a stream',
+				conversation_id: 'con_declared',
+			});
+			expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual(
+				wholeChunks('JSON in a stream'),
+			);
+		},
+	);
+
 	test('an event stream sent without a content type is still read as one, as it arrives', async () => {
 		const events = [
 			'\n',

@@ -16,17 +16,27 @@ export interface SseDecoder {
 }
 
 /**
- * One line or one event went beyond the bound (docs/api.md#memory-bounds). The decoder knows no
- * request: transport/streamCall.ts turns it into the attempt's AttemptFailure where it reads.
+ * One line or one event went beyond the bound (docs/api.md#memory-bounds), or a JSON answer in
+ * their place (sseBody.ts). The decoder knows no request: transport/streamCall.ts turns it into
+ * the attempt's AttemptFailure where it reads.
  */
 export class SseLimitError extends Error {
 	constructor(
-		readonly what: 'line' | 'event',
+		readonly what: 'line' | 'event' | 'JSON answer',
 		readonly limitBytes: number,
 	) {
-		super(`An event-stream ${what} is larger than ${limitBytes} bytes`);
+		super(`${sseLimitNoun(what)} is larger than ${limitBytes} bytes`);
 		this.name = 'SseLimitError';
 	}
+
+	/** What went beyond the bound, as a message names it: `an event-stream line`. */
+	get noun(): string {
+		return sseLimitNoun(this.what).replace(/^A/, 'a');
+	}
+}
+
+function sseLimitNoun(what: SseLimitError['what']): string {
+	return what === 'JSON answer' ? 'A JSON answer' : `An event-stream ${what}`;
 }
 
 /**

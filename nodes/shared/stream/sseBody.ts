@@ -1,4 +1,6 @@
-import { createSseDecoder, type EventNames, type SseMessage } from './decode';
+import { HeldBytes } from '../heldBytes';
+import { messageLimitBytes } from '../limits';
+import { createSseDecoder, SseLimitError, type EventNames, type SseMessage } from './decode';
 
 /** A response body: Node's Readable as n8n's helper gives it, or any byte iterable. */
 export type SseBody = AsyncIterable<Uint8Array | string>;
@@ -32,6 +34,20 @@ export interface SseBodyReader {
 /** Past the answer's end, at most this many bytes are read (and dropped) waiting for the body's. */
 const AFTER_ANSWER_BYTES = 64 * 1024;
 
+/** The white space (and byte order mark) a body may open with before what it is shows. */
+const LEADING_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
+const OPEN_BRACE = 0x7b;
+
+/**
+ * What a body is, by its first byte that is no white space: `{` opens a JSON answer, anything else
+ * an event stream (the service opens none of its event-stream lines with `{`, and the format reads
+ * no field from such a line); undefined while only white space has come. Where that byte is.
+ */
+export function bodyOpening(bytes: Uint8Array): { json: boolean; at: number } | undefined {
+	const at = bytes.findIndex((byte) => !LEADING_BYTES.has(byte));
+	return at < 0 ? undefined : { json: bytes[at] === OPEN_BRACE, at };
+}
+
 /** The part of Node's Readable that reading by events needs. */
 interface EventedBody {
 	on(event: string, listener: (...args: never[]) => void): unknown;
@@ -47,8 +63,8 @@ interface BodyHandlers {
 	chunk(chunk: Uint8Array | string): void;
 	end(): void;
 	fail(error: unknown): void;
-	/** Settled: the reader has had its end, or the reading failed. */
-	readonly done: Promise<void>;
+	/** Settled: the reader has had its end, or the reading failed (readSseBody's result). */
+	readonly done: Promise<string | undefined>;
 	readonly settled: boolean;
 }
 
@@ -57,19 +73,22 @@ interface BodyHandlers {
  * decoded and its messages handed on the moment it arrives, with no promise per chunk or per
  * message (a few words of a 2026 answer come in some twenty chunks, and layers of async iteration
  * cost more than reading them). Stops listening when done; the body itself is the caller's to
- * release.
+ * release. A body that opens as a JSON document (bodyOpening) though it was declared an event
+ * stream is no stream: it is read whole instead, within `limitBytes` (beyond it, an SseLimitError
+ * for failureOf), no message handed on, and its text is what the reading resolves with
+ * (docs/api.md#how-a-stream-ends); an event stream's reading resolves with undefined.
  */
 export function readSseBody(
 	body: SseBody,
 	limitBytes: number | undefined,
 	reader: SseBodyReader,
-): Promise<void> {
+): Promise<string | undefined> {
 	const handlers = bodyHandlers(limitBytes, reader);
 	return isEvented(body) ? readByEvents(body, handlers) : readIterable(body, handlers);
 }
 
 /** Any other iterable (the bench's, a test's): the same handlers, one chunk at a time. */
-async function readIterable(body: SseBody, handlers: BodyHandlers): Promise<void> {
+async function readIterable(body: SseBody, handlers: BodyHandlers): Promise<string | undefined> {
 	try {
 		for await (const chunk of body) {
 			handlers.chunk(chunk);
@@ -88,9 +107,13 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 	let settled = false;
 	/** Bytes read past the answer's end; -1 before it. */
 	let afterAnswer = -1;
-	let resolve!: () => void;
+	/** A JSON document's bytes, once the body opened as one (bodyOpening); undefined: events. */
+	let json: HeldBytes | undefined;
+	/** Only white space has come so far: what the body is does not show yet. */
+	let opening = true;
+	let resolve!: (json: string | undefined) => void;
 	let reject!: (error: unknown) => void;
-	const done = new Promise<void>((onResolve, onReject) => {
+	const done = new Promise<string | undefined>((onResolve, onReject) => {
 		resolve = onResolve;
 		reject = onReject;
 	});
@@ -98,7 +121,15 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 		if (settled) return;
 		settled = true;
 		if (failure) reject(failure.error);
-		else resolve();
+		else resolve(json?.bytes().toString('utf8'));
+	};
+	/** The JSON document's next bytes, within the bound. */
+	const jsonChunk = (bytes: Uint8Array) => {
+		const held = json!;
+		const most = limitBytes ?? messageLimitBytes();
+		if (held.length + bytes.length > most) {
+			settle({ error: reader.failureOf(new SseLimitError('JSON answer', most)) });
+		} else held.append(bytes);
 	};
 	/**
 	 * The decoded messages, handed on; false when the reader has had its end, or threw. At the
@@ -142,11 +173,24 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 				return;
 			}
 			reader.onChunk?.();
-			if (decoded(() => decoder.push(chunk))) handOn(true);
+			if (opening) {
+				// Only the first byte that is no white space is looked at, once.
+				const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+				const opened = bodyOpening(bytes);
+				if (opened) opening = false;
+				if (opened?.json) {
+					json = new HeldBytes(limitBytes);
+					jsonChunk(bytes.subarray(opened.at));
+					return;
+				}
+			}
+			if (json) jsonChunk(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+			else if (decoded(() => decoder.push(chunk))) handOn(true);
 		},
 		end() {
 			if (settled) return;
-			if (afterAnswer >= 0 || (decoded(() => decoder.finish()) && handOn(false))) settle();
+			if (json || afterAnswer >= 0) settle();
+			else if (decoded(() => decoder.finish()) && handOn(false)) settle();
 		},
 		fail(error) {
 			if (settled) return;
@@ -156,7 +200,7 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 				return;
 			}
 			const failure = reader.failureOf(error);
-			if (reader.cutOff?.(failure)) {
+			if (!json && reader.cutOff?.(failure)) {
 				// The last event, as the body's end reads it: one that ends the answer ends it here
 				// too (settled then); any other leaves the failure as it is.
 				try {
@@ -185,7 +229,10 @@ function isEvented(body: SseBody): body is SseBody & EventedBody {
 }
 
 /** Node's Readable, read by its events ('data' in flowing mode): no promise per chunk. */
-async function readByEvents(body: EventedBody, handlers: BodyHandlers): Promise<void> {
+async function readByEvents(
+	body: EventedBody,
+	handlers: BodyHandlers,
+): Promise<string | undefined> {
 	const onData = (chunk: Uint8Array | string) => handlers.chunk(chunk);
 	const onEnd = () => handlers.end();
 	const onError = (error: unknown) => handlers.fail(error);
@@ -206,7 +253,7 @@ async function readByEvents(body: EventedBody, handlers: BodyHandlers): Promise<
 		body.on('close', onClose);
 	}
 	try {
-		await handlers.done;
+		return await handlers.done;
 	} finally {
 		body.off('data', onData);
 		body.off('end', onEnd);

@@ -5,7 +5,7 @@ import {
 	type EventNames,
 	type SseMessage,
 } from '../stream/decode';
-import { readSseBody, type SseBody } from '../stream/sseBody';
+import { bodyOpening, readSseBody, type SseBody } from '../stream/sseBody';
 import { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
 import {
@@ -47,9 +47,14 @@ export type OpenedStream = (
 			/**
 			 * Reads the messages as they arrive, until the stream ends or `onMessage` returns false;
 			 * once, under the call's deadline and idle limit. `names`: the events the reader knows,
-			 * and those it does not read (stream/decode.ts).
+			 * and those it does not read (stream/decode.ts). Resolves with undefined, or, when the
+			 * body declared an event stream but held a whole JSON answer (no message is then read),
+			 * with that answer parsed, as the `json` kind's `body`.
 			 */
-			read(onMessage: (message: SseMessage) => boolean, names?: EventNames): Promise<void>;
+			read(
+				onMessage: (message: SseMessage) => boolean,
+				names?: EventNames,
+			): Promise<{ body: unknown } | undefined>;
 	  }
 	| { kind: 'json'; headers: ResponseHeaders; body: unknown }
 ) & { seeOther?: ResponseHeaders };
@@ -130,7 +135,11 @@ async function openedBody(
 		headers,
 		seeOther,
 		read: (onMessage, names) =>
-			readEvents(body, read, messageLimit, { scope, lifetime, stall }, { onMessage, names }),
+			readEvents(
+				{ body, read, messageLimit, statusCode, headers },
+				{ scope, lifetime, stall },
+				{ onMessage, names },
+			),
 	};
 }
 
@@ -186,17 +195,13 @@ function isJsonType(contentType: string | undefined): boolean | undefined {
 	return undefined;
 }
 
-/** The whitespace (and byte order mark) a body may open with before what it is shows. */
-const LEADING_BYTES: ReadonlySet<number> = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]);
-
 /** At most this much leading whitespace is read to see what an undeclared body is. */
 const SNIFF_BYTES = 64 * 1024;
 
 /**
  * A body whose headers do not say what it is, read only as far as its first character that is
- * not a space: `{` begins a JSON answer, anything else an event stream (the service begins
- * none of its event-stream lines with `{`). The bytes read to see it come again first in `read`;
- * `onChunk` is told of each piece, as a stream's reader is.
+ * not a space, which tells (stream/sseBody.ts's bodyOpening). The bytes read to see it come again
+ * first in `read`; `onChunk` is told of each piece, as a stream's reader is.
  */
 async function sniffed(
 	body: SseBody,
@@ -204,10 +209,10 @@ async function sniffed(
 ): Promise<{ json: boolean; read: SseBody }> {
 	const iterator = body[Symbol.asyncIterator]();
 	const seen: Array<Uint8Array | string> = [];
-	let first: number | undefined;
+	let opened: { json: boolean } | undefined;
 	let ended = false;
 	let size = 0;
-	while (first === undefined && size < SNIFF_BYTES) {
+	while (opened === undefined && size < SNIFF_BYTES) {
 		const next = await iterator.next();
 		if (next.done) {
 			ended = true;
@@ -216,7 +221,7 @@ async function sniffed(
 		onChunk();
 		const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
 		seen.push(bytes);
-		first = bytes.find((byte) => !LEADING_BYTES.has(byte));
+		opened = bodyOpening(bytes);
 		size += bytes.length;
 	}
 	async function* replayed(): AsyncGenerator<Uint8Array | string> {
@@ -231,7 +236,7 @@ async function sniffed(
 			await iterator.return?.();
 		}
 	}
-	return { json: first === 0x7b, read: replayed() };
+	return { json: opened?.json === true, read: replayed() };
 }
 
 /** Of a 2xx answer: the call was stopped, or the response stalled or broke off. */
@@ -253,21 +258,33 @@ function lostOrStopped(
  * abandoned, the body is released and the idle limit ends. Past the answer's end the body is
  * read on to its own end for a short grace (AFTER_ANSWER_GRACE_MS), and released then: a body
  * given up mid-way costs more than the rest of it, and an aborted read would make an AbortError,
- * stack trace included, for every ask.
+ * stack trace included, for every ask. A body that held a whole JSON answer instead of events
+ * (stream/sseBody.ts) resolves with that answer parsed, as openedBody's `json` kind's.
  */
 async function readEvents(
-	body: ByteStream,
-	read: SseBody,
-	messageLimit: number,
+	{
+		body,
+		read,
+		messageLimit,
+		statusCode,
+		headers,
+	}: {
+		body: ByteStream;
+		read: SseBody;
+		messageLimit: number;
+		statusCode: number;
+		headers: ResponseHeaders;
+	},
 	{
 		scope,
 		lifetime,
 		stall,
 	}: { scope: FailureScope; lifetime: RequestLifetime; stall?: AbortController },
 	{ onMessage, names }: { onMessage: (message: SseMessage) => boolean; names?: EventNames },
-): Promise<void> {
+): Promise<{ body: unknown } | undefined> {
+	let jsonText: string | undefined;
 	try {
-		await readSseBody(read, messageLimit, {
+		jsonText = await readSseBody(read, messageLimit, {
 			// Every chunk proves the stream is alive.
 			onChunk: () => lifetime.touch(),
 			onMessage,
@@ -277,7 +294,7 @@ async function readEvents(
 			failureOf: (error) =>
 				// Beyond a bound the item fails: its conversation's answer would be as large.
 				error instanceof SseLimitError
-					? tooLargeFailure(scope, `an event-stream ${error.what}`, error.limitBytes)
+					? tooLargeFailure(scope, error.noun, error.limitBytes)
 					: lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false),
 			// Broken off from the other side, not stopped here (deadline, idle limit, cancellation):
 			// the stream's last event, whole but for its blank line, counts as at a clean end
@@ -288,4 +305,7 @@ async function readEvents(
 		lifetime.unwatchIdle();
 		discard(body);
 	}
+	if (jsonText === undefined) return undefined;
+	// Declared an event stream, it was a whole JSON answer (docs/api.md#how-a-stream-ends).
+	return { body: parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText) };
 }

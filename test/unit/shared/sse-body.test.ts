@@ -176,6 +176,69 @@ describe('readSseBody', () => {
 	});
 });
 
+describe('a body declared an event stream that holds a whole JSON answer (docs/api.md#how-a-stream-ends)', () => {
+	const answer = JSON.stringify({ output: 'Hi, café', conversation_id: 'con_json' });
+
+	it('is read whole, wherever its bytes are cut, after white space and a byte order mark: no message, its text the result', async () => {
+		const bytes = Buffer.concat([Buffer.from('\ufeff \r\n\n'), Buffer.from(answer)]);
+		for (const at of [1, 3, 4, 8, 12, bytes.length - 3]) {
+			for (const body of [
+				Readable.from([bytes.subarray(0, at), bytes.subarray(at)]),
+				(async function* () {
+					yield bytes.subarray(0, at);
+					yield bytes.subarray(at);
+				})(),
+			]) {
+				const { messages, done } = reading(body);
+				await expect(done).resolves.toBe(answer);
+				expect(messages).toEqual([]);
+			}
+		}
+	});
+
+	it('an event stream, however it opens, resolves with nothing', async () => {
+		for (const text of [
+			event('a', '1'),
+			`\n\n${event('a', '{"b": 1}')}`,
+			`: {"x": 1}\n${event('a', '1')}`,
+		]) {
+			const { messages, done } = reading(Readable.from([text]));
+			await expect(done).resolves.toBeUndefined();
+			expect(messages).toEqual([{ event: 'a', data: expect.any(String) }]);
+		}
+	});
+
+	it('past the bound, gives failureOf an SseLimitError for a JSON answer, holding no more of it', async () => {
+		const body = new PassThrough();
+		const done = readSseBody(body, 64, {
+			onMessage: () => true,
+			failureOf: (error) => new Failure(error),
+		});
+		body.write(`{"output": "${'x'.repeat(40)}`);
+		body.write('y'.repeat(40));
+		const failure = await done.catch((error: unknown) => error);
+		expect((failure as Failure).cause).toMatchObject({
+			name: 'SseLimitError',
+			what: 'JSON answer',
+			limitBytes: 64,
+		});
+		expect(String((failure as Failure).cause)).toContain('A JSON answer is larger than 64 bytes');
+	});
+
+	it('broken off, is a failure: no cut JSON is read as an answer', async () => {
+		async function* broken() {
+			yield '{"output": "Hi';
+			throw new Error('reset');
+		}
+		const done = readSseBody(broken(), undefined, {
+			onMessage: () => true,
+			failureOf: (error) => new Failure(error),
+			cutOff: () => true,
+		});
+		await expect(done).rejects.toBeInstanceOf(Failure);
+	});
+});
+
 describe('a last event without its blank line, when the body is cut off (docs/api.md#how-a-stream-ends)', () => {
 	const reset = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
 
