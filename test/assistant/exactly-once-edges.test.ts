@@ -411,6 +411,22 @@ test.each<[string, (response: http.ServerResponse, id: string) => void]>([
 		},
 	],
 	[
+		'a JSON answer without a content type cut mid-body',
+		(response, id) => {
+			response.writeHead(200, { 'x-conversation-id': id });
+			response.write('\n{"output": "Booked ro');
+			setTimeout(() => response.destroy(), 20);
+		},
+	],
+	[
+		'a JSON answer declared an event stream, cut mid-body',
+		(response, id) => {
+			response.writeHead(200, { 'content-type': 'text/event-stream', 'x-conversation-id': id });
+			response.write('{"output": "Booked ro');
+			setTimeout(() => response.destroy(), 20);
+		},
+	],
+	[
 		'a body without a content type cut before its first byte',
 		(response, id) => {
 			response.writeHead(200, { 'x-conversation-id': id });

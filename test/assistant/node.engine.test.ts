@@ -926,6 +926,7 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 		contentType: string | undefined,
 		body: string | string[],
 		options: IDataObject,
+		pauseMs = 5,
 	) {
 		const server = http.createServer((request, response) => {
 			request.resume();
@@ -939,7 +940,7 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 						return;
 					}
 					response.write(pieces[index]);
-					setTimeout(() => write(index + 1), 5);
+					setTimeout(() => write(index + 1), pauseMs);
 				};
 				write(0);
 			});
@@ -1011,6 +1012,28 @@ describe('a service that answers a stream request with plain JSON (docs/api.md#h
 			expect(run.chunks.map((chunk) => [chunk.type, chunk.content])).toEqual(
 				wholeChunks('JSON in a stream'),
 			);
+		},
+	);
+
+	test.each([
+		['declared JSON', 'application/json'],
+		['no content type', undefined],
+		['declared an event stream', 'text/event-stream'],
+	])(
+		'a JSON answer (%s) that pauses past Idle Timeout between its pieces is read under Timeout alone, as any JSON answer',
+		async (_what, contentType) => {
+			const body = JSON.stringify({ output: 'slow JSON', conversation_id: 'con_slow' });
+			const run = await askAnswered(
+				contentType,
+				[body.slice(0, 12), body.slice(12)],
+				{ stream: true, idleTimeoutSeconds: 0.1 },
+				400,
+			);
+			expect(run.error()).toBeUndefined();
+			expect(run.outputs('Ask')[0].json).toEqual({
+				output: 'slow JSON',
+				conversation_id: 'con_slow',
+			});
 		},
 	);
 

@@ -21,6 +21,8 @@ export interface SseBodyReader {
 	cutOff?: (failure: unknown) => boolean;
 	/** The events the reader knows, and those it does not read (decode.ts). */
 	names?: EventNames;
+	/** Called once when the body opens as a JSON answer (bodyOpening): it is read whole from here. */
+	onJson?: () => void;
 	/**
 	 * Called once when `onMessage` has had the answer's end, with `stop`. The body is then read on
 	 * to its own end, its bytes dropped, so that its connection ends as the server ends it (a
@@ -73,8 +75,8 @@ interface BodyHandlers {
  * decoded and its messages handed on the moment it arrives, with no promise per chunk or per
  * message (a few words of a 2026 answer come in some twenty chunks, and layers of async iteration
  * cost more than reading them). Stops listening when done; the body itself is the caller's to
- * release. A body that opens as a JSON document (bodyOpening) though it was declared an event
- * stream is no stream: it is read whole instead, within `limitBytes` (beyond it, an SseLimitError
+ * release. A body that opens as a JSON document (bodyOpening), whatever it was declared, is no
+ * stream: it is read whole instead (onJson is told), within `limitBytes` (beyond it, an SseLimitError
  * for failureOf), no message handed on, and its text is what the reading resolves with
  * (docs/api.md#how-a-stream-ends); an event stream's reading resolves with undefined.
  */
@@ -180,6 +182,7 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 				if (opened) opening = false;
 				if (opened?.json) {
 					json = new HeldBytes(limitBytes);
+					reader.onJson?.();
 					jsonChunk(bytes.subarray(opened.at));
 					return;
 				}

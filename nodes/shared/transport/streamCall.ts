@@ -5,7 +5,7 @@ import {
 	type EventNames,
 	type SseMessage,
 } from '../stream/decode';
-import { bodyOpening, readSseBody, type SseBody } from '../stream/sseBody';
+import { readSseBody, type SseBody } from '../stream/sseBody';
 import { AttemptFailure } from './attemptFailure';
 import { statusFailure, type FailureScope } from './failures';
 import {
@@ -36,7 +36,8 @@ type ByteStream = SseBody & { destroy?: (error?: Error) => void };
 const AFTER_ANSWER_GRACE_MS = 250;
 
 /**
- * What a stream request got: an event stream, or (tolerated) a whole JSON answer. `seeOther`:
+ * What a stream request got: an event stream, or (tolerated) a whole JSON answer declared so; one
+ * that is not declared is told by its first byte as the events are read. `seeOther`:
  * the "303 See Other" it came through (RawResponse's); what fails in reading it is a failure of
  * a request the service took (send.ts's takenFailure).
  */
@@ -48,8 +49,8 @@ export type OpenedStream = (
 			 * Reads the messages as they arrive, until the stream ends or `onMessage` returns false;
 			 * once, under the call's deadline and idle limit. `names`: the events the reader knows,
 			 * and those it does not read (stream/decode.ts). Resolves with undefined, or, when the
-			 * body declared an event stream but held a whole JSON answer (no message is then read),
-			 * with that answer parsed, as the `json` kind's `body`.
+			 * body (not declared JSON) held a whole JSON answer (no message is then read), with that
+			 * answer parsed, as the `json` kind's `body`.
 			 */
 			read(
 				onMessage: (message: SseMessage) => boolean,
@@ -100,35 +101,28 @@ async function openedBody(
 	}
 	const body = response.body;
 	lifetime.onStop(() => body.destroy?.(new StoppedError(lifetime.reason ?? 'cancelled')));
-	// From the headers on, also while an undeclared body is looked at: a body silent from its
-	// start is as stalled as one silent mid-way.
+	if (isJsonType(headerValue(headers, 'content-type'))) {
+		// A whole JSON answer is read under the Timeout alone, as a JSON call's body is.
+		let jsonText: string;
+		try {
+			jsonText = await readAll(body, messageLimit);
+		} catch (error) {
+			discard(body);
+			if (error instanceof BodyTooLarge)
+				throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
+			// The headers came: the conversation they name may hold the answer the body lost.
+			throw lostOrStopped(scope, lifetime, error, false).with({ headers });
+		}
+		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
+		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
+		return { kind: 'json', headers, seeOther, body: parsed };
+	}
+	// From the headers on: a body silent from its start is as stalled as one silent mid-way.
 	if (stall && idleMs) {
 		lifetime.watchIdle(idleMs, () => {
 			stall.abort(new StoppedError('idle'));
 			body.destroy?.(new StoppedError('idle'));
 		});
-	}
-	let read: SseBody = body;
-	let jsonText: string | undefined;
-	try {
-		let json = isJsonType(headerValue(headers, 'content-type'));
-		if (json === undefined) ({ json, read } = await sniffed(body, () => lifetime.touch()));
-		if (json) {
-			// A whole JSON answer is read under the Timeout alone, as a JSON call's body is.
-			lifetime.unwatchIdle();
-			jsonText = await readAll(read, messageLimit);
-		}
-	} catch (error) {
-		lifetime.unwatchIdle();
-		discard(body);
-		if (error instanceof BodyTooLarge) throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
-		// The headers came: the conversation they name may hold the answer the body lost.
-		throw lostOrStopped(scope, lifetime, error, stall?.signal.aborted ?? false).with({ headers });
-	}
-	if (jsonText !== undefined) {
-		// A service that answered the stream request with plain JSON (docs/api.md#how-a-stream-ends).
-		const parsed = parseJsonAnswer<unknown>(scope, statusCode, headers, jsonText);
-		return { kind: 'json', headers, seeOther, body: parsed };
 	}
 	return {
 		kind: 'events',
@@ -136,7 +130,7 @@ async function openedBody(
 		seeOther,
 		read: (onMessage, names) =>
 			readEvents(
-				{ body, read, messageLimit, statusCode, headers },
+				{ body, messageLimit, statusCode, headers },
 				{ scope, lifetime, stall },
 				{ onMessage, names },
 			),
@@ -195,50 +189,6 @@ function isJsonType(contentType: string | undefined): boolean | undefined {
 	return undefined;
 }
 
-/** At most this much leading whitespace is read to see what an undeclared body is. */
-const SNIFF_BYTES = 64 * 1024;
-
-/**
- * A body whose headers do not say what it is, read only as far as its first character that is
- * not a space, which tells (stream/sseBody.ts's bodyOpening). The bytes read to see it come again
- * first in `read`; `onChunk` is told of each piece, as a stream's reader is.
- */
-async function sniffed(
-	body: SseBody,
-	onChunk: () => void,
-): Promise<{ json: boolean; read: SseBody }> {
-	const iterator = body[Symbol.asyncIterator]();
-	const seen: Array<Uint8Array | string> = [];
-	let opened: { json: boolean } | undefined;
-	let ended = false;
-	let size = 0;
-	while (opened === undefined && size < SNIFF_BYTES) {
-		const next = await iterator.next();
-		if (next.done) {
-			ended = true;
-			break;
-		}
-		onChunk();
-		const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-		seen.push(bytes);
-		opened = bodyOpening(bytes);
-		size += bytes.length;
-	}
-	async function* replayed(): AsyncGenerator<Uint8Array | string> {
-		try {
-			yield* seen;
-			while (!ended) {
-				const next = await iterator.next();
-				if (next.done) break;
-				yield next.value;
-			}
-		} finally {
-			await iterator.return?.();
-		}
-	}
-	return { json: opened?.json === true, read: replayed() };
-}
-
 /** Of a 2xx answer: the call was stopped, or the response stalled or broke off. */
 function lostOrStopped(
 	scope: FailureScope,
@@ -264,13 +214,11 @@ function lostOrStopped(
 async function readEvents(
 	{
 		body,
-		read,
 		messageLimit,
 		statusCode,
 		headers,
 	}: {
 		body: ByteStream;
-		read: SseBody;
 		messageLimit: number;
 		statusCode: number;
 		headers: ResponseHeaders;
@@ -284,11 +232,13 @@ async function readEvents(
 ): Promise<{ body: unknown } | undefined> {
 	let jsonText: string | undefined;
 	try {
-		jsonText = await readSseBody(read, messageLimit, {
+		jsonText = await readSseBody(body, messageLimit, {
 			// Every chunk proves the stream is alive.
 			onChunk: () => lifetime.touch(),
 			onMessage,
 			names,
+			// A whole JSON answer is read under the Timeout alone, as a JSON call's body is.
+			onJson: () => lifetime.unwatchIdle(),
 			// The grace replaces any idle limit: the answer is whole, only the body's end is left.
 			afterAnswer: (stop) => lifetime.watchIdle(AFTER_ANSWER_GRACE_MS, stop),
 			failureOf: (error) =>
