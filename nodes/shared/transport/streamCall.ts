@@ -108,8 +108,9 @@ async function openedBody(
 			jsonText = await readAll(body, messageLimit);
 		} catch (error) {
 			discard(body);
-			if (error instanceof BodyTooLarge)
+			if (error instanceof BodyTooLarge) {
 				throw tooLargeFailure(scope, 'a JSON answer', messageLimit);
+			}
 			// The headers came: the conversation they name may hold the answer the body lost.
 			throw lostOrStopped(scope, lifetime, error, false).with({ headers });
 		}
