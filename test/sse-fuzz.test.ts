@@ -16,9 +16,10 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(report.byOutcome.unreadable).toBeGreaterThan(5);
 	});
 
-	test('the generator really produces hard cases (multi-byte splits, CRLF, several messages, paragraphs)', () => {
+	test('the generator really produces hard cases (multi-byte splits, CRLF, lone CR, several messages, paragraphs)', () => {
 		let splitInsideCharacter = 0;
 		let crlf = 0;
+		let loneCr = 0;
 		let severalMessages = 0;
 		let paragraphs = 0;
 		let failures = 0;
@@ -26,6 +27,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 			const fuzzCase = makeCase(seed);
 			const bytes = Buffer.concat(fuzzCase.chunks);
 			if (bytes.includes('\r\n')) crlf++;
+			else if (bytes.includes('\r') && !bytes.includes('\n')) loneCr++;
 			if (fuzzCase.streamedText.includes('\n\n')) severalMessages++;
 			if (fuzzCase.paragraphs > 0) paragraphs++;
 			if ('failure' in fuzzCase.expected) failures++;
@@ -38,6 +40,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		}
 		expect(splitInsideCharacter).toBeGreaterThan(100);
 		expect(crlf).toBeGreaterThan(100);
+		expect(loneCr).toBeGreaterThan(20);
 		expect(severalMessages).toBeGreaterThan(30);
 		// Text parts thinking separates within a message (docs/api.md#assembling-the-answer, 4).
 		expect(paragraphs).toBeGreaterThan(10);

@@ -195,9 +195,17 @@ export function noise(d: Draw): WireEvent {
 	]);
 }
 
-/** The wire text of the events, with random line endings and `data:` layouts. */
+/**
+ * The wire text of the events, with random line endings and `data:` layouts. A lone `\r` ends
+ * every line of its stream or none: followed by a `\n` ending, it would make one `\r\n`.
+ */
 export function serialize(d: Draw, events: WireEvent[]): string {
-	const lineEnd = d.chance(0.5) ? () => '\n' : () => (d.chance(0.7) ? '\r\n' : '\n');
+	// About 15 % lone `\r`, 40 % `\n`, 45 % `\r\n` and `\n` mixed.
+	const lineEnd = d.chance(0.15)
+		? () => '\r'
+		: d.chance(0.47)
+			? () => '\n'
+			: () => (d.chance(0.7) ? '\r\n' : '\n');
 	let text = '';
 	for (const [name, data] of events) {
 		const lines: string[] = [];
