@@ -16,10 +16,11 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(report.byOutcome.unreadable).toBeGreaterThan(5);
 	});
 
-	test('the generator really produces hard cases (multi-byte splits, CRLF, lone CR, several messages, paragraphs)', () => {
+	test('the generator really produces hard cases (multi-byte splits, CRLF, lone CR, lines no reader reads, several messages, paragraphs)', () => {
 		let splitInsideCharacter = 0;
 		let crlf = 0;
 		let loneCr = 0;
+		let unreadLines = 0;
 		let severalMessages = 0;
 		let paragraphs = 0;
 		let failures = 0;
@@ -28,6 +29,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 			const bytes = Buffer.concat(fuzzCase.chunks);
 			if (bytes.includes('\r\n')) crlf++;
 			else if (bytes.includes('\r') && !bytes.includes('\n')) loneCr++;
+			if (/(^|[\r\n])(: ping|id: 7|retry: 3000)[\r\n]/.test(bytes.toString('utf8'))) unreadLines++;
 			if (fuzzCase.streamedText.includes('\n\n')) severalMessages++;
 			if (fuzzCase.paragraphs > 0) paragraphs++;
 			if ('failure' in fuzzCase.expected) failures++;
@@ -41,6 +43,7 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 		expect(splitInsideCharacter).toBeGreaterThan(100);
 		expect(crlf).toBeGreaterThan(100);
 		expect(loneCr).toBeGreaterThan(20);
+		expect(unreadLines).toBeGreaterThan(100);
 		expect(severalMessages).toBeGreaterThan(30);
 		// Text parts thinking separates within a message (docs/api.md#assembling-the-answer, 4).
 		expect(paragraphs).toBeGreaterThan(10);

@@ -196,8 +196,9 @@ export function noise(d: Draw): WireEvent {
 }
 
 /**
- * The wire text of the events, with random line endings and `data:` layouts. A lone `\r` ends
- * every line of its stream or none: followed by a `\n` ending, it would make one `\r\n`.
+ * The wire text of the events, with random line endings and `data:` layouts, now and then a
+ * comment, `id:` or `retry:` line among an event's lines. A lone `\r` ends every line of its
+ * stream or none: followed by a `\n` ending, it would make one `\r\n`.
  */
 export function serialize(d: Draw, events: WireEvent[]): string {
 	// About 15 % lone `\r`, 40 % `\n`, 45 % `\r\n` and `\n` mixed.
@@ -219,6 +220,10 @@ export function serialize(d: Draw, events: WireEvent[]): string {
 				lines.push(`data: ${data.slice(0, cutAt + 2)}`, `data: ${data.slice(cutAt + 2)}`);
 			} else {
 				lines.push(d.chance(0.1) ? `data:${data}` : `data: ${data}`);
+			}
+			// A line no reader reads, anywhere in the event, between its data lines too.
+			if (d.chance(0.05)) {
+				lines.splice(d.int(0, lines.length), 0, d.pick([': ping', 'id: 7', 'retry: 3000']));
 			}
 		}
 		text += lines.map((line) => line + lineEnd()).join('') + lineEnd();
