@@ -1,4 +1,4 @@
-import { HeldBytes } from '../heldBytes';
+import { asBuffer, HeldBytes } from '../heldBytes';
 import { messageLimitBytes } from '../limits';
 import { parseJson } from '../json';
 
@@ -554,12 +554,6 @@ function holds(line: Buffer, at: number, bytes: Buffer): boolean {
 function valueStart(line: Buffer, colon: number, end: number): number {
 	if (colon >= end) return end;
 	return line[colon + 1] === SPACE ? colon + 2 : colon + 1;
-}
-
-function asBuffer(chunk: Uint8Array | string): Buffer {
-	if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-	if (Buffer.isBuffer(chunk)) return chunk;
-	return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 function isWholeJson(data: string): boolean {

@@ -1,4 +1,4 @@
-import { HeldBytes } from '../heldBytes';
+import { asBuffer, HeldBytes } from '../heldBytes';
 import { messageLimitBytes } from '../limits';
 import { createSseDecoder, SseLimitError, type EventNames, type SseMessage } from './decode';
 
@@ -177,7 +177,7 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 			reader.onChunk?.();
 			if (opening) {
 				// Only the first byte that is no white space is looked at, once.
-				const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+				const bytes = asBuffer(chunk);
 				const opened = bodyOpening(bytes);
 				if (opened) opening = false;
 				if (opened?.json) {
@@ -187,7 +187,7 @@ function bodyHandlers(limitBytes: number | undefined, reader: SseBodyReader): Bo
 					return;
 				}
 			}
-			if (json) jsonChunk(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+			if (json) jsonChunk(asBuffer(chunk));
 			else if (decoded(() => decoder.push(chunk))) handOn(true);
 		},
 		end() {

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IHttpRequestOptions } from 'n8n-workflow';
 
-import { HeldBytes } from '../heldBytes';
+import { asBuffer, HeldBytes } from '../heldBytes';
 import { ERROR_BODY_LIMIT_BYTES } from '../limits';
 import { CREDENTIAL_TYPE, joinUrl, type AssistantCredentials } from './credentials';
 import { type FailureScope } from './failures';
@@ -205,7 +205,7 @@ export async function readAll(body: unknown, limitBytes: number): Promise<string
 	}
 	const held = new HeldBytes(limitBytes);
 	for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-		const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		const bytes = asBuffer(chunk);
 		if (held.length + bytes.length > limitBytes) {
 			discard(body);
 			throw new BodyTooLarge(limitBytes);
@@ -224,7 +224,7 @@ export async function readErrorBody(body: unknown): Promise<string> {
 	const held = new HeldBytes(ERROR_BODY_LIMIT_BYTES);
 	try {
 		for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
-			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			const bytes = asBuffer(chunk);
 			held.append(bytes, 0, Math.min(bytes.length, ERROR_BODY_LIMIT_BYTES - held.length));
 			if (held.length >= ERROR_BODY_LIMIT_BYTES) break;
 		}
