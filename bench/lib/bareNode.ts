@@ -7,6 +7,7 @@
  * `bodyAsStream` (with `streamed`): the body taken from the helper as a stream (`encoding:
  * 'stream'`, as the node takes it, to read it within a bound as it arrives) and its pieces joined
  * by 'data' events: what n8n's helper costs for a body read as it comes, nothing of the node's.
+ * The item tells how many pieces the body came in (`pieces`).
  * `concurrency` > 1 runs that many items at once (a plain worker pool, nothing else).
  * `retries` > 0 retries busy answers (429, 503, "sessions are busy") at that fixed concurrency,
  * as a client without a pace does: after Retry-After, else 1 s, 2 s, … with jitter (the node's
@@ -87,12 +88,13 @@ class BareAsk implements INodeType {
 					options,
 				);
 			}
-			if (bodyAsStream) answer = await joined(answer as NodeJS.ReadableStream);
+			let pieces: number | undefined;
+			if (bodyAsStream) ({ text: answer, pieces } = await joined(answer as NodeJS.ReadableStream));
 			// Streamed: the event stream's text as it came; else the JSON answer's fields.
 			const fields = answer as IDataObject;
 			out[i] = {
 				json: streamed
-					? { output: answer as string }
+					? { output: answer as string, ...(pieces === undefined ? {} : { pieces }) }
 					: { output: fields.output, conversation_id: fields.conversation_id },
 				pairedItem: { item: i },
 			};
@@ -108,12 +110,14 @@ class BareAsk implements INodeType {
 	}
 }
 
-/** A body stream's pieces joined, read by 'data' events as the node reads one. */
-async function joined(body: NodeJS.ReadableStream): Promise<string> {
-	return await new Promise<string>((resolve, reject) => {
+/** A body stream's pieces joined, read by 'data' events as the node reads one; how many came. */
+async function joined(body: NodeJS.ReadableStream): Promise<{ text: string; pieces: number }> {
+	return await new Promise((resolve, reject) => {
 		const pieces: Buffer[] = [];
 		body.on('data', (piece: Buffer) => pieces.push(piece));
-		body.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')));
+		body.on('end', () =>
+			resolve({ text: Buffer.concat(pieces).toString('utf8'), pieces: pieces.length }),
+		);
 		body.on('error', reject);
 	});
 }

@@ -118,6 +118,8 @@ export async function overheadRows({ items, runs, pairedRounds }: OverheadOption
 				checkLast('node', outputs[items - 1].json.output);
 			};
 
+			/** The pieces the body came in, per ask, as the minimal node took it as a stream (its first run). */
+			let piecesPerAsk: number | undefined;
 			const bareRun = (streamed: boolean, bodyAsStream = false) => {
 				const bare = {
 					...assistantNode(pkg, 'Bare', { input: variant.input, url, streamed, bodyAsStream }),
@@ -140,6 +142,10 @@ export async function overheadRows({ items, runs, pairedRounds }: OverheadOption
 						!/^event: completed$/m.test(last)
 					) {
 						throw new Error(`bare node (streamed): unexpected stream ${JSON.stringify(last)}`);
+					}
+					if (bodyAsStream && piecesPerAsk === undefined) {
+						const pieces = outputs.reduce((sum, output) => sum + Number(output.json.pieces), 0);
+						piecesPerAsk = pieces / items;
 					}
 				};
 			};
@@ -202,7 +208,7 @@ export async function overheadRows({ items, runs, pairedRounds }: OverheadOption
 			const paired = await measurePaired(runNode, runBare, pairedRounds, items);
 			const row = overheadRow(variant, items, runs, nodeS, bareS, jsonS, fetchS);
 			row.details.push(
-				bodyStreamDetail(nodeS, bareS, bodyStreamS, items),
+				bodyStreamDetail(nodeS, bareS, bodyStreamS, items, piecesPerAsk),
 				`Process CPU time per item (user + system, all threads; less sensitive to other load on the machine than wall time): node ${cpuPerItem[0]}, minimal (streamed) ${cpuPerItem[1]}, minimal (JSON) ${cpuPerItem[2]}, fetch ${cpuPerItem[3]}, minimal (body as a stream) ${cpuPerItem[4]}. The emulator runs in this process, so its CPU time is in every figure.`,
 				`Node / minimal node per round (both measured back to back): ${roundRatios.map((r) => r.toFixed(2)).join(', ')}; median ${fmtRatio(spread(roundRatios).median)}.`,
 				pairedDetail(paired, pairedRounds, items),
@@ -220,9 +226,20 @@ export async function overheadRows({ items, runs, pairedRounds }: OverheadOption
  * must take it so (to read it within a bound as it arrives, and to know the conversation before
  * the answer is whole: docs/api.md#exactly-once); the minimal node above takes it as text.
  */
-function bodyStreamDetail(node: Spread, bare: Spread, bodyStream: Spread, items: number): string {
+function bodyStreamDetail(
+	node: Spread,
+	bare: Spread,
+	bodyStream: Spread,
+	items: number,
+	piecesPerAsk: number | undefined,
+): string {
 	const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${us(Math.abs(ms), items)}`;
-	return `For information: the minimal node taking the body as a stream (\`encoding: 'stream'\`, as the node takes it, its pieces joined by 'data' events, nothing decoded): ${fmtSpreadMs(bodyStream)}, ${signed(bodyStream.median - bare.median)} per item against the body as text (n8n's helper hands a streamed body on through an async generator, a few promises per piece, and an answer of the 2026 stream comes in some twenty pieces); the node over it: ${fmtRatio(node.median / bodyStream.median)}, ${signed(node.median - bodyStream.median)} per item.`;
+	// The emulator writes the stream an event at a time; what arrives depends on the sockets.
+	const pieces =
+		piecesPerAsk === undefined
+			? ''
+			: `; here the body came in ${piecesPerAsk.toFixed(1)} pieces per ask`;
+	return `For information: the minimal node taking the body as a stream (\`encoding: 'stream'\`, as the node takes it, its pieces joined by 'data' events, nothing decoded): ${fmtSpreadMs(bodyStream)}, ${signed(bodyStream.median - bare.median)} per item against the body as text (n8n's helper hands a streamed body on through an async generator, a few promises per piece${pieces}); the node over it: ${fmtRatio(node.median / bodyStream.median)}, ${signed(node.median - bodyStream.median)} per item.`;
 }
 
 interface PairedRounds {
