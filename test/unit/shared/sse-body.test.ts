@@ -23,14 +23,17 @@ class Failure extends Error {
 
 function reading(body: AsyncIterable<Uint8Array | string>, stopAt?: string) {
 	const messages: SseMessage[] = [];
+	/** How many times the reader was told the body opens as a JSON answer. */
+	const json = { openings: 0 };
 	const done = readSseBody(body, undefined, {
 		onMessage: (message) => {
 			messages.push(message);
 			return message.event !== stopAt;
 		},
 		failureOf: (error) => new Failure(error),
+		onJson: () => (json.openings += 1),
 	});
-	return { messages, done };
+	return { messages, done, json };
 }
 
 describe('readSseBody', () => {
@@ -176,7 +179,7 @@ describe('readSseBody', () => {
 	});
 });
 
-describe('a body declared an event stream that holds a whole JSON answer (docs/api.md#how-a-stream-ends)', () => {
+describe('a body that holds a whole JSON answer, however it was declared (docs/api.md#how-a-stream-ends)', () => {
 	const answer = JSON.stringify({ output: 'Hi, café', conversation_id: 'con_json' });
 
 	it('is read whole, wherever its bytes are cut, after white space and a byte order mark: no message, its text the result', async () => {
@@ -189,11 +192,26 @@ describe('a body declared an event stream that holds a whole JSON answer (docs/a
 					yield bytes.subarray(at);
 				})(),
 			]) {
-				const { messages, done } = reading(body);
+				const { messages, done, json } = reading(body);
 				await expect(done).resolves.toBe(answer);
 				expect(messages).toEqual([]);
+				expect(json.openings).toBe(1);
 			}
 		}
+	});
+
+	it('tells the reader it is JSON at its opening brace, before the rest has come', async () => {
+		const body = new PassThrough();
+		const { done, json } = reading(body);
+		body.write(' \n');
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(json.openings).toBe(0);
+		body.write('{"output": "H');
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(json.openings).toBe(1);
+		body.end('i"}');
+		await expect(done).resolves.toBe('{"output": "Hi"}');
+		expect(json.openings).toBe(1);
 	});
 
 	it('an event stream, however it opens, resolves with nothing', async () => {
@@ -202,9 +220,10 @@ describe('a body declared an event stream that holds a whole JSON answer (docs/a
 			`\n\n${event('a', '{"b": 1}')}`,
 			`: {"x": 1}\n${event('a', '1')}`,
 		]) {
-			const { messages, done } = reading(Readable.from([text]));
+			const { messages, done, json } = reading(Readable.from([text]));
 			await expect(done).resolves.toBeUndefined();
 			expect(messages).toEqual([{ event: 'a', data: expect.any(String) }]);
+			expect(json.openings).toBe(0);
 		}
 	});
 
