@@ -1,4 +1,5 @@
 import { makeCase, runFuzz } from './fuzz/check';
+import { UNREAD_LINES } from './fuzz/wire';
 import { ECHO_MARKER } from './fuzz/wire2026';
 import { parseEvents } from '../scripts/live-check/signatures';
 
@@ -29,7 +30,8 @@ describe('stream fuzz: every piece of answer text counts exactly once (npm run f
 			const bytes = Buffer.concat(fuzzCase.chunks);
 			if (bytes.includes('\r\n')) crlf++;
 			else if (bytes.includes('\r') && !bytes.includes('\n')) loneCr++;
-			if (/(^|[\r\n])(: ping|id: 7|retry: 3000)[\r\n]/.test(bytes.toString('utf8'))) unreadLines++;
+			const lines = bytes.toString('utf8').split(/\r\n|\r|\n/);
+			if (lines.some((line) => UNREAD_LINES.includes(line))) unreadLines++;
 			if (fuzzCase.streamedText.includes('\n\n')) severalMessages++;
 			if (fuzzCase.paragraphs > 0) paragraphs++;
 			if ('failure' in fuzzCase.expected) failures++;

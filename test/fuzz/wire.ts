@@ -195,6 +195,9 @@ export function noise(d: Draw): WireEvent {
 	]);
 }
 
+/** Lines no reader reads (a comment, an `id:`, a `retry:`), as serialize puts them among an event's. */
+export const UNREAD_LINES = [': ping', 'id: 7', 'retry: 3000'];
+
 /**
  * The wire text of the events, with random line endings and `data:` layouts, now and then a
  * comment, `id:` or `retry:` line among an event's lines. A lone `\r` ends every line of its
@@ -223,7 +226,7 @@ export function serialize(d: Draw, events: WireEvent[]): string {
 			}
 			// A line no reader reads, anywhere in the event, between its data lines too.
 			if (d.chance(0.05)) {
-				lines.splice(d.int(0, lines.length), 0, d.pick([': ping', 'id: 7', 'retry: 3000']));
+				lines.splice(d.int(0, lines.length), 0, d.pick(UNREAD_LINES));
 			}
 		}
 		text += lines.map((line) => line + lineEnd()).join('') + lineEnd();
