@@ -1,11 +1,11 @@
-const EMPTY = Buffer.alloc(0);
-
 /** A body's chunk as bytes: text as UTF-8, a Uint8Array as a Buffer over the same memory. */
 export function asBuffer(chunk: Uint8Array | string): Buffer {
 	if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
 	if (Buffer.isBuffer(chunk)) return chunk;
 	return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
+
+const EMPTY = Buffer.alloc(0);
 const MIN_CAPACITY = 1024;
 /** Up to this, an emptied buffer is kept for the next bytes; a larger one is let go. */
 const REUSED_CAPACITY = 16 * 1024;
