@@ -780,5 +780,27 @@ describe('2026 streams a scripted server sends, Stream off and on', () => {
 			);
 			expect(run.asks).toBe(1);
 		});
+
+		test('text parts told out of order: the answer is read from the conversation, never cut', async () => {
+			const input = `When is the meeting? (${String(stream)}, out of order)`;
+			const answer = 'The meeting moved to Friday.';
+			// An earlier part grows after a later one has text (docs/api.md#assembling-the-answer, 2).
+			const body =
+				partStart(0, { part_kind: 'text', content: 'The meeting' }, 'z1') +
+				partStart(1, { part_kind: 'text', content: ' to Friday.' }, 'z1') +
+				partDelta(0, 'text', ' moved') +
+				completed;
+			const run = await runAgainst(body, { input, options: { stream, retries: 2 } }, [
+				...turn(input, answer),
+			]);
+			expect(run.failure).toBeUndefined();
+			expect(run.json).toMatchObject({ output: answer, recovered: true });
+			expect(run.logs).toContainEqual(
+				expect.stringContaining(
+					'carried a "PartDeltaEvent (text out of place)" event whose data this node could not read',
+				),
+			);
+			expect(run.asks).toBe(1);
+		});
 	});
 });

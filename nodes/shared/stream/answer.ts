@@ -244,6 +244,10 @@ export class StreamAnswer {
 					else if (event.type !== 'toolDelta' && event.type !== 'toolEvent') {
 						this.assembler.accept(event);
 					}
+					// Text the Part events told that the answer cannot place: the answer would lack
+					// it, so it is not taken from the stream, as for an event that cannot be read.
+					if (this.assembler.partTextOutOfPlace)
+						this.cannotRead(`${named.event} (text out of place)`);
 					if (this.outputTool) this.readOutputTool(this.outputTool, event);
 			}
 		}

@@ -206,6 +206,17 @@ export class AnswerAssembler {
 		return this.turn.length > 0;
 	}
 
+	/**
+	 * The Part events told the current message more text than was taken of it, in a view that no
+	 * longer agrees with it (a text part grew while a later one had text, or was told again
+	 * otherwise): text the answer cannot place, so it would lack it
+	 * (docs/api.md#assembling-the-answer, 2).
+	 */
+	get partTextOutOfPlace(): boolean {
+		const view = this.partsView;
+		return !view.agrees && view.length > this.messageLength;
+	}
+
 	/** Whether the text taken holds more than whitespace (docs/api.md#how-a-stream-ends). */
 	get hasVisibleText(): boolean {
 		return !this.turn.isBlank();
