@@ -122,8 +122,9 @@ export class AssistantSdkChatModel implements ChatModel, ModelShownInLogs {
 			step = await answer.next();
 		}
 		this.noteFallback(step.value);
-		// A service that sends the answer only in its End event: it goes out whole.
-		if (!streamed) yield { type: 'text-delta', delta: String(step.value.output) };
+		// A service that sends the answer only in its End event: it goes out whole, an object as its
+		// JSON (as generate() gives it).
+		if (!streamed) yield { type: 'text-delta', delta: answerText(step.value.output) };
 		const providerMetadata = answerMetadata(step.value, this.settings, plan.leftOut);
 		this.streamedAnswers.note(callOptions, providerMetadata);
 		yield { type: 'finish', finishReason: 'stop', providerMetadata };

@@ -3,12 +3,15 @@
  * getInputConnectionData, wrapped by n8n's AI node SDK for LangChain, driven by LangChain's own
  * invoke / stream / bindTools, against the emulator over real HTTP.
  */
+import type http from 'node:http';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { emulatorCredential, rl } from '../helpers/assistant';
 import type { ConsumerOutput, ScriptMessage } from '../helpers/chat-model';
 import type { RunResult } from '../helpers/engine';
 import { useEmulator } from '../helpers/emulatorFixture';
+import { conversationJson, serveScript, sse, streamAnswer } from '../helpers/scripted-server';
 import { readTranscript } from '../../nodes/AssistantChatModel/transcript';
 
 const TOKEN = 'secret-token-for-chat-model-tests';
@@ -259,6 +262,30 @@ describe('streaming', () => {
 		expect(output.chunks.length).toBeGreaterThan(3);
 		expect(output.chunks.join('')).toBe(output.text);
 		expect(output.text).toContain('Tell me a story');
+	});
+
+	test('an answer the service gives only in its End, as an object: its JSON, as invoked', async () => {
+		const object = { answer: 'forty-two' };
+		const endOnly = (response: http.ServerResponse) =>
+			streamAnswer(response, 'con_ChatEndObject0001', sse('End', { output: object }));
+		const server = await serveScript(endOnly, (response) => conversationJson(response, 'idle', []));
+		try {
+			for (const scenario of ['invoke', 'stream'] as const) {
+				const run = await assistant.chat(
+					scenario,
+					[{ role: 'user', content: 'What is the answer?' }],
+					{},
+					{ credentials: [emulatorCredential(server.baseUrl, TOKEN)] },
+				);
+				expect(run.error()).toBeUndefined();
+				const output = consumerOutput(run);
+				expect(output.text).toBe(JSON.stringify(object));
+				if (scenario === 'stream') expect(output.chunks).toEqual([JSON.stringify(object)]);
+			}
+			expect(server.asks).toHaveLength(2);
+		} finally {
+			await server.close();
+		}
 	});
 
 	test('with tools bound the tool call and then the final answer come through the stream', async () => {
