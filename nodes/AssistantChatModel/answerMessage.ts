@@ -70,6 +70,11 @@ export function answerId(
 		: `${UNMARKED_ANSWER}${messageCount}`;
 }
 
+/** Whether an id is one answerId gave an answer whose service named no conversation. */
+export function isUnmarkedAnswerId(id: string | undefined): boolean {
+	return id !== undefined && id.startsWith(UNMARKED_ANSWER);
+}
+
 /** Whether an id is one answerId gave: the node's own, on its answers and its tool calls. */
 export function isAnswerId(id: string): boolean {
 	return id.startsWith(UNMARKED_ANSWER) || readMark(id) !== undefined;

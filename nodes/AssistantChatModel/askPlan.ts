@@ -3,6 +3,7 @@ import type { Message, MessageContent } from '@n8n/ai-node-sdk';
 import { normalized } from '../shared/recovery/turnReading';
 import type { ConversationSource } from '../shared/transport/errors';
 import { withoutImages } from '../shared/images';
+import { isUnmarkedAnswerId } from './answerMessage';
 import { readMark, type ConversationMark } from './conversationMark';
 import type { ImagePolicy } from './chatImages';
 import { formatTranscript, toolNamesById, type Transcript } from './messages';
@@ -20,7 +21,9 @@ import { ACTION_FINAL_ANSWER } from './toolEnvelope';
  *   mark names it, the mark says what it holds, as above; otherwise everything up to the
  *   history's last assistant message is taken as said there, and the messages after it (the new
  *   turn) are sent.
- * - Neither: a new conversation gets the whole transcript.
+ * - Neither: a new conversation gets the whole transcript. When this node answered the turn
+ *   already (a tool call since the last user message) in a conversation the service did not
+ *   name, the plan says so: that transcript would ask the same request again.
  */
 
 export interface PlannedAsk extends Transcript {
@@ -36,6 +39,13 @@ export interface PlannedAsk extends Transcript {
 	 * the earlier turn from this ask's (isHeldAnswer).
 	 */
 	heldAnswer?: string;
+	/**
+	 * A new conversation for a turn that an answer of this node whose conversation the service
+	 * did not name has begun to answer (a tool call since the last user message): the whole
+	 * transcript would ask the same request again, where the assistant would do its work (a mail,
+	 * a file) a second time (docs/api.md#exactly-once).
+	 */
+	turnBegunUnnamed?: true;
 }
 
 /** `images`: whether the messages' images go (chatImages.ts); without it, each is a note. */
@@ -80,7 +90,20 @@ export function planAsk(
 			};
 		}
 	}
-	return formatTranscript(messages, toolNames, { images });
+	const plan: PlannedAsk = formatTranscript(messages, toolNames, { images });
+	if (turnBegunUnnamed(messages)) plan.turnBegunUnnamed = true;
+	return plan;
+}
+
+/** Since the last user message, this node answered in a conversation the service did not name. */
+function turnBegunUnnamed(messages: Message[]): boolean {
+	for (let index = messages.length - 1; index >= 0; index--) {
+		const message = messages[index];
+		if (message.role === 'user') return false;
+		if (message.role !== 'assistant') continue;
+		if ([message.id, ...message.content.map(toolCallIdOf)].some(isUnmarkedAnswerId)) return true;
+	}
+	return false;
 }
 
 /** The latest assistant message this node produced: its id or a tool call id is a mark. */

@@ -96,6 +96,17 @@ export async function generateWithTools(
 ): Promise<GenerateResult> {
 	const { settings } = model;
 	const plan = await model.plan(messages);
+	if (plan.turnBegunUnnamed) {
+		// The tool's result has no conversation to go back to, as a correction has none below.
+		throw new NodeOperationError(
+			model.node,
+			'The tool’s result cannot be sent back to the assistant: the reply that called the tool named no conversation',
+			{
+				description:
+					'The request was not sent again to a new conversation, so that the assistant does not do its work (a mail, a file) twice. Run the execution again; if this happens every time, the service no longer names the conversation it answers in.',
+			},
+		);
+	}
 	const catalogue = catalogueFingerprint(tools);
 	// The conversation has these tools' catalogue already: the output format names them.
 	const input =

@@ -271,6 +271,32 @@ test('a reply that does not fit, from an answer that names no conversation: noth
 	}
 });
 
+test('a tool call from an answer that names no conversation: its result is not sent with the request to a new one', async () => {
+	// The whole transcript in a new conversation would ask the same request again, and the
+	// assistant would do its work (a mail, a file) a second time.
+	const server = await serve([
+		{
+			type: 'json',
+			body: JSON.stringify({
+				output: toolEnvelope({ tool_arguments_json: '{"input":"6 * 7"}' }),
+				conversation_id: null,
+			}),
+			unnamed: true,
+		},
+		{ type: 'json', body: JSON.stringify({ output: FINAL, conversation_id: CONVERSATION }) },
+	]);
+	try {
+		const run = await agent(server);
+		expect(run.error()?.message).toBe(
+			'The tool’s result cannot be sent back to the assistant: the reply that called the tool named no conversation',
+		);
+		expect(run.error()?.description).toMatch(/not sent again to a new conversation/);
+		expect(server.inputs).toHaveLength(1);
+	} finally {
+		await server.close();
+	}
+});
+
 describe("a bound tool's description (an MCP server's text) in the ask", () => {
 	const PNG =
 		'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

@@ -344,6 +344,28 @@ describe('a conversation never receives a message twice', () => {
 		]);
 		expect(read(plan)).toEqual(calculatorResultIn(conversation, '84'));
 	});
+
+	test('a turn the node answered in a conversation the service did not name is said to be begun', () => {
+		// The call's id is the node's own, unmarked: the service named no conversation.
+		const begun = planAsk([
+			user('Email Bob, then: 6 * 7?'),
+			...calculatorRound('assistant-answer:1', '6*7', '42'),
+		]);
+		expect(begun.conversationId).toBeUndefined();
+		expect(begun.turnBegunUnnamed).toBe(true);
+		// Such a call in an earlier turn (a chat memory's), before the new user message: not this turn's.
+		const earlier = planAsk([
+			user('What is 6 * 7?'),
+			...calculatorRound('assistant-answer:1', '6*7', '42'),
+			assistant('42.'),
+			user('And doubled?'),
+		]);
+		expect(earlier.turnBegunUnnamed).toBeUndefined();
+		// A call of another model (its own id) is no answer of this node's.
+		expect(
+			planAsk([user('6 * 7?'), ...calculatorRound('call_1', '6*7', '42')]).turnBegunUnnamed,
+		).toBeUndefined();
+	});
 });
 
 describe('Options > Conversation ID', () => {
