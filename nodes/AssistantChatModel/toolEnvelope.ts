@@ -71,17 +71,58 @@ const NOT_SHOWN_AS_IS = new RegExp(
 	'iu',
 );
 
+/** Letters of the scripts whose letters pass for one another's (Latin a, Cyrillic а, Greek α). */
+const LOOK_ALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+
+/** White space that is not the ASCII space (a no-break or an ideographic space, …). */
+const OTHER_SPACE = /[^\S ]/u;
+
+const BEYOND_ASCII = /\P{ASCII}/u;
+const BEYOND_ASCII_RUNS = /\P{ASCII}+/gu;
+
+/** An ASCII space that a reader cannot count: at either end, or beside another. */
+const UNCOUNTED_SPACES = /^ +| +$| {2,}/g;
+
+/**
+ * Whether a name could pass for another that looks the same: it mixes letters of look-alike
+ * scripts (`send_mаil`, a Cyrillic а), holds white space other than the ASCII space, or holds
+ * characters that Unicode's compatibility normalization changes (fullwidth `ｓ`, a letter and its
+ * accent apart). Its characters beyond ASCII are then shown as escapes. A name in one script,
+ * written as Unicode composes it (`天気`, `Kalender_prüfen`), is shown as it is.
+ */
+function passesForAnother(name: string): boolean {
+	return (
+		BEYOND_ASCII.test(name) &&
+		(LOOK_ALIKE_SCRIPTS.filter((script) => script.test(name)).length > 1 ||
+			OTHER_SPACE.test(name) ||
+			name.normalize('NFKC') !== name)
+	);
+}
+
+/** Each UTF-16 unit of `text` as a \u escape. */
+function unicodeEscapes(text: string): string {
+	let escaped = '';
+	for (let index = 0; index < text.length; index++) {
+		escaped += `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`;
+	}
+	return escaped;
+}
+
 /**
  * The name the assistant is given for a tool, in the catalogue and in the output format's enum,
  * and calls it by: the tool's own name, or, where that could not be shown as it is
  * (NOT_SHOWN_AS_IS), the name as safeJson writes it inside its quotes, every such character a
- * visible escape. The enum is the request's JSON, which the service reads back: an escape in it
- * would not stay one, so the escapes are the name's own characters. A tool's name is an MCP
- * server's as often as the workflow's. Names written so hold a backslash and the others none, so
- * no two tools are given the same name.
+ * visible escape; a name that could pass for another (passesForAnother) has its characters
+ * beyond ASCII written as escapes too, and spaces a reader cannot count (at either end, two or
+ * more together) are escapes in any name. The enum is the request's JSON, which the service
+ * reads back: an escape in it would not stay one, so the escapes are the name's own characters.
+ * A tool's name is an MCP server's as often as the workflow's. Names written so hold a
+ * backslash and the others none, so no two tools are given the same name.
  */
 export function shownToolName(name: string): string {
-	return NOT_SHOWN_AS_IS.test(name) ? safeJson(name).slice(1, -1) : name;
+	let shown = NOT_SHOWN_AS_IS.test(name) ? safeJson(name).slice(1, -1) : name;
+	if (passesForAnother(name)) shown = shown.replace(BEYOND_ASCII_RUNS, unicodeEscapes);
+	return shown.replace(UNCOUNTED_SPACES, unicodeEscapes);
 }
 
 function catalogueOf(tools: ToolForEnvelope[]) {

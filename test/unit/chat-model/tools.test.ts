@@ -187,6 +187,48 @@ describe("a tool's name that could not be shown as it is (an MCP server's, say)"
 		const names = ['a\u200bb', 'a\\u200bb', 'a"b', 'a\\"b', 'ab'];
 		expect(new Set(names.map(shownToolName)).size).toBe(names.length);
 	});
+
+	describe('a name that looks like another tool’s', () => {
+		const lookAlikes: Array<[string, string]> = [
+			['a no-break space after it', 'send_mail\u00a0'],
+			['an ideographic space after it', 'send_mail\u3000'],
+			['a space after it', 'send_mail '],
+			['a space before it', ' send_mail'],
+			['two spaces for one', 'send  mail'],
+			['a Cyrillic а among Latin letters', 'send_m\u0430il'],
+			['a Greek ο among Latin letters', 'send_mail_t\u03bf'],
+			['fullwidth letters', '\uff53\uff45\uff4e\uff44_mail'],
+			['a letter and its accent apart', 'cafe\u0301'],
+		];
+
+		test.each(lookAlikes)(
+			'(%s) is shown with its look-alike characters as visible escapes, never as the other name',
+			(_, name) => {
+				const tools = named('send_mail', 'send mail', 'send_mail_to', 'café', name);
+				const shown = shownToolName(name);
+				expect(shown).toMatch(/\\u[0-9a-f]{4}/);
+				expect(enumRead(tools)).toEqual(tools.map((tool) => shownToolName(tool.name)));
+				expect(new Set(enumRead(tools)).size).toBe(tools.length);
+				// The escape is its own characters: read as JSON text, it is the tool's name again.
+				expect(JSON.parse(`"${shown}"`)).toBe(name);
+				expect(
+					readEnvelope({ action: 'call_tool', tool_name: shown, tool_arguments_json: '{}' }, tools),
+				).toEqual({ action: 'call_tool', toolName: name, argumentsJson: '{}' });
+			},
+		);
+
+		test('names in one script, composed as Unicode composes them, stay as they are', () => {
+			for (const name of [
+				'Kalender_prüfen',
+				'café',
+				'отправить_письмо',
+				'αναζήτηση',
+				'天気_weather',
+			]) {
+				expect(shownToolName(name)).toBe(name);
+			}
+		});
+	});
 });
 
 describe('the catalogue once per conversation', () => {
