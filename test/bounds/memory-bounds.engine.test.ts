@@ -42,6 +42,14 @@ test('a data: line that never ends fails the item at 64 MiB, memory bounded', as
 	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
 }, 120_000);
 
+test('an event of one-character data: lines that never ends fails the item at 64 MiB, memory bounded', async () => {
+	// Joined line by line as text, its data cost about nine times its bytes (600 MiB here).
+	const { result, written } = await askInChild('endless-data-lines', 700 * MiB);
+	expect(result.error?.message).toMatch(/event-stream event larger than 64 MiB/);
+	expect(written).toBeLessThan(200 * MiB);
+	expect(peakGrowth(result)).toBeLessThan(GROWTH_LIMIT);
+}, 120_000);
+
 test('an answer that keeps growing fails the item at 32 million characters, memory bounded', async () => {
 	const { result, written } = await askInChild('endless-answer', 600 * MiB);
 	expect(result.error?.message).toMatch(/answer grew past 32,000,000 characters/);

@@ -1,7 +1,8 @@
 /**
- * Servers that never stop (docs/api.md#memory-bounds): one SSE `data:` line that never ends, or
- * an answer that keeps growing, written with backpressure (the server holds one chunk at a
- * time) until the client hangs up or `totalBytes` are out; or, for a JSON Schema ask, a model
+ * Servers that never stop (docs/api.md#memory-bounds): one SSE `data:` line that never ends, one
+ * event of one-character `data:` lines that never ends, or an answer that keeps growing, written
+ * with backpressure (the server holds one chunk at a time) until the client hangs up or
+ * `totalBytes` are out; or, for a JSON Schema ask, a model
  * response that calls a tool at index 0 with 1 MiB of arguments and then starts index 0 again as
  * a text part, over and over. Also an honest large answer. For the bounds suite and the bench row.
  */
@@ -13,7 +14,11 @@ import type { INodeParameters } from 'n8n-workflow';
 import { runInChild, type ChildRunResult } from './engine-child';
 
 export type StreamKind =
-	'endless-line' | 'endless-answer' | 'honest-answer' | 'tool-call-restarted-as-text';
+	| 'endless-line'
+	| 'endless-data-lines'
+	| 'endless-answer'
+	| 'honest-answer'
+	| 'tool-call-restarted-as-text';
 
 export interface StreamServer {
 	baseUrl: string;
@@ -57,6 +62,11 @@ export async function startStreamServer(
 			if (kind === 'endless-line') {
 				await write('data: ');
 				while (!closed && written < totalBytes) await write(piece);
+			} else if (kind === 'endless-data-lines') {
+				// One event of ever more one-character data lines, never ended by a blank line.
+				const lines = 'data:x\n'.repeat(CHUNK_CHARS / 8);
+				await write('event: PartDeltaEvent\n');
+				while (!closed && written < totalBytes) await write(lines);
 			} else if (kind === 'tool-call-restarted-as-text') {
 				const metadata = { zmid: 'z1', runner_id: 'r-1' };
 				const filler = 'x'.repeat(1024 * 1024);

@@ -111,6 +111,7 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const DATA_FIELD = Buffer.from('data:');
+const LINE_FEED = Buffer.from('\n');
 const EVENT_FIRST = 0x65; // e
 const TAB = 0x09;
 const QUOTE = 0x22;
@@ -157,7 +158,9 @@ class EventStreamDecoder implements SseDecoder {
 
 	/** The event being read: its name, its data lines, the bytes its lines took. */
 	private name = '';
+	/** Its first data line's text; from its second data line on, its data is held as bytes. */
 	private data = '';
+	private readonly moreData: HeldBytes;
 	private dataLines = 0;
 	private eventBytes = 0;
 	/** The event is the request echo, or one the reader does not read: none of its data goes on. */
@@ -183,6 +186,7 @@ class EventStreamDecoder implements SseDecoder {
 		private readonly names: EventNames,
 	) {
 		this.held = new HeldBytes(limitBytes);
+		this.moreData = new HeldBytes(limitBytes);
 	}
 
 	push(chunk: Uint8Array | string): void {
@@ -348,9 +352,10 @@ class EventStreamDecoder implements SseDecoder {
 		this.checkBounds(end - start);
 		this.eventBytes += end - start + 1;
 		if (isData) {
+			const from = valueStart(line, start + 4, end);
 			// UTF-8 by default: Buffer's toString decodes at once, without looking the encoding up.
-			const value = line.toString(undefined, valueStart(line, start + 4, end), end);
-			this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
+			if (this.dataLines === 0) this.data = line.toString(undefined, from, end);
+			else this.appendData(line, from, end);
 			this.dataLines += 1;
 		} else if (first === EVENT_FIRST && isField(line, start, end, 'event')) {
 			this.name = this.nameAt(line, valueStart(line, start + 5, end), end);
@@ -364,6 +369,22 @@ class EventStreamDecoder implements SseDecoder {
 			if (this.name === DISCARDED_EVENT) this.opening = null;
 		}
 		// A comment (`:`), `id:`, `retry:` or another field: nothing the node reads.
+	}
+
+	/**
+	 * Another data line of the event: its data so far and this line, joined with `\n`, in one
+	 * buffer of bytes, decoded once when the event ends. Joined as text, an event of many short
+	 * lines (`data:x`, a million times) cost many times its bytes, a string for each line.
+	 */
+	private appendData(line: Buffer, from: number, to: number): void {
+		const held = this.moreData;
+		if (this.dataLines === 1) {
+			held.clear();
+			held.append(Buffer.from(this.data, 'utf8'));
+			this.data = '';
+		}
+		held.append(LINE_FEED);
+		held.append(line, from, to);
 	}
 
 	/**
@@ -406,7 +427,9 @@ class EventStreamDecoder implements SseDecoder {
 
 	/** A blank line (or the body's end): the event is passed on if it has data. */
 	private dispatch(): void {
-		const { name, data, dataLines, unread, unreadName, opening } = this;
+		const { name, dataLines, unread, unreadName, opening } = this;
+		const data = dataLines > 1 ? this.moreData.bytes().toString('utf8') : this.data;
+		if (dataLines > 1) this.moreData.clear();
 		this.name = '';
 		this.data = '';
 		this.dataLines = 0;
