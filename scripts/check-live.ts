@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { tooManyEntriesMessage } from '../nodes/Assistant/actions/listOf';
+import { tooManyEntriesMessage } from '../nodes/shared/lists';
 import { isObject, parseJson } from '../nodes/shared/json';
 import { LIST_LIMIT_BYTES, mebibytes, messageLimitBytes } from '../nodes/shared/limits';
 import { readAnswerFromChunks } from '../nodes/shared/stream/answer';
@@ -202,7 +202,7 @@ const JSON_ANSWERS = ['json', 'models', 'personas', 'catalog'];
 
 /**
  * The answers the node reads as lists, each read within LIST_LIMIT_BYTES, and the key of the
- * list whose entries become items (List Models, List Personas, Get Catalog: listOf.ts).
+ * list whose entries become items (List Models, List Personas, Get Catalog: shared/lists.ts).
  */
 const LISTS: Record<string, string> = { models: 'models', personas: 'personas', catalog: 'models' };
 

@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { PREFIXED_MODEL_IDS } from '../emulator/data';
 import { emulatorCredential, jsonOf, rl } from '../helpers/assistant';
 import { callListSearch, testCredential } from '../helpers/engine';
+import { serveRequests } from '../helpers/scripted-server';
 import { useEmulator, type AssistantRun } from '../helpers/emulatorFixture';
 
 const TOKEN = 'secret-token-for-engine-tests-42';
@@ -351,6 +352,82 @@ describe('pickers (listSearch through n8n-core’s load-options context)', () =>
 			filter: 'pirate',
 		});
 		expect(pirate.results.map((r) => r.value)).toEqual(['persona_pirate']);
+	});
+});
+
+describe('a list in another shape fails in the same words wherever it is read (shared/lists.ts)', () => {
+	/** A server answering every path with `bodies[path]` as JSON. */
+	async function serving(bodies: Record<string, unknown>) {
+		return await serveRequests((request, _text, response) => {
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(JSON.stringify(bodies[request.url ?? ''] ?? { detail: 'ok' }));
+		});
+	}
+	const A = { model_name: 'vendor:a', label: 'A', vendor: 'Vendor' };
+
+	test.each([
+		[
+			'listModels',
+			'/models/available',
+			{ models: [A, null] },
+			'"models" list holds an entry that is no object (entry 2 is null)',
+		],
+		[
+			'listPersonas',
+			'/personas/available',
+			{ personas: ['text'] },
+			'"personas" list holds an entry that is no object (entry 1 is text)',
+		],
+		[
+			'getCatalog',
+			'/models/catalog',
+			{ models: [null, { value: 'x' }] },
+			'"models" list holds an entry that is no object (entry 1 is null)',
+		],
+	])(
+		'%s: an entry that is no object fails the item saying so, never as junk items or a TypeError',
+		async (operation, path, body, message) => {
+			const server = await serving({ [path]: body });
+			try {
+				const run = await assistant.run(
+					{ operation },
+					{ credentials: [emulatorCredential(server.origin, TOKEN)] },
+				);
+				expect(run.failure?.message).toBe(`The assistant's ${message}`);
+			} finally {
+				await server.close();
+			}
+		},
+	);
+
+	test('the pickers: entries without an id or repeated are not offered; a list in another shape fails as List Models does', async () => {
+		const { pkg } = assistant;
+		const search = async (bodies: Record<string, unknown>, method: string) => {
+			const server = await serving(bodies);
+			try {
+				return await callListSearch(pkg, pkg.nodeType('assistant'), method, {
+					credentials: [emulatorCredential(server.origin, TOKEN)],
+				});
+			} finally {
+				await server.close();
+			}
+		};
+		const models = await search(
+			{ '/models/available': { models: [A, { label: 'No id' }, { ...A, label: 'A again' }] } },
+			'searchModels',
+		);
+		expect(models.results.map((result) => result.value)).toEqual(['vendor:a']);
+		await expect(
+			search({ '/models/available': { models: [null, A] } }, 'searchModels'),
+		).rejects.toThrow(
+			'The assistant\'s "models" list holds an entry that is no object (entry 1 is null)',
+		);
+		await expect(
+			search({ '/personas/available': { personas: 'xy' } }, 'searchPersonas'),
+		).rejects.toThrow('The assistant\'s answer has no "personas" list');
+		await expect(search({}, 'searchModels')).rejects.toThrow(
+			'The assistant\'s answer has no "models" list',
+		);
 	});
 });
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { LIST_LIMIT_BYTES, MAX_LIST_ENTRIES } from '../../shared/limits';
+import { LIST_LIMIT_BYTES } from '../../shared/limits';
+import { listEntries } from '../../shared/lists';
 import { apiRequest } from '../../shared/transport';
 import { apiError } from '../../shared/transport/errors';
 import { readRequestSettings } from '../../shared/parameters/requestOptions';
@@ -38,46 +39,19 @@ export function listOperation<TEntry extends object>(key: string, path: string) 
 	};
 }
 
-/** The array under `key` of a list response, or a clear error when the service sent another shape. */
+/**
+ * The entries under `key` of a list response (shared/lists.ts), or a clear error when the
+ * service sent another shape.
+ */
 export function listOf<TKey extends string, TEntry>(
 	ctx: IExecuteFunctions,
 	response: { [key in TKey]: TEntry[] },
 	key: TKey,
 	itemIndex: number,
 ): TEntry[] {
-	const list = (response as Record<string, unknown> | null)?.[key];
-	if (!Array.isArray(list)) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: `The assistant's answer has no "${key}" list`,
-				description: `Expected {"${key}": [...]}. Check that the credential's base URL points at the Assistant API.`,
-			},
-			itemIndex,
-		);
-	}
-	const tooMany = tooManyEntriesMessage(key, list.length);
-	if (tooMany !== undefined) {
-		throw apiError(
-			ctx.getNode(),
-			{
-				message: tooMany,
-				description:
-					"No Assistant API lists this many; each would become an output item. Check that the credential's base URL points at the Assistant API.",
-			},
-			itemIndex,
-		);
-	}
-	return list as TEntry[];
-}
-
-/**
- * Why a list of more than MAX_LIST_ENTRIES entries fails (listOf), or undefined within the bound;
- * `npm run check:live` says it in these words.
- */
-export function tooManyEntriesMessage(key: string, entries: number): string | undefined {
-	if (entries <= MAX_LIST_ENTRIES) return undefined;
-	return `The assistant's "${key}" list has ${entries.toLocaleString('en-US')} entries, more than the ${MAX_LIST_ENTRIES.toLocaleString('en-US')} this node makes items of`;
+	const read = listEntries(response, key);
+	if ('problem' in read) throw apiError(ctx.getNode(), read.problem, itemIndex);
+	return read.entries as TEntry[];
 }
 
 /** With several input items every item gets the whole list: say so once, and how to get one. */

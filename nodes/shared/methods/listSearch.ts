@@ -13,7 +13,9 @@ import type {
 } from '../api';
 import { readCatalog, successorOf } from '../catalog';
 import { LIST_LIMIT_BYTES } from '../limits';
+import { listEntries } from '../lists';
 import { apiRequest } from '../transport';
+import { apiError } from '../transport/errors';
 
 /** The pickers' lists, loaded live and filtered here (the API has no search parameter). */
 
@@ -38,7 +40,9 @@ export async function searchModels(
 			() => undefined,
 		),
 	]);
-	return { results: filterModels(response.models ?? [], filter, catalog) };
+	return {
+		results: filterModels(pickable(this, response, 'models', 'model_name'), filter, catalog),
+	};
 }
 
 export async function searchPersonas(
@@ -52,7 +56,28 @@ export async function searchPersonas(
 		listLimitBytes: LIST_LIMIT_BYTES,
 		timeoutMs: PICKER_TIMEOUT_MS,
 	});
-	return { results: filterPersonas(response.personas ?? [], filter) };
+	return { results: filterPersonas(pickable(this, response, 'personas', 'id'), filter) };
+}
+
+/**
+ * The entries a picker offers: those of the list (an answer in another shape fails as List Models
+ * and List Personas fail, shared/lists.ts) that have an id to choose, each id once.
+ */
+function pickable<T>(
+	ctx: ILoadOptionsFunctions,
+	response: unknown,
+	key: string,
+	idField: string,
+): T[] {
+	const read = listEntries(response, key);
+	if ('problem' in read) throw apiError(ctx.getNode(), read.problem, undefined);
+	const seen = new Set<string>();
+	return read.entries.filter((entry) => {
+		const id = entry[idField];
+		if (typeof id !== 'string' || id === '' || seen.has(id)) return false;
+		seen.add(id);
+		return true;
+	}) as T[];
 }
 
 export function filterModels(
