@@ -35,7 +35,7 @@ export function listEntries(
 		return {
 			problem: {
 				message: tooMany,
-				description: `No Assistant API lists this many; each would become an output item. ${CHECK_BASE_URL}`,
+				description: `No Assistant API lists this many (List Models, List Personas and Get Catalog would make an output item of each). ${CHECK_BASE_URL}`,
 			},
 		};
 	}
