@@ -190,7 +190,9 @@ beforeAll(async () => {
 			response.writeHead(200, { 'Content-Type': 'application/json' });
 			response.end(
 				JSON.stringify({
-					models: [{ id: `openai:${TOKEN}`, name: `Model ${TOKEN}`, deep: nested(70, TOKEN) }],
+					models: [
+						{ model_name: `openai:${TOKEN}`, label: `Model ${TOKEN}`, deep: nested(70, TOKEN) },
+					],
 				}),
 			);
 			return;
