@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { tooManyEntriesMessage } from '../nodes/shared/lists';
-import { isObject, parseJson } from '../nodes/shared/json';
+import { listEntries } from '../nodes/shared/lists';
+import { parseJson } from '../nodes/shared/json';
 import { LIST_LIMIT_BYTES, mebibytes, messageLimitBytes } from '../nodes/shared/limits';
 import { readAnswerFromChunks } from '../nodes/shared/stream/answer';
 import { StreamAnswerError } from '../nodes/shared/stream/answerFailure';
@@ -216,8 +216,9 @@ function answerShape(what: string, value: unknown) {
 
 /**
  * A JSON answer as the node reads it: its value, or why the node refuses it, in the node's
- * words: a list past LIST_LIMIT_BYTES (not parsed) or MAX_LIST_ENTRIES, any answer past the
- * node's bound on values (readJson).
+ * words: a list past LIST_LIMIT_BYTES (not parsed), or one the node's list reader refuses
+ * (shared/lists.ts: no list, past MAX_LIST_ENTRIES, an entry that is no object), any answer past
+ * the node's bound on values (readJson).
  */
 function readAnswer(what: string, fetched: Fetched): { value: unknown; refused?: string } {
 	const key = LISTS[what];
@@ -226,9 +227,8 @@ function readAnswer(what: string, fetched: Fetched): { value: unknown; refused?:
 	}
 	const read = readJson(fetched);
 	if (key === undefined || read.refused !== undefined) return read;
-	const list = isObject(read.value) ? read.value[key] : undefined;
-	const tooMany = Array.isArray(list) ? tooManyEntriesMessage(key, list.length) : undefined;
-	return tooMany === undefined ? read : { value: undefined, refused: tooMany };
+	const listed = listEntries(read.value, key);
+	return 'problem' in listed ? { value: undefined, refused: listed.problem.message } : read;
 }
 
 /** Every difference between the service's answers and what the node and the emulator know. */
