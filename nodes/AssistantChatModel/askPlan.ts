@@ -101,7 +101,7 @@ function turnBegunUnnamed(messages: Message[]): boolean {
 		const message = messages[index];
 		if (message.role === 'user') return false;
 		if (message.role !== 'assistant') continue;
-		if ([message.id, ...message.content.map(toolCallIdOf)].some(isUnmarkedAnswerId)) return true;
+		if (idsOf(message).some(isUnmarkedAnswerId)) return true;
 	}
 	return false;
 }
@@ -111,7 +111,7 @@ function latestMark(messages: Message[]): (ConversationMark & { index: number })
 	for (let index = messages.length - 1; index >= 0; index--) {
 		const message = messages[index];
 		if (message.role !== 'assistant') continue;
-		for (const id of [message.id, ...message.content.map(toolCallIdOf)]) {
+		for (const id of idsOf(message)) {
 			const mark = readMark(id);
 			if (mark) return { ...mark, index };
 		}
@@ -194,6 +194,11 @@ function lastAssistantIndex(messages: Message[], from: number): number {
 		if (messages[index].role === 'assistant') return index;
 	}
 	return from;
+}
+
+/** An assistant message's ids, where this node puts its marks: its own, and its tool calls'. */
+function idsOf(message: Message): Array<string | undefined> {
+	return [message.id, ...message.content.map(toolCallIdOf)];
 }
 
 function toolCallIdOf(content: MessageContent): string | undefined {
