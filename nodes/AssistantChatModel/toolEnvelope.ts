@@ -1,6 +1,6 @@
 import type { OutputFormatSchema } from '../shared/api';
 import type { JsonSchema } from './toolArguments';
-import { INVISIBLE_CHARACTER, quotedText, safeJson } from './transcript';
+import { INVISIBLE_CHARACTER, quotedText, safeJson, unicodeEscapes } from './transcript';
 import { parseJson } from '../shared/json';
 
 /**
@@ -97,15 +97,6 @@ function passesForAnother(name: string): boolean {
 			OTHER_SPACE.test(name) ||
 			name.normalize('NFKC') !== name)
 	);
-}
-
-/** Each UTF-16 unit of `text` as a \u escape. */
-function unicodeEscapes(text: string): string {
-	let escaped = '';
-	for (let index = 0; index < text.length; index++) {
-		escaped += `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`;
-	}
-	return escaped;
 }
 
 /**

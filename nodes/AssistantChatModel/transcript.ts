@@ -203,12 +203,16 @@ const INVISIBLE_CHARACTERS = new RegExp(INVISIBLE_CHARACTER.source, 'gu');
  * reader, and JSON.parse gives back the same text.
  */
 function escapeInvisible(json: string): string {
-	return json.replace(INVISIBLE_CHARACTERS, (character) =>
-		Array.from(
-			{ length: character.length },
-			(_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`,
-		).join(''),
-	);
+	return json.replace(INVISIBLE_CHARACTERS, unicodeEscapes);
+}
+
+/** Each UTF-16 unit of `text` as a \u escape (JSON reads it back as the same text). */
+export function unicodeEscapes(text: string): string {
+	let escaped = '';
+	for (let index = 0; index < text.length; index++) {
+		escaped += `\\u${text.charCodeAt(index).toString(16).padStart(4, '0')}`;
+	}
+	return escaped;
 }
 
 /**
